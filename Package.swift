@@ -1,0 +1,128 @@
+// swift-tools-version: 6.1
+// imagecached — a photo-search and thumbnail-cache daemon for Linux.
+//
+// Layers (imports point down only):
+//   imagecache (CLI) → ImageCacheClient → ImageCacheProtocol
+//   imagecached      → ImageCacheServer → ImageCacheKit → ImageCacheProtocol, CCurl, CTurboJPEG, CPNG, COpenSSLCrypto
+// The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
+import PackageDescription
+
+let package = Package(
+    name: "imagecached",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "imagecached", targets: ["imagecached"]),
+        .executable(name: "imagecache", targets: ["imagecache"]),
+        .library(name: "ImageCacheKit", targets: ["ImageCacheKit"]),
+        .library(name: "ImageCacheProtocol", targets: ["ImageCacheProtocol"]),
+        .library(name: "ImageCacheServer", targets: ["ImageCacheServer"]),
+        .library(name: "ImageCacheClient", targets: ["ImageCacheClient"]),
+        .library(name: "ProviderSimulator", targets: ["ProviderSimulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: C libraries (module maps and thin shims only; all policy lives in Swift)
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSLCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // MARK: Libraries
+        .target(
+            name: "ImageCacheProtocol"
+        ),
+        .target(
+            name: "ImageCacheKit",
+            dependencies: [
+                "ImageCacheProtocol", "CCurl", "CTurboJPEG", "CPNG", "COpenSSLCrypto",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "ImageCacheServer",
+            dependencies: [
+                "ImageCacheKit", "ImageCacheProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "ImageCacheClient",
+            dependencies: [
+                "ImageCacheProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "ProviderSimulator",
+            dependencies: [
+                "ImageCacheKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "imagecached",
+            dependencies: [
+                "ImageCacheServer", "ImageCacheKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "imagecache",
+            dependencies: [
+                "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests
+        .target(
+            name: "TestSupport",
+            dependencies: ["ImageCacheKit", "ProviderSimulator"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "ImageCacheProtocolTests",
+            dependencies: ["ImageCacheProtocol"]
+        ),
+        .testTarget(
+            name: "ImageCacheKitTests",
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]
+        ),
+    ]
+)

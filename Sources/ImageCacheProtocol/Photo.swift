@@ -1,0 +1,113 @@
+/// A photo as every method returns it (CONTRACT §4), whatever provider it came from.
+///
+/// `id` is `"<provider>:<provider's id>"` so a photo can be named by id alone later: the
+/// daemon remembers every photo it returned. Optional fields are null when the provider
+/// does not say; they are never guessed.
+public struct Photo: Sendable, Hashable, Codable {
+    /// The photographer, with a link back to their profile as the providers' terms ask.
+    public struct Author: Sendable, Hashable, Codable {
+        public var name: String
+        public var profileURL: String?
+        public init(name: String, profileURL: String?) {
+            self.name = name
+            self.profileURL = profileURL
+        }
+    }
+
+    /// Camera settings, where the provider has them (`photo.get` only).
+    public struct EXIF: Sendable, Hashable, Codable {
+        public var make: String?
+        public var model: String?
+        public var exposureTime: String?
+        public var aperture: String?
+        public var focalLength: String?
+        public var iso: Int?
+        public init(make: String? = nil, model: String? = nil, exposureTime: String? = nil,
+                    aperture: String? = nil, focalLength: String? = nil, iso: Int? = nil) {
+            self.make = make
+            self.model = model
+            self.exposureTime = exposureTime
+            self.aperture = aperture
+            self.focalLength = focalLength
+            self.iso = iso
+        }
+    }
+
+    /// Where the photo was taken, where the provider has it (`photo.get` only).
+    public struct Location: Sendable, Hashable, Codable {
+        public var city: String?
+        public var country: String?
+        public init(city: String?, country: String?) {
+            self.city = city
+            self.country = country
+        }
+    }
+
+    public var id: String
+    public var provider: String
+    /// The original's size, when the provider tells it; null otherwise.
+    public var width: Int?
+    public var height: Int?
+    public var thumbURL: String
+    public var fullURL: String
+    public var author: Author
+    public var likes: Int?
+    public var description: String?
+    public var pageURL: String?
+
+    // Detail fields, filled by `photo.get` where the provider has them.
+    public var createdAt: String?
+    public var tags: [String]?
+    public var views: Int?
+    public var downloads: Int?
+    public var exif: EXIF?
+    public var location: Location?
+
+    public init(id: String, provider: String, width: Int?, height: Int?, thumbURL: String, fullURL: String,
+                author: Author, likes: Int?, description: String?, pageURL: String?,
+                createdAt: String? = nil, tags: [String]? = nil, views: Int? = nil, downloads: Int? = nil,
+                exif: EXIF? = nil, location: Location? = nil) {
+        self.id = id
+        self.provider = provider
+        self.width = width
+        self.height = height
+        self.thumbURL = thumbURL
+        self.fullURL = fullURL
+        self.author = author
+        self.likes = likes
+        self.description = description
+        self.pageURL = pageURL
+        self.createdAt = createdAt
+        self.tags = tags
+        self.views = views
+        self.downloads = downloads
+        self.exif = exif
+        self.location = location
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, width, height, thumbURL, fullURL, author, likes, description, pageURL
+        case createdAt, tags, views, downloads, exif, location
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(provider, forKey: .provider)
+        // The contract shows unknown values as null rather than leaving the key out.
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(thumbURL, forKey: .thumbURL)
+        try c.encode(fullURL, forKey: .fullURL)
+        try c.encode(author, forKey: .author)
+        try c.encode(likes, forKey: .likes)
+        try c.encode(description, forKey: .description)
+        try c.encode(pageURL, forKey: .pageURL)
+        try c.encodeIfPresent(createdAt, forKey: .createdAt)
+        try c.encodeIfPresent(tags, forKey: .tags)
+        try c.encodeIfPresent(views, forKey: .views)
+        try c.encodeIfPresent(downloads, forKey: .downloads)
+        try c.encodeIfPresent(exif, forKey: .exif)
+        try c.encodeIfPresent(location, forKey: .location)
+    }
+}

@@ -1,0 +1,136 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A request as the simulator saw it.
+public struct SimulatedRequest: Sendable {
+    public var method: String
+    /// The path and query exactly as sent (`/search/photos?query=x`).
+    public var uri: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    /// The path without the query.
+    public var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
+
+    /// The value of the first header with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// What the simulator answers.
+public struct SimulatedResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A plain-text answer.
+    public static func text(_ text: String, status: Int = 200) -> SimulatedResponse {
+        SimulatedResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8))
+    }
+}
+
+/// A minimal HTTP/1.1 server on 127.0.0.1, started per test on a free port.
+///
+/// It exists so that every networked part of imagecached is tested against real sockets
+/// and real HTTP, never a mock. Tests, the offline demo and the benchmarks all use it;
+/// the provider simulator builds its routes on top of it.
+public final class LoopbackHTTPServer: Sendable {
+    /// Answers one request; called on a NIO event loop, so it must not block.
+    public typealias Handler = @Sendable (SimulatedRequest) -> SimulatedResponse
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+
+    /// The port the server listens on.
+    public let port: Int
+
+    /// `http://127.0.0.1:PORT`, the base of every URL this server serves.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts listening on 127.0.0.1 at a free port chosen by the kernel.
+    public init(handler: @escaping Handler) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 256)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(HTTPHandler(handler: handler))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            self.group = group
+            self.channel = channel
+            self.port = channel.localAddress?.port ?? 0
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() async {
+        try? await channel.close()
+        try? await group.shutdownGracefully()
+    }
+}
+
+private final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let handler: LoopbackHTTPServer.Handler
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    init(handler: @escaping LoopbackHTTPServer.Handler) {
+        self.handler = handler
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = []
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let request = SimulatedRequest(
+                method: head.method.rawValue, uri: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) }, body: body)
+            let response = handler(request)
+            write(response, keepAlive: head.isKeepAlive, context: context)
+        }
+    }
+
+    private func write(_ response: SimulatedResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(response.headers)
+        if !headers.contains(name: "Content-Length") {
+            headers.add(name: "Content-Length", value: String(response.body.count))
+        }
+        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: .http1_1, status: .init(statusCode: response.status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
