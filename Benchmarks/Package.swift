@@ -1,0 +1,26 @@
+// swift-tools-version: 6.1
+// The benchmark runner: a separate package so that the main build and CI never pay for it.
+// Build and run with `swift run -c release --package-path Benchmarks imagecache-bench <area>`;
+// the scripts in Benchmarks/scripts/ start the peer tools beside it in the same run.
+import PackageDescription
+
+let package = Package(
+    name: "imagecache-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "imagecached", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "imagecache-bench",
+            dependencies: [
+                .product(name: "ImageCacheKit", package: "imagecached"),
+                .product(name: "ImageCacheServer", package: "imagecached"),
+                .product(name: "ImageCacheClient", package: "imagecached"),
+                .product(name: "ProviderSimulator", package: "imagecached"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+    ]
+)

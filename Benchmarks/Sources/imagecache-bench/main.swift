@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// The benchmark runner. Each area is a subcommand in its own file; the scripts in
+/// Benchmarks/scripts/ run the peer tools beside it and put the figures side by side.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imagecache-bench",
+        abstract: "Measure imagecached's parts; compare with peer tools via Benchmarks/scripts/.",
+        subcommands: BenchCommand.areas
+    )
+
+    /// Every benchmark area. Add one line per area.
+    static let areas: [any ParsableCommand.Type] = [
+    ]
+}
+
+await BenchCommand.main()
