@@ -112,7 +112,8 @@ public final class ImageCacheConnection: Sendable {
     /// Notifications from now on (progress, dimensions, finished and failed events). Each
     /// call makes a new stream, so several consumers each see every notification; subscribe
     /// before the call whose notifications you want. The stream finishes when the connection
-    /// closes. Notifications arriving while no stream is open are dropped.
+    /// closes. Notifications arriving while no stream is open are dropped. A stream buffers
+    /// what it has not yet delivered: iterate it, or drop it (which unsubscribes).
     public func notifications() -> AsyncStream<ServerNotification> {
         router.subscribe()
     }

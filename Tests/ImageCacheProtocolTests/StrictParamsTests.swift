@@ -133,6 +133,8 @@ struct StrictParamsTests {
     @Test("search numbers out of range are refused, naming the param")
     func searchRanges() {
         #expect(paramsError(SearchParams.self, #"{"query": "cats", "page": 0}"#)?.data.field == "page")
+        #expect(paramsError(SearchParams.self, #"{"query": "cats", "page": 0}"#)?.message.contains("1 or more") == true)
+        #expect(paramsError(SearchParams.self, #"{"query": "cats", "page": 1}"#) == nil)
         #expect(paramsError(SearchParams.self, #"{"query": "cats", "perPage": 0}"#)?.data.field == "perPage")
         #expect(paramsError(SearchParams.self, #"{"query": "cats", "debounceMs": -1}"#)?.data.field == "debounceMs")
         #expect(paramsError(SearchParams.self, #"{"query": "cats", "debounceMs": 10001}"#)?.data.field == "debounceMs")
