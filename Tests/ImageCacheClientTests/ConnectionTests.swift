@@ -291,4 +291,44 @@ struct ConnectionTests {
             #expect(try await raw == .object(["ok": .bool(true)]))
         }
     }
+
+    @Test("a hundred concurrent calls answered in reverse order each get their own answer")
+    func manyConcurrentCalls() async throws {
+        try await withPeer { peer, connection, events in
+            let calls = (0..<100).map { n in Task { try await connection.photo("unsplash:p\(n)").id } }
+            var ids: [(JSONValue, String)] = []
+            for _ in 0..<100 {
+                let request = try await events.nextMessage()
+                ids.append((request["id"]!, try #require(request["params"]?.objectValue?["photo"]?.stringValue)))
+            }
+            for (id, photo) in ids.reversed() {
+                peer.answer(id, result: Canned.photo.replacingOccurrences(of: "unsplash:a", with: photo))
+            }
+            for (n, call) in calls.enumerated() {
+                #expect(try await call.value == "unsplash:p\(n)")
+            }
+        }
+    }
+
+    @Test("a known notification with a malformed shape is passed on raw, not lost")
+    func malformedNotification() async throws {
+        try await withPeer { peer, connection, events in
+            let stream = connection.notifications()
+            peer.notify("download.finished", #"{"job":7}"#)
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next() == .other(RPCNotification(method: "download.finished", params: .object(["job": .int(7)]))))
+        }
+    }
+
+    @Test("a last answer without its newline is still read when the daemon closes")
+    func answerWithoutNewline() async throws {
+        try await withPeer { peer, connection, events in
+            let hello = Task { try await connection.hello() }
+            let request = try await events.nextMessage()
+            guard case .int(let id)? = request["id"] else { Issue.record("id is not an integer"); return }
+            peer.sendRaw(#"{"jsonrpc":"2.0","id":\#(id),"result":\#(Canned.hello)}"#)
+            peer.dropConnection()
+            #expect(try await hello.value.name == "imagecached")
+        }
+    }
 }

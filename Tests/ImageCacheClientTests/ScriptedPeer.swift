@@ -85,8 +85,13 @@ final class ScriptedPeer: Sendable {
 
     /// Writes `text` and a newline to the connected client.
     func send(_ text: String) {
+        sendRaw(text + "\n")
+    }
+
+    /// Writes `text` exactly as given (no newline added).
+    func sendRaw(_ text: String) {
         let fd = connection.fd.withLock { $0 }
-        let bytes = Array((text + "\n").utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
