@@ -16,6 +16,7 @@ extension Methods {
 
 /// Params of `cache.evict`: a photo id or an image URL.
 public struct CacheEvictParams: RPCParams, Hashable {
+    /// The image whose entries (every delivered size) go.
     public var image: ImageReference
 
     public init(image: ImageReference) {
@@ -52,6 +53,7 @@ public enum CacheClearTarget: String, ParamEnum {
 
 /// Params of `cache.clear`; `what` is required, so nothing is emptied by accident.
 public struct CacheClearParams: RPCParams, Hashable {
+    /// Which part to empty.
     public var what: CacheClearTarget
 
     public init(what: CacheClearTarget) {

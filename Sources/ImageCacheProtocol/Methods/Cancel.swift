@@ -25,6 +25,7 @@ public struct CancelParams: RPCParams, Hashable {
 /// nothing pending to cancel (already answered, unknown, or finished), so cancelling twice
 /// is harmless.
 public struct CancelledResult: Codable, Sendable, Hashable {
+    /// True when something pending was cancelled.
     public var cancelled: Bool
 
     public init(cancelled: Bool) {

@@ -47,7 +47,9 @@ public enum DownloadVariant: String, ParamEnum {
 
 /// Params of `download`.
 public struct DownloadParams: RPCParams, Hashable {
+    /// The photo (by id) or image URL to save.
     public var image: ImageReference
+    /// Which size to save.
     public var variant: DownloadVariant
     /// An absolute folder inside a download root (else 1010); nil means the first root.
     public var directory: String?
@@ -106,6 +108,7 @@ public struct DownloadResult: Codable, Sendable, Hashable {
 
 /// Params of `download.status`, `download.cancel` and `download.watch`.
 public struct DownloadJobParams: RPCParams, Hashable {
+    /// The job id `download` answered.
     public var job: String
 
     public init(job: String) {
@@ -136,20 +139,25 @@ public enum DownloadState: String, ParamEnum {
 
 /// A download job as `download.status`, `download.watch` and `download.list` report it.
 public struct DownloadJob: Codable, Sendable, Hashable {
+    /// The job id.
     public var job: String
     /// The photo id, or null for a URL download.
     public var photo: String?
     /// The image URL being fetched (redacted), null until it is known.
     public var url: String?
+    /// The size being saved.
     public var variant: DownloadVariant
+    /// Where the job is in its life.
     public var state: DownloadState
     /// The reserved final path; null until the job has started.
     public var path: String?
+    /// Body bytes written so far.
     public var received: Int
     /// The body's length when known.
     public var total: Int?
     /// Of the saved image, once finished.
     public var width: Int?
+    /// See `width`.
     public var height: Int?
     /// Why it failed, for `failed`.
     public var error: RPCError?
@@ -200,6 +208,7 @@ public struct DownloadJob: Codable, Sendable, Hashable {
 
 /// The answer to `download.list`, newest first.
 public struct DownloadListResult: Codable, Sendable, Hashable {
+    /// The jobs, newest first.
     public var jobs: [DownloadJob]
     public init(jobs: [DownloadJob]) {
         self.jobs = jobs
@@ -209,7 +218,9 @@ public struct DownloadListResult: Codable, Sendable, Hashable {
 /// `download.progress`: sent to every session that started or watches the job.
 public struct DownloadProgress: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.downloadProgress
+    /// The job id.
     public var job: String
+    /// Body bytes received so far.
     public var received: Int
     /// Null when the server did not say.
     public var total: Int?
@@ -237,10 +248,15 @@ public struct DownloadProgress: RPCNotificationPayload, Hashable {
 /// `download.finished`: the file is complete at `path`, fsynced and verified to decode.
 public struct DownloadFinished: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.downloadFinished
+    /// The job id.
     public var job: String
+    /// The saved file (final name, complete).
     public var path: String
+    /// Its size in bytes.
     public var bytes: Int
+    /// Of the saved image, read by decoding it.
     public var width: Int
+    /// See `width`.
     public var height: Int
 
     public init(job: String, path: String, bytes: Int, width: Int, height: Int) {
@@ -255,7 +271,9 @@ public struct DownloadFinished: RPCNotificationPayload, Hashable {
 /// `download.failed`: the job stopped; `error` is an error object as in §3.
 public struct DownloadFailed: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.downloadFailed
+    /// The job id.
     public var job: String
+    /// Why it stopped, an error object as in CONTRACT §3.
     public var error: RPCError
 
     public init(job: String, error: RPCError) {

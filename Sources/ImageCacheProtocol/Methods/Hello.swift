@@ -1,6 +1,7 @@
 /// The protocol revision this package speaks; `hello` reports it so a client can refuse a
 /// daemon too old or too new for it instead of failing on a renamed field later.
 public enum ProtocolVersion {
+    /// Bumped when a change would break an existing client.
     public static let current = 1
 }
 
@@ -19,7 +20,9 @@ public struct HelloResult: Codable, Sendable, Hashable {
     /// Whether a provider can be searched: `configured` is false when it has no API key,
     /// in which case naming it in a search answers 1002.
     public struct Provider: Codable, Sendable, Hashable {
+        /// The provider name used in `search` and in photo ids.
         public var name: String
+        /// Whether it has an API key.
         public var configured: Bool
         public init(name: String, configured: Bool) {
             self.name = name
@@ -33,6 +36,7 @@ public struct HelloResult: Codable, Sendable, Hashable {
     public var version: String
     /// The protocol revision (`ProtocolVersion.current`); written `protocol` on the wire.
     public var protocolVersion: Int
+    /// Every provider this daemon knows.
     public var providers: [Provider]
 
     public init(name: String = "imagecached", version: String, protocolVersion: Int = ProtocolVersion.current, providers: [Provider]) {

@@ -81,13 +81,19 @@ public enum DimensionSource: String, ParamEnum {
 
 /// One photo's place in the grid.
 public struct LayoutFrame: Codable, Sendable, Hashable {
+    /// The photo id.
     public var photo: String
     /// 0-based column.
     public var column: Int
+    /// Left edge, from the grid's left.
     public var x: Double
+    /// Top edge, from the grid's top (below the `columnHeights` passed in).
     public var y: Double
+    /// The column width.
     public var width: Double
+    /// The column width divided by the aspect ratio (the width itself for `unknown`).
     public var height: Double
+    /// Where the aspect ratio came from.
     public var dims: DimensionSource
 
     public init(photo: String, column: Int, x: Double, y: Double, width: Double, height: Double, dims: DimensionSource) {
@@ -103,6 +109,7 @@ public struct LayoutFrame: Codable, Sendable, Hashable {
 
 /// The answer to `layout`.
 public struct LayoutResult: Codable, Sendable, Hashable {
+    /// One frame per photo, in the order given.
     public var frames: [LayoutFrame]
     /// Each column's height after these frames: pass it back to place the next page below.
     public var columnHeights: [Double]

@@ -16,7 +16,9 @@ extension Methods {
 
 /// Params of `prefetch`: at least one of `photos` and `urls` (either may be empty).
 public struct PrefetchParams: RPCParams, Hashable {
+    /// Photo ids to warm.
     public var photos: [String]?
+    /// Image URLs to warm.
     public var urls: [String]?
     /// The pixel width to warm; nil means the daemon's `thumbnail_size`.
     public var size: Int?
@@ -52,7 +54,9 @@ public struct PrefetchResult: Codable, Sendable, Hashable {
 /// Params of `prefetch.cancel`: the named items; with neither key, every queued prefetch of
 /// the session.
 public struct PrefetchCancelParams: RPCParams, Hashable {
+    /// Photo ids to withdraw.
     public var photos: [String]?
+    /// Image URLs to withdraw.
     public var urls: [String]?
 
     public init(photos: [String]? = nil, urls: [String]? = nil) {
@@ -82,6 +86,7 @@ public struct PrefetchFinished: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.prefetchFinished
     /// The item, written `photo` or `url` as it was asked for.
     public var image: ImageReference
+    /// True when the item is now in the caches.
     public var ok: Bool
     /// Null when `ok`.
     public var error: RPCError?

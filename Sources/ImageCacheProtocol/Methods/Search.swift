@@ -18,7 +18,9 @@ public enum SearchFeed: String, ParamEnum {
 /// The query's minimum length (3 characters after trimming → 1001) is the engine's rule,
 /// not a params error, so it is not checked here.
 public struct SearchParams: RPCParams, Hashable {
+    /// Words to search for; at least 3 characters after trimming (else 1001).
     public var query: String?
+    /// A list that needs no query, instead of `query`.
     public var feed: SearchFeed?
     /// A provider name; nil means the configured `default_provider`.
     public var provider: String?
@@ -91,7 +93,9 @@ public struct SearchResult: Codable, Sendable, Hashable {
     public var query: String?
     /// The feed, for a feed search; the key is left out otherwise.
     public var feed: SearchFeed?
+    /// The provider that answered.
     public var provider: String
+    /// The page number asked for.
     public var page: Int
     /// The page size actually used, after clamping into the provider's range.
     public var perPage: Int
@@ -99,7 +103,9 @@ public struct SearchResult: Codable, Sendable, Hashable {
     public var total: Int
     /// `ceil(total / perPage)`.
     public var totalPages: Int
+    /// Whether a next page exists.
     public var hasMore: Bool
+    /// This page's photos; empty beyond the last page.
     public var photos: [Photo]
     /// Answered from the cache without an upstream request.
     public var fromCache: Bool

@@ -11,11 +11,15 @@ extension Methods {
 public struct StatsResult: Codable, Sendable, Hashable {
     /// One cache tier's use and effectiveness.
     public struct Cache: Codable, Sendable, Hashable {
+        /// Items held now.
         public var entries: Int
+        /// Their total size now.
         public var bytes: Int
         /// `memory_limit` or `disk_limit`.
         public var limit: Int
+        /// Look-ups answered from this tier.
         public var hits: Int
+        /// Look-ups this tier could not answer.
         public var misses: Int
         public init(entries: Int, bytes: Int, limit: Int, hits: Int, misses: Int) {
             self.entries = entries
@@ -34,6 +38,7 @@ public struct StatsResult: Codable, Sendable, Hashable {
         public var queued: Int
         /// Upstream requests made.
         public var requests: Int
+        /// Body bytes received from upstream.
         public var bytesReceived: Int
         /// Bytes received for transfers that were then cancelled.
         public var bytesDiscarded: Int
@@ -48,7 +53,9 @@ public struct StatsResult: Codable, Sendable, Hashable {
 
     /// One provider's API use.
     public struct Provider: Codable, Sendable, Hashable {
+        /// API requests made to this provider.
         public var requests: Int
+        /// Of those, the ones that failed (any error kind).
         public var errors: Int
         /// From the provider's rate-limit headers; null until one has been seen.
         public var rateLimitRemaining: Int?
@@ -68,13 +75,17 @@ public struct StatsResult: Codable, Sendable, Hashable {
         }
     }
 
+    /// The in-memory tier (`memory_limit`).
     public var memory: Cache
+    /// The on-disk tier (`disk_limit`).
     public var disk: Cache
+    /// The transfer engine.
     public var network: Network
     /// By provider name.
     public var providers: [String: Provider]
     /// Connected sessions now.
     public var sessions: Int
+    /// Seconds since the daemon started.
     public var uptimeSeconds: Double
 
     public init(memory: Cache, disk: Cache, network: Network, providers: [String: Provider], sessions: Int, uptimeSeconds: Double) {

@@ -80,6 +80,7 @@ public enum ThumbnailSource: String, ParamEnum {
 /// The answer to `thumbnail.show`: a complete, immutable file inside `cache_dir`, valid for
 /// at least `path_grace` after delivery.
 public struct ThumbnailShowResult: Codable, Sendable, Hashable {
+    /// The slot the request named.
     public var slot: Int
     /// The view of the slot (an addition to the contract's list, so a client with several
     /// views can route the answer without remembering it).
@@ -90,11 +91,13 @@ public struct ThumbnailShowResult: Codable, Sendable, Hashable {
     public var path: String
     /// Of the delivered image, read by decoding it (upright, after EXIF orientation).
     public var width: Int
+    /// See `width`.
     public var height: Int
     /// The file's size in bytes.
     public var bytes: Int
     /// `image/jpeg` or `image/png`.
     public var mime: String
+    /// Which tier delivered it: a client can tell a cache hit from a download.
     public var source: ThumbnailSource
     /// The file's bytes, base64, only when the request had `inline: true`; the key is left out otherwise.
     public var data: String?
@@ -146,7 +149,9 @@ public struct ThumbnailShowResult: Codable, Sendable, Hashable {
 
 /// Params of `thumbnail.recycle`.
 public struct ThumbnailRecycleParams: RPCParams, Hashable {
+    /// The slot that scrolled away.
     public var slot: Int
+    /// The view of the slot.
     public var view: String
 
     public init(slot: Int, view: String = SlotView.main) {
@@ -172,10 +177,13 @@ public struct ThumbnailRecycleParams: RPCParams, Hashable {
 /// `thumbnail.progress`: bytes received for a slot's image, at most every 100 ms plus a final one.
 public struct ThumbnailProgress: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.thumbnailProgress
+    /// The slot whose image loads.
     public var slot: Int
+    /// The view of the slot.
     public var view: String
     /// The photo id, or null for a `url` request.
     public var photo: String?
+    /// Body bytes received so far.
     public var received: Int
     /// The body's length when the server said it; null otherwise.
     public var total: Int?
@@ -213,11 +221,15 @@ public struct ThumbnailProgress: RPCNotificationPayload, Hashable {
 /// complete, so a masonry grid can be laid out while thumbnails still load.
 public struct ThumbnailDimensions: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.thumbnailDimensions
+    /// The slot whose image loads.
     public var slot: Int
+    /// The view of the slot.
     public var view: String
+    /// The photo id, or null for a `url` request.
     public var photo: String?
     /// Of the image as stored upstream (upright, after EXIF orientation when the header says it).
     public var width: Int
+    /// See `width`.
     public var height: Int
 
     public init(slot: Int, view: String = SlotView.main, photo: String?, width: Int, height: Int) {
