@@ -31,6 +31,15 @@ public final class ImageCacheConnection: Sendable {
         self.router = router
     }
 
+    /// A connection dropped without `close()` still closes its socket, so the daemon ends the
+    /// session (and its slots) instead of keeping it until the process exits.
+    deinit {
+        if router.closedError == nil {
+            router.close(with: .closedByClient)
+            channel.close(promise: nil)
+        }
+    }
+
     /// Connects to the daemon at `socketPath`.
     ///
     /// Throws `ImageCacheClientError.daemonNotRunning` (naming the path and how to start the

@@ -122,6 +122,7 @@ final class ResponseRouter: Sendable {
             state.pending.removeAll()
             state.subscribers.removeAll()
             state.cancelledEarly.removeAll()
+            state.abandoned.removeAll()
             return (replies, subscribers)
         }
         let reason = state.withLock { $0.closedError } ?? error

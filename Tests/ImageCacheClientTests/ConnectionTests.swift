@@ -331,4 +331,18 @@ struct ConnectionTests {
             #expect(try await hello.value.name == "imagecached")
         }
     }
+
+    @Test("a connection released without close() still closes its socket")
+    func releasedConnectionCloses() async throws {
+        let peer = try ScriptedPeer()
+        defer { peer.stop() }
+        try await withTimeout(seconds: 30) {
+            var events = peer.events.makeAsyncIterator()
+            var connection: ImageCacheConnection? = try await ImageCacheConnection.connect(to: peer.socketPath)
+            guard case .connected? = await events.next() else { throw PeerError.ended }
+            #expect(connection?.isClosed == false)
+            connection = nil
+            #expect(await events.nextIsDisconnect())
+        }
+    }
 }
