@@ -120,6 +120,7 @@ let package = Package(
             name: "ImageCacheProtocolTests",
             dependencies: ["ImageCacheProtocol"]
         ),
+        .testTarget(name: "ImageCacheClientTests", dependencies: ["ImageCacheClient", "TestSupport"]),
         .testTarget(
             name: "ImageCacheKitTests",
             dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]

@@ -6,7 +6,9 @@
 public struct Photo: Sendable, Hashable, Codable {
     /// The photographer, with a link back to their profile as the providers' terms ask.
     public struct Author: Sendable, Hashable, Codable {
+        /// The photographer's display name.
         public var name: String
+        /// Their profile page (with attribution parameters for Unsplash), or null.
         public var profileURL: String?
         public init(name: String, profileURL: String?) {
             self.name = name
@@ -16,11 +18,17 @@ public struct Photo: Sendable, Hashable, Codable {
 
     /// Camera settings, where the provider has them (`photo.get` only).
     public struct EXIF: Sendable, Hashable, Codable {
+        /// Camera maker.
         public var make: String?
+        /// Camera model.
         public var model: String?
+        /// Shutter time as the provider writes it, e.g. "1/250".
         public var exposureTime: String?
+        /// f-number as the provider writes it.
         public var aperture: String?
+        /// Focal length as the provider writes it.
         public var focalLength: String?
+        /// ISO speed.
         public var iso: Int?
         public init(make: String? = nil, model: String? = nil, exposureTime: String? = nil,
                     aperture: String? = nil, focalLength: String? = nil, iso: Int? = nil) {
@@ -35,7 +43,9 @@ public struct Photo: Sendable, Hashable, Codable {
 
     /// Where the photo was taken, where the provider has it (`photo.get` only).
     public struct Location: Sendable, Hashable, Codable {
+        /// City, when known.
         public var city: String?
+        /// Country, when known.
         public var country: String?
         public init(city: String?, country: String?) {
             self.city = city
@@ -43,24 +53,38 @@ public struct Photo: Sendable, Hashable, Codable {
         }
     }
 
+    /// `"<provider>:<provider's id>"`, usable later by id alone.
     public var id: String
+    /// `unsplash`, `flickr` or `pixabay`.
     public var provider: String
     /// The original's size, when the provider tells it; null otherwise.
     public var width: Int?
+    /// See `width`.
     public var height: Int?
+    /// A small variant URL as the provider gives it.
     public var thumbURL: String
+    /// The largest variant URL this key may fetch.
     public var fullURL: String
+    /// Who took it.
     public var author: Author
+    /// Likes or favourites, when the provider counts them.
     public var likes: Int?
     public var description: String?
+    /// The photo's page at the provider, for attribution.
     public var pageURL: String?
 
     // Detail fields, filled by `photo.get` where the provider has them.
+    /// When it was uploaded, ISO 8601.
     public var createdAt: String?
+    /// Keywords.
     public var tags: [String]?
+    /// View count.
     public var views: Int?
+    /// Download count.
     public var downloads: Int?
+    /// Camera settings.
     public var exif: EXIF?
+    /// Where it was taken.
     public var location: Location?
 
     public init(id: String, provider: String, width: Int?, height: Int?, thumbURL: String, fullURL: String,

@@ -6,6 +6,7 @@
 public struct RPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The detail object of an error; `kind` is always present.
     public struct Details: Sendable, Hashable, Codable {
+        /// What went wrong, one of the contract kinds; the code follows from it.
         public var kind: ErrorKind
         /// The offending param, for `invalid_params`.
         public var field: String?
@@ -32,8 +33,11 @@ public struct RPCError: Error, Sendable, Hashable, Codable, CustomStringConverti
         }
     }
 
+    /// The JSON-RPC code of `kind`.
     public var code: Int
+    /// Text for a person; never contains secrets.
     public var message: String
+    /// `kind` and the detail fields that apply.
     public var data: Details
 
     /// The kind, read from `data`.

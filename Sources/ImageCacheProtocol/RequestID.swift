@@ -9,7 +9,7 @@ public enum RequestID: Sendable, Hashable, Codable, CustomStringConvertible {
         let c = try decoder.singleValueContainer()
         if let i = try? c.decode(Int.self) { self = .int(i); return }
         if let s = try? c.decode(String.self) { self = .string(s); return }
-        throw DecodingError.dataCorruptedError(in: c, debugDescription: "id must be a string or an integer")
+        throw DecodingError.dataCorruptedError(in: c, debugDescription: "must be a string or an integer")
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,0 +1,40 @@
+import NIOCore
+
+/// Splits the daemon's byte stream into lines, one JSON message each (the contract's NDJSON).
+///
+/// A bound on the line length keeps a runaway peer from growing the client's memory without
+/// limit; past it the connection is closed and every pending call fails.
+struct LineFrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+
+    /// Thrown when a line exceeds `maxLineBytes` before its newline arrives.
+    struct LineTooLong: Error, CustomStringConvertible {
+        let limit: Int
+        var description: String { "a message from the daemon exceeded \(limit) bytes" }
+    }
+
+    let maxLineBytes: Int
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if buffer.readableBytes > maxLineBytes { throw LineTooLong(limit: maxLineBytes) }
+            return .needMoreData
+        }
+        let length = newline - buffer.readerIndex
+        if length > maxLineBytes { throw LineTooLong(limit: maxLineBytes) }
+        let line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        context.fireChannelRead(wrapInboundOut(line))
+        return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        // A last message without its newline is still a whole message: read it.
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if buffer.readableBytes > 0 {
+            let line = buffer.readSlice(length: buffer.readableBytes)!
+            context.fireChannelRead(wrapInboundOut(line))
+        }
+        return .needMoreData
+    }
+}
