@@ -3,16 +3,21 @@ import Foundation
 /// Where the shared test corpus lives: `../shared/corpus` beside the repository, or
 /// `$IMAGECACHED_CORPUS` when set. Real files written by others, never generated here.
 public enum Corpus {
-    /// The corpus folder.
+    /// The corpus folder: `$IMAGECACHED_CORPUS`, else the first `shared/corpus` found
+    /// walking up from this file (the repository's sibling in a clone or a worktree).
     public static let root: URL = {
         if let env = ProcessInfo.processInfo.environment["IMAGECACHED_CORPUS"] {
             return URL(fileURLWithPath: env)
         }
-        // Tests/TestSupport/Corpus.swift → repository root → ../shared/corpus
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("shared/corpus")
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
         return URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/corpus")
+            .deletingLastPathComponent().appendingPathComponent("shared/corpus")
     }()
 
     /// The URL of a corpus file by its path relative to the corpus root.
