@@ -117,6 +117,10 @@ public actor SearchCoordinator {
     /// How many searches are waiting for an answer (for tests and `stats`).
     public var pendingCount: Int { pending.count }
 
+    /// How many searches were answered by joining an identical request already in flight
+    /// instead of sending their own.
+    public private(set) var coalescedSearches = 0
+
     // MARK: photos
 
     /// `photo.get`: the provider's details for a photo id (`provider:id`), merged with what a
@@ -259,7 +263,10 @@ public actor SearchCoordinator {
     /// ones join it. The request runs to the end even if its askers go away, so its page
     /// still lands in the store.
     private func shared(client: ProviderClient, key: SearchPageKey) async throws -> ProviderSearchPage {
-        if let running = inFlight[key] { return try await running.value }
+        if let running = inFlight[key] {
+            coalescedSearches += 1
+            return try await running.value
+        }
         let task = Task<ProviderSearchPage, any Error> {
             do {
                 let page = try await client.search(key.query)
