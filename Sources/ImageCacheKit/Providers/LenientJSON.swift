@@ -61,10 +61,12 @@ struct LenientJSON: Sendable {
         return s
     }
 
-    /// An integer from a number, an integral double, or a numeric string.
+    /// An integer from a number, an integral double, or a numeric string. A JSON boolean
+    /// counts as 0/1, in case a decoder reads a bare 0 or 1 as one.
     var int: Int? {
         switch value {
         case .int(let i)?: return i
+        case .bool(let b)?: return b ? 1 : 0
         case .double(let d)?: return d.isFinite && d.rounded() == d && abs(d) < 9e15 ? Int(d) : nil
         case .string(let s)?:
             let t = s.trimmingCharacters(in: .whitespaces)

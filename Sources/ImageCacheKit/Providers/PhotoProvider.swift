@@ -23,6 +23,8 @@ public protocol PhotoProvider: Sendable {
     func decodePhoto(_ response: HTTPResponse, id: String) throws -> ProviderPhoto
     /// The download-tracking call the provider's guidelines require, if any (Unsplash).
     func downloadTrackingRequest(for photo: ProviderPhoto) throws -> HTTPRequest?
+    /// Reads the answer of that call: the image URL it gives, if any.
+    func decodeDownloadTracking(_ response: HTTPResponse) throws -> String?
     /// The secrets this provider sends, so errors and logs can scrub them.
     var secrets: [String] { get }
 }
@@ -34,6 +36,8 @@ extension PhotoProvider {
     }
 
     public func downloadTrackingRequest(for photo: ProviderPhoto) throws -> HTTPRequest? { nil }
+
+    public func decodeDownloadTracking(_ response: HTTPResponse) throws -> String? { nil }
 
     /// Builds `Photo.id` from the provider's own id.
     func photoID(_ raw: String) -> String { "\(id.rawValue):\(raw)" }

@@ -35,10 +35,7 @@ public actor ProviderClient {
     /// (Unsplash); returns the URL the provider answered with, nil for providers without it.
     public func trackDownload(_ photo: ProviderPhoto) async throws -> String? {
         guard let request = try provider.downloadTrackingRequest(for: photo) else { return nil }
-        return try await perform(request) { response in
-            if let unsplash = self.provider as? UnsplashProvider { return try unsplash.decodeDownload(response) }
-            return nil
-        }
+        return try await perform(request) { try self.provider.decodeDownloadTracking($0) }
     }
 
     /// The figures for `stats.providers`.

@@ -93,7 +93,7 @@ struct CorpusDecodingTests {
         "unsplash/unsplash-php_photo_download", "unsplash/unsplash_client_photo_download",
     ])
     func unsplashDownload(file: String) throws {
-        let url = try unsplash.decodeDownload(CorpusAPI.response(file))
+        let url = try #require(try unsplash.decodeDownloadTracking(CorpusAPI.response(file)))
         #expect(url.hasPrefix("https://images.unsplash.com/photo-"))
         #expect(url.contains("&q=85"))
     }

@@ -292,8 +292,13 @@ public actor SearchCoordinator {
     private func learn(_ key: SearchPageKey, _ page: ProviderSearchPage) {
         var totalsKey = key
         totalsKey.query.page = 0
+        // Bounded: forgetting a total only costs one request later.
+        if knownTotalPages.count >= Self.knownTotalsLimit { knownTotalPages.removeAll(keepingCapacity: true) }
         knownTotalPages[totalsKey] = page.totalPages
     }
+
+    /// How many queries' `totalPages` are remembered before the table is reset.
+    static let knownTotalsLimit = 10_000
 
     private func result(_ key: SearchPageKey, _ page: ProviderSearchPage, fromCache: Bool, stale: Bool) -> SearchResult {
         let q = key.query
