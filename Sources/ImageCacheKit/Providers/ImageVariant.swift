@@ -8,6 +8,7 @@ import ImageCacheProtocol
 public struct ImageVariant: Sendable, Hashable, Codable {
     /// The provider's size name (`thumb`, `url_m`, `webformat`…), for logs and tests.
     public var name: String
+    /// Where to fetch it. Image URLs are public: none carries a key.
     public var url: String
     /// Known pixel width; nil when the provider gives only a nominal size.
     public var width: Int?
@@ -34,6 +35,7 @@ public struct ImageVariant: Sendable, Hashable, Codable {
 /// This is what the registry remembers by id, so a later `thumbnail.show {photo}` or
 /// `download {photo}` can choose a URL without asking the provider again.
 public struct ProviderPhoto: Sendable, Hashable, Codable {
+    /// What clients see.
     public var photo: Photo
     /// Every fixed-size image, smallest first.
     public var variants: [ImageVariant]

@@ -6,8 +6,10 @@ import ImageCacheProtocol
 /// Every upstream call of the daemon to a provider goes through here, so no path can skip the
 /// limiter, forget to read the quota headers, or let a key into an error.
 public actor ProviderClient {
+    /// The API this client calls (request building and decoding).
     public nonisolated let provider: any PhotoProvider
     private let fetcher: any HTTPFetching
+    /// Paces this provider's requests and holds them back after a quota answer.
     public nonisolated let limiter: RateLimiter
     private var stats = ProviderStats()
 
@@ -17,6 +19,7 @@ public actor ProviderClient {
         self.limiter = limiter ?? RateLimiter(provider: provider.id)
     }
 
+    /// Which provider this is.
     public nonisolated var id: ProviderID { provider.id }
 
     /// One page of results.

@@ -4,6 +4,7 @@ import Foundation
 /// space and `%XX` is a byte, so a client that leaves `+` unescaped gets "c  code" for "c++
 /// code" here exactly as it would upstream.
 public enum FormQuery {
+    /// Every `name=value` pair of the URI's query, decoded, in order.
     public static func items(of uri: String) -> [(String, String)] {
         guard let q = uri.split(separator: "?", maxSplits: 1).dropFirst().first else { return [] }
         return q.split(separator: "&", omittingEmptySubsequences: true).map { pair in

@@ -26,7 +26,9 @@ public final class ProviderAPISimulator: Sendable {
 
     /// A provider's quota: each request that is answered normally spends one.
     public struct Quota: Sendable, Hashable {
+        /// `X-RateLimit-Limit`.
         public var limit: Int
+        /// Requests left; at 0 the provider's quota answer is sent.
         public var remaining: Int
         /// Seconds until the window resets (Pixabay's `X-RateLimit-Reset`).
         public var resetAfter: Int
@@ -77,9 +79,13 @@ public final class ProviderAPISimulator: Sendable {
 
     // MARK: control
 
+    /// Where image URLs in answers point (set once the server's port is known).
     public func setImageBaseURL(_ url: String) { state.withLock { $0.imageBaseURL = url } }
+    /// Makes every later request of a provider fail this way; nil restores normal answers.
     public func setFault(_ fault: Fault?, for provider: String) { state.withLock { $0.faults[provider] = fault } }
+    /// Sets a provider's quota (nil: unlimited, no quota headers).
     public func setQuota(_ quota: Quota?, for provider: String) { state.withLock { $0.quotas[provider] = quota } }
+    /// A provider's quota as it stands.
     public func quota(for provider: String) -> Quota? { state.withLock { $0.quotas[provider] } }
     /// Fixes the reported total of one query (Pixabay: `total`; `totalHits` is capped at 500).
     public func setTotal(_ total: Int, for provider: String, query: String) {

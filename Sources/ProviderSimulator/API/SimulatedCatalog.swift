@@ -65,6 +65,7 @@ public enum SimulatedCatalog {
                         "Imogen Cunningham", "Robert Capa", "Berenice Abbott"]
     static let words = ["river", "mountain", "city", "street", "forest", "beach", "night", "portrait", "market", "bridge"]
 
+    /// The attributes of the photo with this id (any id; the same id always gives the same).
     public static func attributes(id: String) -> PhotoAttributes {
         let s = mix(hash("photo|" + id))
         let r1 = mix(s), r2 = mix(r1), r3 = mix(r2)

@@ -4,7 +4,9 @@
 /// Paths the API simulator does not know go to `fallback` (for example the image half of the
 /// simulator), else 404.
 public final class SimulatedProviders: Sendable {
+    /// The HTTP server (its port, its shutdown).
     public let server: LoopbackHTTPServer
+    /// The API half: counts, quotas, faults, totals.
     public let api: ProviderAPISimulator
 
     /// Starts a server on a free port; image URLs use this server's `baseURL` unless
@@ -25,6 +27,7 @@ public final class SimulatedProviders: Sendable {
         self.api = api
     }
 
+    /// `http://127.0.0.1:PORT`.
     public var baseURL: String { server.baseURL }
 
     /// The `api_url` to configure for a provider (`unsplash`, `flickr`, `pixabay`).
@@ -32,5 +35,6 @@ public final class SimulatedProviders: Sendable {
         ProviderAPISimulator.apiURL(for: provider, baseURL: server.baseURL)
     }
 
+    /// Stops the server; later requests fail to connect (a provider "cannot be reached").
     public func shutdown() async { await server.shutdown() }
 }

@@ -85,7 +85,9 @@ public actor InMemorySearchPageStore: SearchPageStore {
 /// Memory first, then a second (disk) store: a page found only on disk is copied into memory;
 /// a saved page goes to both.
 public struct LayeredSearchPageStore: SearchPageStore {
+    /// The fast layer, asked first.
     public let memory: any SearchPageStore
+    /// The persistent layer (the disk cache), asked on a memory miss.
     public let backing: any SearchPageStore
 
     public init(memory: any SearchPageStore, backing: any SearchPageStore) {
