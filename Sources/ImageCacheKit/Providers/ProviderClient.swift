@@ -61,9 +61,13 @@ public actor ProviderClient {
         }
         do {
             return try decode(response)
-        } catch let error as RPCError {
+        } catch var error as RPCError {
             stats.errors += 1
-            if error.kind == .rateLimited { await limiter.block(retryAfter: error.data.retryAfter) }
+            if error.kind == .rateLimited {
+                await limiter.block(retryAfter: error.data.retryAfter)
+                // Without a provider's hint, the limiter's pause is when asking again can help.
+                if error.data.retryAfter == nil { error.data.retryAfter = await limiter.retryAfter() }
+            }
             throw error
         }
     }

@@ -210,6 +210,22 @@ struct SearchCoordinatorTests {
         #expect(FormQuery.value("query", in: h.api.requests("unsplash")[0].uri) == "mountain")
     }
 
+    @Test("A refused query on a channel still supersedes the pending search there")
+    func tooShortSupersedes() async throws {
+        let clock = ManualClock()
+        let h = try await SimulatorHarness.start(clock: clock)
+        defer { Task { await h.shutdown() } }
+        let coordinator = h.coordinator
+        let first = Task { try await coordinator.search(SearchParameters(query: "mou", debounceMs: 300, channel: "c"), session: "s1") }
+        await clock.waitForSleepers(1)
+        let short = await rpcError { _ = try await coordinator.search(SearchParameters(query: "mo", debounceMs: 300, channel: "c"), session: "s1") }
+        #expect(short?.kind == .queryTooShort)
+        let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await first.value } }
+        #expect(e?.data.reason == "superseded")
+        clock.advance(by: .seconds(1))
+        #expect(h.api.totalRequests == 0)
+    }
+
     @Test("The debounce holds the request until the clock passes it")
     func debounceWaits() async throws {
         let clock = ManualClock()

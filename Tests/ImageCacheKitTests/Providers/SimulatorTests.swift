@@ -96,6 +96,8 @@ struct SimulatorTests {
         }
         #expect(e?.kind == .rateLimited)
         #expect(h.api.requestCount("unsplash") == 2)
+        // Unsplash gives no reset time; the limiter's pause is reported instead.
+        #expect((e?.data.retryAfter ?? 0) > 0)
     }
 
     @Test("Pixabay 429 gives retryAfter from the reset header, and later searches wait without a request")

@@ -81,15 +81,17 @@ public actor SearchCoordinator {
     /// `provider_unavailable`, `cancelled` (`superseded`, `cancelled`, `session_closed`), and
     /// the provider's own (`upstream_error`, `rate_limited`, `network_unavailable`…).
     public func search(_ params: SearchParameters, session: SessionID? = nil) async throws -> SearchResult {
-        let (client, query) = try validate(params)
-        let key = SearchPageKey(provider: client.id, query: query)
+        // A newer keystroke supersedes the pending one even when it is itself refused (too
+        // short after a backspace): the older answer would describe text no longer typed.
         let channel = params.channel.map { ChannelKey(session: session, channel: $0) }
-        let token = nextToken
-        nextToken += 1
         if let channel, let older = channels[channel] {
             finish(older, .failure(RPCError(.cancelled, "superseded by a newer search on channel '\(channel.channel)'",
                                             reason: "superseded")))
         }
+        let (client, query) = try validate(params)
+        let key = SearchPageKey(provider: client.id, query: query)
+        let token = nextToken
+        nextToken += 1
         if let channel { channels[channel] = token }
         let debounce = Duration.milliseconds(max(0, params.debounceMs))
 
