@@ -42,6 +42,17 @@ struct RequestBuildingTests {
         #expect(r.headers.contains { $0 == ("Authorization", "Client-ID \(Self.key)") })
     }
 
+    @Test("The key is never sent to a download location on another host")
+    func downloadLocationOrigin() throws {
+        let photo = try unsplash.decodePhoto(try CorpusAPI.response("unsplash/unsplash_client_photo_vUGBY_MnSsg"), id: "vUGBY_MnSsg")
+        let own = try #require(try unsplash.downloadTrackingRequest(for: photo))
+        #expect(own.url.hasPrefix("https://api.unsplash.com/photos/vUGBY_MnSsg/download?ixid="))
+        var foreign = photo
+        foreign.downloadLocation = "https://evil.example/photos/vUGBY_MnSsg/download"
+        let rebuilt = try #require(try unsplash.downloadTrackingRequest(for: foreign))
+        #expect(rebuilt.url == "https://api.unsplash.com/photos/vUGBY_MnSsg/download")
+    }
+
     @Test("per_page is clamped into each provider's range", arguments: [
         (ProviderID.unsplash, 100, 30), (.unsplash, 0, 1), (.flickr, 9999, 500), (.flickr, -3, 1),
         (.pixabay, 1, 3), (.pixabay, 1000, 200), (.pixabay, 50, 50),

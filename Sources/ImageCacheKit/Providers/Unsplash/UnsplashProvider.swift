@@ -1,3 +1,4 @@
+import Foundation
 import ImageCacheProtocol
 
 /// Unsplash's API (`/search/photos`, `/photos?order_by=latest`, `/photos/:id`,
@@ -39,10 +40,12 @@ public struct UnsplashProvider: PhotoProvider {
     }
 
     /// `links.download_location` as the answer gave it (it carries Unsplash's tracking
-    /// parameters), else `/photos/:id/download` under `api_url`.
+    /// parameters), else `/photos/:id/download` under `api_url`. The location is used only
+    /// when it points at `api_url`'s own scheme, host and port: the request carries the key,
+    /// which must never go to a host an answer merely names.
     public func downloadTrackingRequest(for photo: ProviderPhoto) throws -> HTTPRequest? {
         guard let key = settings.usableKey else { throw ProviderErrors.missingKey(id) }
-        if let location = photo.downloadLocation {
+        if let location = photo.downloadLocation, Self.sameOrigin(location, settings.apiURL) {
             return HTTPRequest(url: location, headers: headers(key: key), priority: .download)
         }
         let raw = String(photo.id.dropFirst(id.rawValue.count + 1))
@@ -100,6 +103,12 @@ public struct UnsplashProvider: PhotoProvider {
             }
         }
         return (photos, skipped)
+    }
+
+    static func sameOrigin(_ a: String, _ b: String) -> Bool {
+        guard let x = URLComponents(string: a), let y = URLComponents(string: b), x.host != nil else { return false }
+        return x.scheme?.lowercased() == y.scheme?.lowercased() && x.host?.lowercased() == y.host?.lowercased()
+            && x.port == y.port
     }
 
     private func headers(key: String) -> [(String, String)] {
