@@ -30,6 +30,21 @@ struct SimulatorTests {
         }
     }
 
+    @Test("A coordinator made from the configuration uses its api_url, keys and default provider")
+    func fromConfiguration() async throws {
+        let sim = try await SimulatedProviders.start()
+        defer { Task { await sim.shutdown() } }
+        var configuration = CacheConfiguration()
+        configuration.search.defaultProvider = "pixabay"
+        configuration.pixabay.apiURL = sim.apiURL(for: "pixabay")
+        configuration.pixabay.apiKey = ProviderAPISimulator.defaultKeys["pixabay"]
+        configuration.flickr.apiKey = nil
+        let coordinator = SearchCoordinator.make(configuration: configuration, fetcher: URLSessionFetcher())
+        let r = try await withTimeout(seconds: 60) { try await coordinator.search(SearchParameters(query: "meadow")) }
+        #expect(r.provider == "pixabay" && sim.api.requestCount("pixabay") == 1)
+        #expect(coordinator.configuredProviders().map(\.configured) == [false, false, true])
+    }
+
     @Test("The same query gives the same photos every time")
     func deterministic() async throws {
         let a = try await SimulatorHarness.start()
