@@ -149,6 +149,32 @@ struct ErrorMappingTests {
         #expect(e?.message.contains(provider.environmentVariable) == true)
     }
 
+    @Test("An api_url that is not a URL is provider_unavailable", arguments: ProviderID.allCases)
+    func badAPIURL(provider: ProviderID) {
+        let p = makePhotoProvider(provider, settings: CorpusAPI.settings(provider, key: Self.key, apiURL: "not a url"))
+        let e = rpcError { _ = try p.searchRequest(for: query) }
+        #expect(e?.kind == .providerUnavailable)
+        #expect(e?.message.contains("api_url") == true)
+    }
+
+    @Test("Retry-After in its HTTP-date form is converted to seconds")
+    func retryAfterDate() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = formatter.string(from: Date().addingTimeInterval(120))
+        let e = rpcError { _ = try unsplash.decodeSearch(text(429, "", headers: [("Retry-After", date)]), for: query) }
+        #expect(e?.kind == .rateLimited)
+        #expect((e?.data.retryAfter ?? 0) > 60 && (e?.data.retryAfter ?? 0) <= 120)
+    }
+
+    @Test("The Unsplash list endpoint answering an object instead of an array is an upstream error")
+    func unsplashListShape() {
+        let e = rpcError { _ = try unsplash.decodeSearch(text(200, #"{"results": []}"#), for: SearchQuery(term: .recent, perPage: 10)) }
+        #expect(e?.kind == .upstreamError)
+    }
+
     @Test("Photo ids a provider could never issue are not_found before any request")
     func impossibleIDs() {
         #expect(rpcError { _ = try unsplash.photoRequest(id: "../../etc") }?.kind == .notFound)

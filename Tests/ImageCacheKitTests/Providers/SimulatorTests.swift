@@ -172,6 +172,43 @@ struct SimulatorTests {
         #expect(e?.kind == .notFound)
     }
 
+    @Test("photo.get answers the remembered photo when the provider cannot be reached")
+    func photoWhenUnreachable() async throws {
+        let h = try await SimulatorHarness.start()
+        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "glacier", perPage: 3)) }
+        await h.shutdown()
+        let id = try #require(r.photos.first?.id)
+        let p = try await withTimeout(seconds: 60) { try await h.coordinator.photo(id: id) }
+        #expect(p.photo == r.photos.first)
+        let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await h.coordinator.photo(id: "unsplash:AAAAAAAAAAA") } }
+        #expect(e?.kind == .networkUnavailable)
+    }
+
+    @Test("Download tracking of a photo never returned is not_found without a request")
+    func trackUnknown() async throws {
+        let h = try await SimulatorHarness.start()
+        defer { Task { await h.shutdown() } }
+        #expect(await rpcError { try await h.coordinator.trackDownload(photoID: "unsplash:AAAAAAAAAAA") }?.kind == .notFound)
+        #expect(h.api.totalRequests == 0)
+    }
+
+    @Test("The simulated Pixabay refuses a page past totalHits as the real one does")
+    func pixabayPageRefused() async throws {
+        let sim = try await SimulatedProviders.start()
+        defer { Task { await sim.shutdown() } }
+        let client = ProviderClient(
+            provider: PixabayProvider(settings: ProviderSettings(apiKey: ProviderAPISimulator.defaultKeys["pixabay"],
+                                                                 apiURL: sim.apiURL(for: "pixabay"))),
+            fetcher: URLSessionFetcher())
+        let e = await rpcError {
+            _ = try await withTimeout(seconds: 60) { try await client.search(SearchQuery(term: .query("roses"), page: 30, perPage: 20)) }
+        }
+        #expect(e?.kind == .upstreamError && e?.data.status == 400)
+        #expect(e?.data.body?.contains("\"page\" is out of valid range") == true)
+        let stats = await client.statistics()
+        #expect(stats.requests == 1 && stats.errors == 1)
+    }
+
     @Test("photo.get of an unknown provider is provider_unavailable")
     func photoUnknownProvider() async throws {
         let h = try await SimulatorHarness.start()
