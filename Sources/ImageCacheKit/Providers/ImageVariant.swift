@@ -61,8 +61,9 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
     /// exactly the width (never more than the original), `fm=jpg` and `q=80`: no wasted bytes.
     public func variant(forWidth width: Int) -> ImageVariant {
         let wanted = max(1, width)
-        if let resizableURL, let url = Self.resized(resizableURL, width: min(wanted, photo.width ?? wanted)) {
-            let w = min(wanted, photo.width ?? wanted)
+        let exact = min(wanted, photo.width ?? wanted)
+        if let resizableURL, let url = Self.resized(resizableURL, width: exact) {
+            let w = exact
             let h = photo.width.flatMap { ow in photo.height.map { Int((Double($0) * Double(w) / Double(ow)).rounded()) } }
             return ImageVariant(name: "raw", url: url, width: w, height: h)
         }

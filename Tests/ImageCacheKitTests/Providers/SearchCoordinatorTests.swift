@@ -61,6 +61,7 @@ struct SearchCoordinatorTests {
         let beyond = try await h.coordinator.search(SearchParameters(query: "small set", provider: provider.rawValue,
                                                                      page: 4, perPage: 10))
         #expect(beyond.photos.isEmpty && !beyond.hasMore && beyond.totalPages == 3 && beyond.page == 4)
+        #expect(beyond.total == 25)
         #expect(h.api.requestCount(provider.rawValue) == 1)
         let last = try await withTimeout(seconds: 60) {
             try await h.coordinator.search(SearchParameters(query: "small set", provider: provider.rawValue, page: 3, perPage: 10))

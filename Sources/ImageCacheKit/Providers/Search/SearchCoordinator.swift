@@ -44,8 +44,8 @@ public actor SearchCoordinator {
     private var channels: [ChannelKey: UInt64] = [:]
     private var nextToken: UInt64 = 0
     private var inFlight: [SearchPageKey: Task<ProviderSearchPage, any Error>] = [:]
-    /// `totalPages` learnt per query (the key with page 0).
-    private var knownTotalPages: [SearchPageKey: Int] = [:]
+    /// `total` and `totalPages` learnt per query (the key with page 0).
+    private var knownTotals: [SearchPageKey: (total: Int, totalPages: Int)] = [:]
 
     public init(clients: [ProviderClient], defaultProvider: ProviderID = .unsplash,
                 store: any SearchPageStore = InMemorySearchPageStore(), registry: PhotoRegistry = PhotoRegistry(),
@@ -172,7 +172,7 @@ public actor SearchCoordinator {
 
     /// `cache.clear {what: "searches"}`: forgets stored pages and learnt totals.
     public func clearSearches() async {
-        knownTotalPages.removeAll()
+        knownTotals.removeAll()
         await store.removeAll()
     }
 
@@ -238,11 +238,12 @@ public actor SearchCoordinator {
         let cap = client.provider.reachableResultsCap
         var totalsKey = key
         totalsKey.query.page = 0
-        if let totalPages = knownTotalPages[totalsKey], q.page > totalPages {
-            return emptyPage(key, totalPages: totalPages, cap: cap)
+        if let known = knownTotals[totalsKey], q.page > known.totalPages {
+            return emptyPage(key, total: known.total, totalPages: known.totalPages)
         }
-        if Pagination.isBeyondCap(page: q.page, perPage: q.perPage, cap: cap) {
-            return emptyPage(key, totalPages: Pagination.totalPages(total: cap!, perPage: q.perPage), cap: cap)
+        if let cap, Pagination.isBeyondCap(page: q.page, perPage: q.perPage, cap: cap) {
+            // The total is not known yet; the cap is the most any page could reach.
+            return emptyPage(key, total: cap, totalPages: Pagination.totalPages(total: cap, perPage: q.perPage))
         }
         if let stored = await store.load(key), wallClock().timeIntervalSince(stored.storedAt) < searchTTL,
            stored.storedAt <= wallClock().addingTimeInterval(60) {
@@ -253,9 +254,8 @@ public actor SearchCoordinator {
         return nil
     }
 
-    private func emptyPage(_ key: SearchPageKey, totalPages: Int, cap: Int?) -> SearchResult {
+    private func emptyPage(_ key: SearchPageKey, total: Int, totalPages: Int) -> SearchResult {
         let q = key.query
-        let total = min(totalPages * q.perPage, cap ?? Int.max)
         return SearchResult(query: q.term.text, feed: q.term.text == nil ? "recent" : nil, provider: key.provider.rawValue,
                             page: q.page, perPage: q.perPage, total: total, totalPages: totalPages,
                             hasMore: false, photos: [], fromCache: false, stale: false)
@@ -295,8 +295,8 @@ public actor SearchCoordinator {
         var totalsKey = key
         totalsKey.query.page = 0
         // Bounded: forgetting a total only costs one request later.
-        if knownTotalPages.count >= Self.knownTotalsLimit { knownTotalPages.removeAll(keepingCapacity: true) }
-        knownTotalPages[totalsKey] = page.totalPages
+        if knownTotals.count >= Self.knownTotalsLimit { knownTotals.removeAll(keepingCapacity: true) }
+        knownTotals[totalsKey] = (page.total, page.totalPages)
     }
 
     /// How many queries' `totalPages` are remembered before the table is reset.
