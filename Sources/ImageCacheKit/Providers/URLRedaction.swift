@@ -36,8 +36,10 @@ public enum URLRedaction {
         return components.string ?? redactParameters(in: url)
     }
 
-    /// A free text (an error body, a message) with every known secret value and every
-    /// `name=value` pair of a secret parameter replaced.
+    /// A free text (an error body, a message) with every known secret value (as is and
+    /// percent-encoded) and every `name=value` pair of a secret parameter replaced. Secrets
+    /// shorter than 4 characters are not searched for: they would match ordinary words, and no
+    /// provider issues keys that short.
     public static func redact(text: String, secrets: [String] = []) -> String {
         var out = text
         for secret in secrets where secret.count >= 4 {
