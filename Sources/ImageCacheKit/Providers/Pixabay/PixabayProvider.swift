@@ -1,0 +1,108 @@
+import Foundation
+import ImageCacheProtocol
+
+/// Pixabay's image API (`/api/?key=…&q=…&image_type=photo`).
+///
+/// Pixabay reports `total` but lets a client page through only `totalHits` (at most 500), so
+/// `total` here is `totalHits`. Its errors are plain text (`[ERROR 400] Invalid or missing API
+/// key`), its quota answer a 429 "API rate limit exceeded" with `X-RateLimit-Reset`. Its terms
+/// ask that results be cached for 24 hours, which `search_ttl` defaults to.
+public struct PixabayProvider: PhotoProvider {
+    public let id = ProviderID.pixabay
+    public let perPageRange = 3...200
+    public let reachableResultsCap: Int? = 500
+    public let settings: ProviderSettings
+    /// Pixabay refuses a `q` longer than this.
+    public static let maxQueryLength = 100
+
+    public init(settings: ProviderSettings) { self.settings = settings }
+
+    public var secrets: [String] { settings.usableKey.map { [$0] } ?? [] }
+
+    public func searchRequest(for query: SearchQuery) throws -> HTTPRequest {
+        var items: [(String, String)] = []
+        switch query.term {
+        case .query(let text):
+            items.append(("q", Self.limitQuery(text)))
+        case .recent:
+            items.append(("order", "latest"))
+        }
+        items += [
+            ("image_type", "photo"), ("page", String(max(1, query.page))),
+            ("per_page", String(clampPerPage(query.perPage))), ("safesearch", query.safe ? "true" : "false"),
+        ]
+        return try request(items)
+    }
+
+    public func photoRequest(id photoID: String) throws -> HTTPRequest {
+        guard !photoID.isEmpty, photoID.count <= 20, photoID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw ProviderErrors.notFound(id, id: photoID)
+        }
+        return try request([("id", photoID)])
+    }
+
+    /// A query cut to 100 characters at a word boundary when there is one, so the request is
+    /// accepted rather than refused; the cut never splits a grapheme cluster.
+    static func limitQuery(_ text: String) -> String {
+        guard text.count > maxQueryLength else { return text }
+        let cut = text.prefix(maxQueryLength)
+        if let space = cut.lastIndex(of: " "), cut.distance(from: cut.startIndex, to: space) >= maxQueryLength / 2 {
+            return String(cut[..<space])
+        }
+        return String(cut)
+    }
+
+    public func decodeSearch(_ response: HTTPResponse, for query: SearchQuery) throws -> ProviderSearchPage {
+        try checkStatus(response)
+        let perPage = clampPerPage(query.perPage)
+        return try decoding(response) { json in
+            let hits = try json.requiredArray("hits")
+            let totalHits = try json.requiredInt("totalHits")
+            var photos: [ProviderPhoto] = []
+            var skipped = 0
+            for hit in hits {
+                if let photo = try? PixabayDecoding.photo(hit) { photos.append(photo) } else { skipped += 1 }
+            }
+            return ProviderSearchPage(photos: photos, page: query.page, perPage: perPage,
+                                      total: Pagination.reachable(total: totalHits, cap: reachableResultsCap),
+                                      skipped: skipped)
+        }
+    }
+
+    public func decodePhoto(_ response: HTTPResponse, id photoID: String) throws -> ProviderPhoto {
+        try checkStatus(response)
+        return try decoding(response) { json in
+            let hits = try json.requiredArray("hits")
+            guard let hit = hits.first else { throw ProviderErrors.notFound(id, id: photoID) }
+            return try PixabayDecoding.photo(hit)
+        }
+    }
+
+    private func request(_ items: [(String, String)]) throws -> HTTPRequest {
+        guard let key = settings.usableKey else { throw ProviderErrors.missingKey(id) }
+        // The API lives at `/api/`; without the slash Pixabay redirects.
+        guard let url = URLBuilding.url(base: settings.apiURL.hasSuffix("/") ? settings.apiURL : settings.apiURL + "/",
+                                        query: [("key", key)] + items) else {
+            throw RPCError(.providerUnavailable, "Pixabay api_url is not a URL: \(URLRedaction.redact(settings.apiURL))")
+        }
+        return HTTPRequest(url: url, headers: [("Accept", "application/json")])
+    }
+
+    /// Plain-text errors: one naming the key → `provider_unavailable`; 429 → `rate_limited`
+    /// with the window's reset; anything else → `upstream_error` quoting the text.
+    private func checkStatus(_ response: HTTPResponse) throws {
+        guard !(200..<300).contains(response.status) else { return }
+        let text = String(decoding: response.body.prefix(512), as: UTF8.self)
+        if response.status == 429 || text.lowercased().contains("rate limit") {
+            let retry = ProviderErrors.retryAfter(response) ?? ProviderQuota(headers: response)?.resetAfter
+            throw ProviderErrors.rateLimited(id, retryAfter: retry, status: response.status)
+        }
+        if text.lowercased().contains("api key") {
+            throw ProviderErrors.keyRefused(id, status: response.status, body: response.body, secrets: secrets)
+        }
+        throw ProviderErrors.upstream(id, status: response.status,
+                                      detail: text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                                          ? "HTTP \(response.status)" : String(text.prefix(120)),
+                                      body: response.body, secrets: secrets)
+    }
+}

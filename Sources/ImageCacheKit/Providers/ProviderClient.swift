@@ -1,0 +1,74 @@
+import ImageCacheProtocol
+
+/// One provider with everything around its API calls: the fetcher, the rate limiter, the
+/// quota it last reported, and its request/error counts for `stats`.
+///
+/// Every upstream call of the daemon to a provider goes through here, so no path can skip the
+/// limiter, forget to read the quota headers, or let a key into an error.
+public actor ProviderClient {
+    /// The API this client calls (request building and decoding).
+    public nonisolated let provider: any PhotoProvider
+    private let fetcher: any HTTPFetching
+    /// Paces this provider's requests and holds them back after a quota answer.
+    public nonisolated let limiter: RateLimiter
+    private var stats = ProviderStats()
+
+    public init(provider: any PhotoProvider, fetcher: any HTTPFetching, limiter: RateLimiter? = nil) {
+        self.provider = provider
+        self.fetcher = fetcher
+        self.limiter = limiter ?? RateLimiter(provider: provider.id)
+    }
+
+    /// Which provider this is.
+    public nonisolated var id: ProviderID { provider.id }
+
+    /// One page of results.
+    public func search(_ query: SearchQuery) async throws -> ProviderSearchPage {
+        let request = try provider.searchRequest(for: query)
+        return try await perform(request) { try self.provider.decodeSearch($0, for: query) }
+    }
+
+    /// One photo's details, by the provider's own id (without the `provider:` prefix).
+    public func photo(id rawID: String) async throws -> ProviderPhoto {
+        let request = try provider.photoRequest(id: rawID)
+        return try await perform(request) { try self.provider.decodePhoto($0, id: rawID) }
+    }
+
+    /// Tells the provider a photo is being downloaded, where its guidelines require it
+    /// (Unsplash); returns the URL the provider answered with, nil for providers without it.
+    public func trackDownload(_ photo: ProviderPhoto) async throws -> String? {
+        guard let request = try provider.downloadTrackingRequest(for: photo) else { return nil }
+        return try await perform(request) { try self.provider.decodeDownloadTracking($0) }
+    }
+
+    /// The figures for `stats.providers`.
+    public func statistics() -> ProviderStats { stats }
+
+    private func perform<T: Sendable>(_ request: HTTPRequest, decode: @Sendable (HTTPResponse) throws -> T) async throws -> T {
+        try await limiter.acquire()
+        stats.requests += 1
+        let response: HTTPResponse
+        do {
+            response = try await fetcher.fetch(request)
+        } catch {
+            stats.errors += 1
+            throw ProviderErrors.scrub(error, secrets: provider.secrets)
+        }
+        if let quota = ProviderQuota(headers: response) {
+            stats.rateLimitRemaining = quota.remaining ?? stats.rateLimitRemaining
+            stats.rateLimitLimit = quota.limit ?? stats.rateLimitLimit
+            if quota.isExhausted, quota.resetAfter != nil { await limiter.block(retryAfter: quota.resetAfter) }
+        }
+        do {
+            return try decode(response)
+        } catch var error as RPCError {
+            stats.errors += 1
+            if error.kind == .rateLimited {
+                await limiter.block(retryAfter: error.data.retryAfter)
+                // Without a provider's hint, the limiter's pause is when asking again can help.
+                if error.data.retryAfter == nil { error.data.retryAfter = await limiter.retryAfter() }
+            }
+            throw error
+        }
+    }
+}

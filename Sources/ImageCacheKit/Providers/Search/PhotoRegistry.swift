@@ -1,0 +1,72 @@
+/// Where remembered photos persist so that ids resolve after a restart; the cache's index
+/// backs it (Caching/).
+public protocol PhotoPersisting: Sendable {
+    func save(_ photos: [ProviderPhoto]) async
+    func load(id: String) async -> ProviderPhoto?
+}
+
+/// Every photo the daemon returned, by id (CONTRACT §4: later calls may name a photo by id
+/// alone), with the variants the thumbnail pipeline chooses from.
+///
+/// Memory holds the most recent `capacity` photos; with a persistence, every photo is also
+/// written there and a miss in memory is looked up there.
+public actor PhotoRegistry {
+    private var photos: [String: ProviderPhoto] = [:]
+    private var order: [String] = []
+    private let capacity: Int
+    private let persistence: (any PhotoPersisting)?
+
+    public init(capacity: Int = 20_000, persistence: (any PhotoPersisting)? = nil) {
+        self.capacity = max(1, capacity)
+        self.persistence = persistence
+    }
+
+    /// Remembers photos; a newer record of an id merges into the older one (see `merged`).
+    public func remember(_ new: [ProviderPhoto]) async {
+        var changed: [ProviderPhoto] = []
+        for photo in new {
+            let merged = photos[photo.id].map { Self.merged($0, with: photo) } ?? photo
+            if photos[photo.id] != merged { changed.append(merged) }
+            if photos.updateValue(merged, forKey: photo.id) == nil { order.append(photo.id) }
+        }
+        while order.count > capacity { photos[order.removeFirst()] = nil }
+        if let persistence, !changed.isEmpty { await persistence.save(changed) }
+    }
+
+    /// The photo with this id, from memory or the persistence; nil when never returned.
+    public func photo(id: String) async -> ProviderPhoto? {
+        if let photo = photos[id] { return photo }
+        guard let stored = await persistence?.load(id: id) else { return nil }
+        photos[id] = stored
+        order.append(id)
+        return stored
+    }
+
+    /// A newer record over an older one: newer non-nil fields win, but sized image variants
+    /// and known dimensions are kept when the newer record lacks them (Flickr's `getInfo` has
+    /// no sizes, its search answer had).
+    public static func merged(_ old: ProviderPhoto, with new: ProviderPhoto) -> ProviderPhoto {
+        var result = new
+        let oldSized = old.variants.filter { $0.width != nil }.count
+        let newSized = new.variants.filter { $0.width != nil }.count
+        if oldSized > newSized {
+            result.variants = old.variants
+            result.photo.thumbURL = old.photo.thumbURL
+            result.photo.fullURL = old.photo.fullURL
+        }
+        result.photo.width = new.photo.width ?? old.photo.width
+        result.photo.height = new.photo.height ?? old.photo.height
+        result.photo.likes = new.photo.likes ?? old.photo.likes
+        result.photo.description = new.photo.description ?? old.photo.description
+        result.photo.pageURL = new.photo.pageURL ?? old.photo.pageURL
+        result.photo.createdAt = new.photo.createdAt ?? old.photo.createdAt
+        result.photo.tags = new.photo.tags ?? old.photo.tags
+        result.photo.views = new.photo.views ?? old.photo.views
+        result.photo.downloads = new.photo.downloads ?? old.photo.downloads
+        result.photo.exif = new.photo.exif ?? old.photo.exif
+        result.photo.location = new.photo.location ?? old.photo.location
+        result.resizableURL = new.resizableURL ?? old.resizableURL
+        result.downloadLocation = new.downloadLocation ?? old.downloadLocation
+        return result
+    }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import ImageCacheProtocol
+
+/// The search rules of the contract (§5), independent of sockets, so the daemon, the demo and
+/// tests drive them the same way:
+///
+/// - a trimmed query shorter than 3 grapheme clusters → `query_too_short` before any request;
+/// - a page beyond a known `totalPages` (or beyond a provider's cap) → empty, no request;
+/// - a fresh cached page (`search_ttl`) is answered from the store (`fromCache`);
+/// - a search on a session's `channel` supersedes the older one there, which answers
+///   `cancelled` (`reason: "superseded"`) at once; its debounce wait is cut short, so a
+///   superseded typeahead keystroke never reaches the provider. Searches without a channel
+///   never supersede each other;
+/// - identical searches in flight, from any sessions, share one upstream request;
+/// - when the provider cannot be reached (network, timeout, 5xx) and any copy is stored, that
+///   copy answers with `stale: true`;
+/// - every photo returned is remembered in the registry, resolvable by id.
+public actor SearchCoordinator {
+    /// Who asked: the daemon's session id; channels are per session.
+    public typealias SessionID = String
+
+    private let clients: [ProviderID: ProviderClient]
+    private let defaultProvider: ProviderID
+    private let store: any SearchPageStore
+    /// The photos returned so far, for `photo.get`, `thumbnail.show {photo}` and `layout`.
+    public nonisolated let registry: PhotoRegistry
+    private let clock: any SchedulingClock
+    private let searchTTL: TimeInterval
+    private let wallClock: @Sendable () -> Date
+
+    private struct ChannelKey: Hashable {
+        let session: SessionID?
+        let channel: String
+    }
+
+    private struct Pending {
+        let continuation: CheckedContinuation<SearchResult, any Error>
+        var work: Task<Void, Never>?
+        let channel: ChannelKey?
+        let session: SessionID?
+    }
+
+    private var pending: [UInt64: Pending] = [:]
+    private var channels: [ChannelKey: UInt64] = [:]
+    private var nextToken: UInt64 = 0
+    private var inFlight: [SearchPageKey: Task<ProviderSearchPage, any Error>] = [:]
+    /// `total` and `totalPages` learnt per query (the key with page 0).
+    private var knownTotals: [SearchPageKey: (total: Int, totalPages: Int)] = [:]
+
+    public init(clients: [ProviderClient], defaultProvider: ProviderID = .unsplash,
+                store: any SearchPageStore = InMemorySearchPageStore(), registry: PhotoRegistry = PhotoRegistry(),
+                searchTTL: Duration = .seconds(24 * 3600), clock: any SchedulingClock = ContinuousSchedulingClock(),
+                wallClock: @escaping @Sendable () -> Date = { Date() }) {
+        self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.defaultProvider = defaultProvider
+        self.store = store
+        self.registry = registry
+        self.searchTTL = RateLimiter.seconds(searchTTL)
+        self.clock = clock
+        self.wallClock = wallClock
+    }
+
+    /// A coordinator for the three providers as the configuration sets them up, fetching through
+    /// `fetcher`. Unknown `default_provider` values fall back to Unsplash.
+    public static func make(configuration: CacheConfiguration, fetcher: any HTTPFetching,
+                            store: any SearchPageStore = InMemorySearchPageStore(),
+                            registry: PhotoRegistry = PhotoRegistry(),
+                            clock: any SchedulingClock = ContinuousSchedulingClock()) -> SearchCoordinator {
+        let clients = ProviderID.allCases.map { id in
+            ProviderClient(provider: makePhotoProvider(id, settings: ProviderSettings(configuration, for: id)),
+                           fetcher: fetcher, limiter: RateLimiter(provider: id, clock: clock))
+        }
+        return SearchCoordinator(clients: clients,
+                                 defaultProvider: ProviderID(rawValue: configuration.search.defaultProvider) ?? .unsplash,
+                                 store: store, registry: registry, searchTTL: configuration.cache.searchTTL, clock: clock)
+    }
+
+    // MARK: search
+
+    /// Answers one `search`. Throws the contract's errors: `query_too_short`, `invalid_params`,
+    /// `provider_unavailable`, `cancelled` (`superseded`, `cancelled`, `session_closed`), and
+    /// the provider's own (`upstream_error`, `rate_limited`, `network_unavailable`…).
+    public func search(_ params: SearchParameters, session: SessionID? = nil) async throws -> SearchResult {
+        // A newer keystroke supersedes the pending one even when it is itself refused (too
+        // short after a backspace): the older answer would describe text no longer typed.
+        let channel = params.channel.map { ChannelKey(session: session, channel: $0) }
+        if let channel, let older = channels[channel] {
+            finish(older, .failure(RPCError(.cancelled, "superseded by a newer search on channel '\(channel.channel)'",
+                                            reason: "superseded")))
+        }
+        let (client, query) = try validate(params)
+        let key = SearchPageKey(provider: client.id, query: query)
+        let token = nextToken
+        nextToken += 1
+        if let channel { channels[channel] = token }
+        let debounce = Duration.milliseconds(max(0, params.debounceMs))
+
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchResult, any Error>) in
+                pending[token] = Pending(continuation: continuation, work: nil, channel: channel, session: session)
+                if Task.isCancelled {
+                    finish(token, .failure(RPCError(.cancelled, "search cancelled", reason: "cancelled")))
+                    return
+                }
+                pending[token]?.work = Task { await self.run(token, client: client, key: key, debounce: debounce) }
+            }
+        } onCancel: {
+            Task { await self.finish(token, .failure(RPCError(.cancelled, "search cancelled", reason: "cancelled"))) }
+        }
+    }
+
+    /// Cancels every pending search of a closing session (`reason: "session_closed"`).
+    public func closeSession(_ session: SessionID) {
+        for (token, p) in pending where p.session == session {
+            finish(token, .failure(RPCError(.cancelled, "session closed", reason: "session_closed")))
+        }
+    }
+
+    /// How many searches are waiting for an answer (for tests and `stats`).
+    public var pendingCount: Int { pending.count }
+
+    /// How many searches were answered by joining an identical request already in flight
+    /// instead of sending their own.
+    public private(set) var coalescedSearches = 0
+
+    // MARK: photos
+
+    /// `photo.get`: the provider's details for a photo id (`provider:id`), merged with what a
+    /// search already said about it, and remembered. When the provider cannot be reached, the
+    /// remembered record answers.
+    public func photo(id: String) async throws -> ProviderPhoto {
+        let (client, rawID) = try resolve(photoID: id)
+        do {
+            let fresh = try await client.photo(id: rawID)
+            let merged = await registry.photo(id: fresh.id).map { PhotoRegistry.merged($0, with: fresh) } ?? fresh
+            await registry.remember([merged])
+            return merged
+        } catch let error as RPCError where Self.isUnreachable(error) {
+            if let known = await registry.photo(id: id) { return known }
+            throw error
+        }
+    }
+
+    /// A photo returned earlier, without asking anyone (thumbnails, layout, downloads).
+    public func rememberedPhoto(id: String) async -> ProviderPhoto? {
+        await registry.photo(id: id)
+    }
+
+    /// Calls Unsplash's download-tracking endpoint for a remembered photo, as its guidelines
+    /// require when a photo is downloaded; nothing for other providers.
+    public func trackDownload(photoID: String) async throws {
+        let (client, _) = try resolve(photoID: photoID)
+        guard let photo = await registry.photo(id: photoID) else {
+            throw RPCError(.notFound, "unknown photo '\(photoID)'")
+        }
+        _ = try await client.trackDownload(photo)
+    }
+
+    /// `stats.providers`.
+    public func providerStatistics() async -> [String: ProviderStats] {
+        var result: [String: ProviderStats] = [:]
+        for (id, client) in clients { result[id.rawValue] = await client.statistics() }
+        return result
+    }
+
+    /// `hello.providers`: which providers have a key.
+    public nonisolated func configuredProviders() -> [(name: String, configured: Bool)] {
+        ProviderID.allCases.compactMap { id in
+            clients[id].map { (id.rawValue, !$0.provider.secrets.isEmpty) }
+        }
+    }
+
+    /// `cache.clear {what: "searches"}`: forgets stored pages and learnt totals.
+    public func clearSearches() async {
+        knownTotals.removeAll()
+        await store.removeAll()
+    }
+
+    // MARK: internals
+
+    private func validate(_ params: SearchParameters) throws -> (ProviderClient, SearchQuery) {
+        let providerName = params.provider ?? defaultProvider.rawValue
+        guard let providerID = ProviderID(rawValue: providerName), let client = clients[providerID] else {
+            throw RPCError(.providerUnavailable, "unknown provider '\(providerName)' (known: unsplash, flickr, pixabay)")
+        }
+        let term: SearchTerm
+        switch (params.query, params.feed) {
+        case (let q?, nil):
+            let trimmed = q.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.count >= 3 else {
+                throw RPCError(.queryTooShort, "the query must have at least 3 characters after trimming", field: "query")
+            }
+            term = .query(trimmed)
+        case (nil, "recent"?):
+            term = .recent
+        case (nil, let feed?):
+            throw RPCError(.invalidParams, "unknown feed '\(feed)' (only \"recent\")", field: "feed")
+        case (nil, nil):
+            throw RPCError(.invalidParams, "search needs a query or feed: \"recent\"", field: "query")
+        case (_?, _?):
+            throw RPCError(.invalidParams, "give either a query or a feed, not both", field: "feed")
+        }
+        guard params.page >= 1 else { throw RPCError(.invalidParams, "page starts at 1", field: "page") }
+        guard params.debounceMs >= 0 else { throw RPCError(.invalidParams, "debounceMs cannot be negative", field: "debounceMs") }
+        if client.provider.secrets.isEmpty { throw ProviderErrors.missingKey(providerID) }
+        let perPage = client.provider.clampPerPage(params.perPage)
+        return (client, SearchQuery(term: term, page: params.page, perPage: perPage, safe: params.safe))
+    }
+
+    private func run(_ token: UInt64, client: ProviderClient, key: SearchPageKey, debounce: Duration) async {
+        do {
+            if let answer = await answerWithoutProvider(client: client, key: key) {
+                finish(token, .success(answer))
+                return
+            }
+            if debounce > .zero { try await clock.sleep(for: debounce) }
+            // Superseded or cancelled while waiting: never reach the provider.
+            guard !Task.isCancelled, pending[token] != nil else { return }
+            do {
+                let page = try await shared(client: client, key: key)
+                finish(token, .success(result(key, page, fromCache: false, stale: false)))
+            } catch let error as RPCError where Self.isUnreachable(error) {
+                if let stored = await store.load(key) {
+                    await registry.remember(stored.page.photos)
+                    finish(token, .success(result(key, stored.page, fromCache: true, stale: true)))
+                } else {
+                    finish(token, .failure(error))
+                }
+            }
+        } catch {
+            finish(token, .failure(error))
+        }
+    }
+
+    /// A page known to be empty (beyond the end) or fresh in the store, else nil.
+    private func answerWithoutProvider(client: ProviderClient, key: SearchPageKey) async -> SearchResult? {
+        let q = key.query
+        let cap = client.provider.reachableResultsCap
+        var totalsKey = key
+        totalsKey.query.page = 0
+        if let known = knownTotals[totalsKey], q.page > known.totalPages {
+            return emptyPage(key, total: known.total, totalPages: known.totalPages)
+        }
+        if let cap, Pagination.isBeyondCap(page: q.page, perPage: q.perPage, cap: cap) {
+            // The total is not known yet; the cap is the most any page could reach.
+            return emptyPage(key, total: cap, totalPages: Pagination.totalPages(total: cap, perPage: q.perPage))
+        }
+        if let stored = await store.load(key), wallClock().timeIntervalSince(stored.storedAt) < searchTTL,
+           stored.storedAt <= wallClock().addingTimeInterval(60) {
+            learn(key, stored.page)
+            await registry.remember(stored.page.photos)
+            return result(key, stored.page, fromCache: true, stale: false)
+        }
+        return nil
+    }
+
+    private func emptyPage(_ key: SearchPageKey, total: Int, totalPages: Int) -> SearchResult {
+        let q = key.query
+        return SearchResult(query: q.term.text, feed: q.term.text == nil ? "recent" : nil, provider: key.provider.rawValue,
+                            page: q.page, perPage: q.perPage, total: total, totalPages: totalPages,
+                            hasMore: false, photos: [], fromCache: false, stale: false)
+    }
+
+    /// One upstream request per identical page in flight; the first asker starts it, later
+    /// ones join it. The request runs to the end even if its askers go away, so its page
+    /// still lands in the store.
+    private func shared(client: ProviderClient, key: SearchPageKey) async throws -> ProviderSearchPage {
+        if let running = inFlight[key] {
+            coalescedSearches += 1
+            return try await running.value
+        }
+        let task = Task<ProviderSearchPage, any Error> {
+            do {
+                let page = try await client.search(key.query)
+                await self.completed(key, page)
+                return page
+            } catch {
+                await self.completed(key, nil)
+                throw error
+            }
+        }
+        inFlight[key] = task
+        return try await task.value
+    }
+
+    private func completed(_ key: SearchPageKey, _ page: ProviderSearchPage?) async {
+        inFlight[key] = nil
+        guard let page else { return }
+        learn(key, page)
+        await registry.remember(page.photos)
+        await store.save(StoredSearchPage(page: page, storedAt: wallClock()), for: key)
+    }
+
+    private func learn(_ key: SearchPageKey, _ page: ProviderSearchPage) {
+        var totalsKey = key
+        totalsKey.query.page = 0
+        // Bounded: forgetting a total only costs one request later.
+        if knownTotals.count >= Self.knownTotalsLimit { knownTotals.removeAll(keepingCapacity: true) }
+        knownTotals[totalsKey] = (page.total, page.totalPages)
+    }
+
+    /// How many queries' `totalPages` are remembered before the table is reset.
+    static let knownTotalsLimit = 10_000
+
+    private func result(_ key: SearchPageKey, _ page: ProviderSearchPage, fromCache: Bool, stale: Bool) -> SearchResult {
+        let q = key.query
+        return SearchResult(query: q.term.text, feed: q.term.text == nil ? "recent" : nil, provider: key.provider.rawValue,
+                            page: q.page, perPage: q.perPage, total: page.total, totalPages: page.totalPages,
+                            hasMore: page.hasMore, photos: page.photos.map(\.photo), fromCache: fromCache, stale: stale)
+    }
+
+    private func finish(_ token: UInt64, _ outcome: Result<SearchResult, any Error>) {
+        guard let p = pending.removeValue(forKey: token) else { return }
+        if let channel = p.channel, channels[channel] == token { channels[channel] = nil }
+        if case .failure = outcome { p.work?.cancel() }
+        p.continuation.resume(with: outcome)
+    }
+
+    private func resolve(photoID: String) throws -> (ProviderClient, String) {
+        guard let colon = photoID.firstIndex(of: ":") else {
+            throw RPCError(.notFound, "'\(photoID)' is not a photo id (expected provider:id)")
+        }
+        let name = String(photoID[..<colon])
+        let raw = String(photoID[photoID.index(after: colon)...])
+        guard let id = ProviderID(rawValue: name), let client = clients[id] else {
+            throw RPCError(.providerUnavailable, "unknown provider '\(name)'")
+        }
+        guard !raw.isEmpty else { throw RPCError(.notFound, "'\(photoID)' has no provider id") }
+        return (client, raw)
+    }
+
+    /// The failures a stale copy may stand in for: the provider could not be reached, timed
+    /// out, or failed on its side (5xx).
+    static func isUnreachable(_ error: RPCError) -> Bool {
+        switch error.kind {
+        case .networkUnavailable, .timeout: return true
+        case .upstreamError: return error.data.status.map { $0 >= 500 } ?? false
+        default: return false
+        }
+    }
+}

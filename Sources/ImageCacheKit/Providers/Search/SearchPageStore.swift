@@ -1,0 +1,114 @@
+import Foundation
+
+/// The identity of a cached result page: provider + the clamped query. Contains no key, so it
+/// is safe as a cache key and in logs.
+public struct SearchPageKey: Sendable, Hashable, Codable {
+    public var provider: ProviderID
+    public var query: SearchQuery
+
+    public init(provider: ProviderID, query: SearchQuery) {
+        self.provider = provider
+        self.query = query
+    }
+
+    /// A stable text form (`unsplash|q=red car|p=2|n=20|safe=1`) for a disk index.
+    public var stableKey: String {
+        let term: String
+        switch query.term {
+        case .query(let text): term = "q=" + text
+        case .recent: term = "feed=recent"
+        }
+        return "\(provider.rawValue)|\(term)|p=\(query.page)|n=\(query.perPage)|safe=\(query.safe ? 1 : 0)"
+    }
+}
+
+/// A page as stored, with when it was fetched (wall-clock time, since it outlives restarts).
+public struct StoredSearchPage: Sendable, Hashable, Codable {
+    public var page: ProviderSearchPage
+    public var storedAt: Date
+
+    public init(page: ProviderSearchPage, storedAt: Date) {
+        self.page = page
+        self.storedAt = storedAt
+    }
+}
+
+/// Where result pages are kept between searches: the coordinator answers from it while fresh
+/// (`search_ttl`) and falls back to it, flagged stale, when the provider cannot be reached.
+///
+/// A protocol so the disk cache (Caching/) can back it and survive restarts;
+/// `InMemorySearchPageStore` is the memory layer and the store of tests.
+public protocol SearchPageStore: Sendable {
+    /// The stored copy, however old; freshness is the caller's decision.
+    func load(_ key: SearchPageKey) async -> StoredSearchPage?
+    func save(_ page: StoredSearchPage, for key: SearchPageKey) async
+    /// `cache.clear {what: "searches"}`.
+    func removeAll() async
+}
+
+/// Result pages in memory, least recently used dropped beyond `capacity` pages.
+public actor InMemorySearchPageStore: SearchPageStore {
+    private var pages: [SearchPageKey: StoredSearchPage] = [:]
+    private var order: [SearchPageKey] = []
+    private let capacity: Int
+
+    public init(capacity: Int = 512) { self.capacity = max(1, capacity) }
+
+    public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
+        guard let page = pages[key] else { return nil }
+        touch(key)
+        return page
+    }
+
+    public func save(_ page: StoredSearchPage, for key: SearchPageKey) async {
+        pages[key] = page
+        touch(key)
+        while order.count > capacity {
+            pages[order.removeFirst()] = nil
+        }
+    }
+
+    public func removeAll() async {
+        pages.removeAll()
+        order.removeAll()
+    }
+
+    /// How many pages are held.
+    public var count: Int { pages.count }
+
+    private func touch(_ key: SearchPageKey) {
+        if let i = order.firstIndex(of: key) { order.remove(at: i) }
+        order.append(key)
+    }
+}
+
+/// Memory first, then a second (disk) store: a page found only on disk is copied into memory;
+/// a saved page goes to both.
+public struct LayeredSearchPageStore: SearchPageStore {
+    /// The fast layer, asked first.
+    public let memory: any SearchPageStore
+    /// The persistent layer (the disk cache), asked on a memory miss.
+    public let backing: any SearchPageStore
+
+    public init(memory: any SearchPageStore, backing: any SearchPageStore) {
+        self.memory = memory
+        self.backing = backing
+    }
+
+    public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
+        if let page = await memory.load(key) { return page }
+        guard let page = await backing.load(key) else { return nil }
+        await memory.save(page, for: key)
+        return page
+    }
+
+    public func save(_ page: StoredSearchPage, for key: SearchPageKey) async {
+        await memory.save(page, for: key)
+        await backing.save(page, for: key)
+    }
+
+    public func removeAll() async {
+        await memory.removeAll()
+        await backing.removeAll()
+    }
+}
