@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached"]
         ),
     ]
 )
