@@ -81,6 +81,8 @@ struct ConfigFileParser {
         switch problem {
         case .missingEquals(let key):
             return key.isEmpty ? "missing '='\(place)" : "missing '=' after '\(key)'\(place)"
+        case .missingKey:
+            return "missing key before '='\(place)"
         case .badKeyName(let key):
             return "bad key name '\(key)'\(place): keys are letters, digits and '_'"
         case .unterminatedSection(let header):
@@ -105,7 +107,7 @@ struct ConfigFileParser {
         case .missingEquals(let key), .badKeyName(let key), .unterminatedQuote(let key),
              .badEscape(let key, _), .quoteInBareValue(let key), .textAfterQuote(let key):
             key.isEmpty ? nil : key
-        case .unterminatedSection, .badSectionName, .textAfterSection:
+        case .missingKey, .unterminatedSection, .badSectionName, .textAfterSection:
             nil
         }
     }

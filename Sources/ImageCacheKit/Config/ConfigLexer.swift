@@ -40,6 +40,7 @@ struct ConfigRawValue: Equatable {
 /// naming the file, line and section.
 enum ConfigSyntaxProblem: Error, Equatable {
     case missingEquals(key: String)
+    case missingKey
     case badKeyName(String)
     case unterminatedSection(String)
     case badSectionName(String)
@@ -83,7 +84,8 @@ enum ConfigLexer {
         let name = String(trimmed(header[header.index(after: header.startIndex)..<close]))
         let rest = trimmed(content[content.index(after: close)...])
         if !rest.isEmpty && rest.first != "#" { throw .textAfterSection(String(rest)) }
-        let allowed = name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-") }
+        // Any plausible name passes here so that `[Cache]` reads as an unknown section.
+        let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-") }
         guard !name.isEmpty, allowed else { throw .badSectionName(name) }
         return .section(name)
     }
@@ -95,8 +97,9 @@ enum ConfigLexer {
             throw .missingEquals(key: words.first.map(String.init) ?? "")
         }
         let key = String(trimmed(content[..<equals]))
+        if key.isEmpty { throw .missingKey }
         let keyAllowed = key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-        guard !key.isEmpty, keyAllowed else { throw .badKeyName(key) }
+        guard keyAllowed else { throw .badKeyName(key) }
         let value = try lexValue(content[content.index(after: equals)...], key: key)
         return .entry(key: key, value: value)
     }

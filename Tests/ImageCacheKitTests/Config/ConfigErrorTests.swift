@@ -49,6 +49,21 @@ struct ConfigErrorTests {
         #expect(parseError("[cache]\nmemory_limit # = 64MiB\n") == "cache.conf:2: missing '=' after 'memory_limit' in [cache]")
     }
 
+    @Test("a line that starts with '=' is refused")
+    func missingKey() {
+        #expect(parseError("[cache]\n = 5\n") == "cache.conf:2: missing key before '=' in [cache]")
+    }
+
+    @Test("a section name in the wrong case is an unknown section")
+    func sectionNameIsCaseSensitive() {
+        #expect(parseError("[Cache]\n") == "cache.conf:1: unknown section [Cache]")
+    }
+
+    @Test("a key name in the wrong case is an unknown key")
+    func keyNameIsCaseSensitive() {
+        #expect(parseError("[cache]\nMemory_Limit = 1\n") == "cache.conf:2: unknown key 'Memory_Limit' in [cache]")
+    }
+
     @Test("a key name with spaces is refused")
     func badKeyName() {
         #expect(parseError("[cache]\nmemory limit = 1\n")
@@ -69,6 +84,7 @@ struct ConfigErrorTests {
     func badSectionName() {
         #expect(parseError("[]\n") == "cache.conf:1: bad section name []")
         #expect(parseError("[my cache]\n") == "cache.conf:1: bad section name [my cache]")
+        #expect(parseError("[cache/x]\n") == "cache.conf:1: bad section name [cache/x]")
     }
 
     @Test("an unterminated quote is refused")

@@ -62,6 +62,12 @@ struct ConfigSyntaxTests {
         #expect(config.network.userAgent == "app/1.0 (Linux, x86_64)")
     }
 
+    @Test("only the first '=' separates key and value")
+    func laterEqualsBelongToValue() throws {
+        let config = try parseConfig("[providers.unsplash]\napi_url = http://127.0.0.1:1/api?a=b\n")
+        #expect(config.unsplash.apiURL == "http://127.0.0.1:1/api?a=b")
+    }
+
     @Test("CRLF line endings and a byte-order mark are accepted, line numbers stay right")
     func crlfAndBOM() throws {
         let config = try parseConfig("\u{FEFF}[cache]\r\nthumbnail_size = 128\r\n")

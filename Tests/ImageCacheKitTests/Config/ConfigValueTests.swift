@@ -142,4 +142,22 @@ struct ConfigValueTests {
         #expect(config.resolvedCacheDirectory == "/var/cache/ic")
         #expect(config.resolvedDownloadRoots == ["/srv/dl", "/srv/dl2"])
     }
+
+    @Test("providers are found by name")
+    func providerByName() throws {
+        let config = try parseConfig("", environment: ["FLICKR_API_KEY": "f"])
+        #expect(config.provider(named: "flickr")?.apiKey == "f")
+        #expect(config.provider(named: "unsplash")?.apiURL == "https://api.unsplash.com")
+        #expect(config.provider(named: "pixabay")?.apiURL == "https://pixabay.com/api")
+        #expect(config.provider(named: "google") == nil)
+        #expect(CacheConfiguration.providerNames == ["unsplash", "flickr", "pixabay"])
+    }
+
+    @Test("a secret's source says where it came from without the secret")
+    func secretSourceDescriptions() {
+        typealias Source = CacheConfiguration.SecretSource
+        #expect("\(Source.environment(variable: "FLICKR_API_KEY"))" == "environment variable FLICKR_API_KEY")
+        #expect("\(Source.credential(path: "/run/credentials/x/FLICKR_API_KEY"))" == "credential /run/credentials/x/FLICKR_API_KEY")
+        #expect("\(Source.file(path: "/etc/imagecached/cache.conf", line: 7))" == "/etc/imagecached/cache.conf:7")
+    }
 }
