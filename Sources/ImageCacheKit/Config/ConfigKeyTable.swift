@@ -56,7 +56,7 @@ extension ConfigKey {
                           for host in try v.list() { hosts.append(try ConfigStringRules.host(host)) }
                           c.network.allowedHosts = hosts
                       },
-                      render: { renderList($0.network.allowedHosts) }),
+                      render: { ConfigRendering.list($0.network.allowedHosts) }),
             ConfigKey(section: "network", name: "allow_http", isSecret: false,
                       apply: { c, v, _ throws(ConfigValueProblem) in c.network.allowHTTP = try v.bool() },
                       render: { String($0.network.allowHTTP) }),
@@ -72,7 +72,7 @@ extension ConfigKey {
                           let value = try v.optionalString() ?? ""
                           c.network.userAgent = value.isEmpty ? CacheConfiguration.Network.defaultUserAgent : value
                       },
-                      render: { $0.network.userAgent == CacheConfiguration.Network.defaultUserAgent ? "" : renderString($0.network.userAgent) }),
+                      render: { $0.network.userAgent == CacheConfiguration.Network.defaultUserAgent ? "" : ConfigRendering.string($0.network.userAgent) }),
 
             ConfigKey(section: "search", name: "default_provider", isSecret: false,
                       apply: { c, v, _ throws(ConfigValueProblem) in
@@ -82,7 +82,7 @@ extension ConfigKey {
                           }
                           c.search.defaultProvider = name
                       },
-                      render: { renderString($0.search.defaultProvider) }),
+                      render: { ConfigRendering.string($0.search.defaultProvider) }),
 
             ConfigKey(section: "downloads", name: "download_dir", isSecret: false,
                       apply: { c, v, context throws(ConfigValueProblem) in
@@ -90,7 +90,7 @@ extension ConfigKey {
                           for root in try v.list() { roots.append(try ConfigStringRules.absolutePath(root, home: context.home)) }
                           c.downloads.downloadDir = roots
                       },
-                      render: { renderList($0.downloads.downloadDir) }),
+                      render: { ConfigRendering.list($0.downloads.downloadDir) }),
         ]
             + provider("unsplash", keyName: "access_key", \.unsplash)
             + provider("flickr", keyName: "api_key", \.flickr)
@@ -111,10 +111,10 @@ extension ConfigKey {
         ConfigKey(section: section, name: name, isSecret: false,
                   apply: { c, v, _ throws(ConfigValueProblem) in
                       let bytes = try v.size()
-                      guard bytes >= minimum else { throw .outOfRange(rule: "must be at least " + renderSize(minimum)) }
+                      guard bytes >= minimum else { throw .outOfRange(rule: "must be at least " + ConfigRendering.size(minimum)) }
                       c[keyPath: field] = bytes
                   },
-                  render: { renderSize($0[keyPath: field]) })
+                  render: { ConfigRendering.size($0[keyPath: field]) })
     }
 
     private static func count(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, Int>,
@@ -138,11 +138,11 @@ extension ConfigKey {
                   apply: { c, v, _ throws(ConfigValueProblem) in
                       let value = try v.duration()
                       guard value >= minimum else {
-                          throw .outOfRange(rule: minimum == .milliseconds(1) ? "must be more than 0ms" : "must be at least " + renderDuration(minimum))
+                          throw .outOfRange(rule: minimum == .milliseconds(1) ? "must be more than 0ms" : "must be at least " + ConfigRendering.duration(minimum))
                       }
                       c[keyPath: field] = value
                   },
-                  render: { renderDuration($0[keyPath: field]) })
+                  render: { ConfigRendering.duration($0[keyPath: field]) })
     }
 
     /// A string that may be left empty (meaning: not set, use the contract's default).
@@ -156,7 +156,7 @@ extension ConfigKey {
                   },
                   render: { c in
                       guard let value = c[keyPath: field] else { return "" }
-                      return isSecret ? "\"<redacted>\"" : renderString(value)
+                      return isSecret ? "\"<redacted>\"" : ConfigRendering.string(value)
                   })
     }
 
@@ -171,7 +171,7 @@ extension ConfigKey {
                       }
                       c[keyPath: field] = path
                   },
-                  render: { $0[keyPath: field].map(renderString) ?? "" })
+                  render: { $0[keyPath: field].map(ConfigRendering.string) ?? "" })
     }
 
     /// A `[providers.NAME]` section: its secret key and its API base URL.
@@ -194,52 +194,7 @@ extension ConfigKey {
                       apply: { c, v, _ throws(ConfigValueProblem) in
                           c[keyPath: field].apiURL = try ConfigStringRules.url(try v.requiredString(), schemes: ["http", "https"])
                       },
-                      render: { renderString($0[keyPath: field].apiURL) }),
+                      render: { ConfigRendering.string($0[keyPath: field].apiURL) }),
         ]
     }
-}
-
-// MARK: Rendering values back into cache.conf syntax
-
-/// A size in the largest unit that divides it exactly (`64MiB`, `1500`).
-func renderSize(_ bytes: Int) -> String {
-    guard bytes != 0 else { return "0" }
-    for unit in ConfigUnits.sizes where unit.factor > 1 && bytes % unit.factor == 0 {
-        return "\(bytes / unit.factor)\(unit.name)"
-    }
-    return String(bytes)
-}
-
-/// A duration in the largest unit that divides it exactly, to the millisecond.
-func renderDuration(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
-    let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    guard milliseconds != 0 else { return "0s" }
-    for unit in ConfigUnits.durations where milliseconds % unit.milliseconds == 0 {
-        return "\(milliseconds / unit.milliseconds)\(unit.name)"
-    }
-    return "\(milliseconds)ms"
-}
-
-/// A string bare when it reads back unchanged, quoted (with escapes) otherwise.
-func renderString(_ value: String) -> String {
-    let needsQuotes = value.isEmpty || value.first == " " || value.last == " "
-        || value.contains(where: { "#,\"\\\n\t\r=".contains($0) })
-    guard needsQuotes else { return value }
-    var quoted = "\""
-    for c in value {
-        switch c {
-        case "\"": quoted += "\\\""
-        case "\\": quoted += "\\\\"
-        case "\n": quoted += "\\n"
-        case "\t": quoted += "\\t"
-        default: quoted.append(c)
-        }
-    }
-    return quoted + "\""
-}
-
-/// A list as comma-separated items, each quoted when needed.
-func renderList(_ items: [String]) -> String {
-    items.map(renderString).joined(separator: ", ")
 }
