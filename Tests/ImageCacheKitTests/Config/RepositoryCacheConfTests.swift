@@ -84,6 +84,20 @@ struct ConfigDescriptionTests {
         #expect(String(describing: config.unsplash).contains("<redacted> from environment variable UNSPLASH_ACCESS_KEY"))
     }
 
+    @Test("a provider without a key says so")
+    func providerWithoutKeyDescription() {
+        let provider = CacheConfiguration().pixabay
+        #expect(provider.description == "Provider(apiURL: https://pixabay.com/api, apiKey: nil)")
+        #expect(provider.debugDescription == provider.description)
+        #expect(!provider.isConfigured)
+    }
+
+    @Test("debugDescription names the file the configuration came from")
+    func debugDescriptionNamesSource() throws {
+        #expect(try parseConfig("").debugDescription.hasPrefix("# CacheConfiguration from cache.conf\n[daemon]\n"))
+        #expect(CacheConfiguration().debugDescription.hasPrefix("# CacheConfiguration from defaults\n"))
+    }
+
     @Test("the description is cache.conf text that parses back to the same configuration")
     func descriptionRoundTrips() throws {
         var config = CacheConfiguration(environment: testEnvironment)
