@@ -32,11 +32,18 @@ struct CheckConfigCommandTests {
     /// Runs `imagecached` with `arguments` in a clean environment and waits for it to exit.
     static func run(_ arguments: [String], environment: [String: String] = ["HOME": "/nonexistent"]) async throws -> Outcome {
         let executable = try daemonExecutable()
+        // A build with --enable-code-coverage makes the child write a .profraw file into its
+        // working directory; keep it out of the repository.
+        let scratch = try TemporaryDirectory()
+        var childEnvironment = environment
+        childEnvironment["LLVM_PROFILE_FILE"] = scratch.path + "/imagecached-%p.profraw"
+        let finalEnvironment = childEnvironment
+        defer { withExtendedLifetime(scratch) {} }
         return try await withTimeout(seconds: 60) {
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments
-            process.environment = environment
+            process.environment = finalEnvironment
             let out = Pipe()
             let err = Pipe()
             process.standardOutput = out
