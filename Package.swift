@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(name: "ImageCacheClientTests", dependencies: ["ImageCacheClient", "TestSupport"]),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached"]
         ),
     ]
 )
