@@ -8,10 +8,12 @@ enum PNGHeaderParser {
 
     /// Signature (8) + IHDR length/type (8) + 13 bytes of data + CRC (4).
     static let headerLength = 33
+    static let ihdr: [UInt8] = Array("IHDR".utf8)
+    static let iend: [UInt8] = Array("IEND".utf8)
 
     static func parse(_ reader: ByteReader) -> Outcome {
         guard reader.has(0, headerLength) else { return .needMore }
-        guard reader.u32be(8) == 13, reader.matches(12, Array("IHDR".utf8)) else {
+        guard reader.u32be(8) == 13, reader.matches(12, ihdr) else {
             return .failed("the first chunk is not a 13-byte IHDR")
         }
         let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: reader.bytes[12..<29]))
@@ -48,7 +50,7 @@ enum PNGHeaderParser {
         while let length = reader.u32be(offset) {
             let end = offset + 12 + length
             guard end <= reader.count else { return false }
-            if reader.matches(offset + 4, Array("IEND".utf8)) { return true }
+            if reader.matches(offset + 4, iend) { return true }
             offset = end
         }
         return false
