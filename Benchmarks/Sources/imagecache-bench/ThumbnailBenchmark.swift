@@ -41,6 +41,9 @@ struct ThumbnailBenchmark: ParsableCommand {
     @Flag(help: "Only measure the header probe, on bodies already in memory.")
     var probeOnly = false
 
+    @Flag(help: "Only validate (decode at 1/8 scale, no resampling or encoding): the library's share.")
+    var validateOnly = false
+
     func run() throws {
         let files = try Self.expand(inputs)
         guard !files.isEmpty else { throw ValidationError("no images found in \(inputs)") }
@@ -56,6 +59,10 @@ struct ThumbnailBenchmark: ParsableCommand {
                 for file in files {
                     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
                     do {
+                        if validateOnly {
+                            _ = try Thumbnailer.validate(bytes)
+                            continue
+                        }
                         let thumbnail = try Thumbnailer.makeThumbnail(from: bytes, width: width, quality: quality,
                                                                       fastDecode: fast)
                         if let output {
@@ -73,7 +80,7 @@ struct ThumbnailBenchmark: ParsableCommand {
         let seconds = Self.seconds(elapsed)
         let images = files.count * rounds
         print(Self.json([
-            "tool": "imagecached\(fast ? "-fast" : "")", "images": "\(images)", "failures": "\(failures)",
+            "tool": "imagecached\(fast ? "-fast" : "")\(validateOnly ? "-validate" : "")", "images": "\(images)", "failures": "\(failures)",
             "seconds": String(format: "%.4f", seconds), "imagesPerSecond": String(format: "%.1f", Double(images) / seconds),
             "peakRSSKiB": "\(Self.peakRSSKiB())",
         ]))
