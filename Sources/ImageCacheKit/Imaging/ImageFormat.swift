@@ -8,9 +8,13 @@ import ImageCacheProtocol
 /// decode says plainly what they are. The raw value is the `data.format` of errors and the
 /// extension of downloaded files.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// JPEG (SOI, FF D8): decoded with TurboJPEG.
     case jpeg
+    /// PNG (its 8-byte signature): decoded with libpng.
     case png
+    /// GIF87a/GIF89a: logical screen size only.
     case gif
+    /// RIFF…WEBP (VP8, VP8L, VP8X): canvas size only.
     case webp
 
     /// The MIME type, for thumbnails and downloads.

@@ -93,10 +93,41 @@ enum Resampler {
     }
 
     /// Resizes `image` to exactly `width`×`height` (each no larger than the source's).
+    ///
+    /// RGBA is filtered premultiplied, so the undefined colour of fully transparent pixels
+    /// never bleeds into the visible edge next to them.
     static func resize(_ image: PixelBuffer, width: Int, height: Int, filter: Filter = .cubic) -> PixelBuffer {
-        var result = image
+        if width == image.width && height == image.height { return image }
+        var result = image.channels == 4 ? premultiplied(image) : image
         if width != image.width { result = horizontal(result, width: width, filter: filter) }
         if height != image.height { result = vertical(result, height: height, filter: filter) }
+        return image.channels == 4 ? unpremultiplied(result) : result
+    }
+
+    static func premultiplied(_ image: PixelBuffer) -> PixelBuffer {
+        var result = image
+        result.pixels.withUnsafeMutableBufferPointer { pixels in
+            for index in stride(from: 0, to: pixels.count, by: 4) {
+                let alpha = UInt32(pixels[index + 3])
+                for channel in 0..<3 {
+                    pixels[index + channel] = UInt8((UInt32(pixels[index + channel]) * alpha + 127) / 255)
+                }
+            }
+        }
+        return result
+    }
+
+    static func unpremultiplied(_ image: PixelBuffer) -> PixelBuffer {
+        var result = image
+        result.pixels.withUnsafeMutableBufferPointer { pixels in
+            for index in stride(from: 0, to: pixels.count, by: 4) {
+                let alpha = UInt32(pixels[index + 3])
+                for channel in 0..<3 {
+                    pixels[index + channel] = alpha == 0 ? 0
+                        : UInt8(min(255, (UInt32(pixels[index + channel]) * 255 + alpha / 2) / alpha))
+                }
+            }
+        }
         return result
     }
 

@@ -86,6 +86,18 @@ struct ThumbnailTests {
         #expect(opaque.format == .jpeg)
     }
 
+    @Test("transparent pixels do not bleed their undefined colour into visible ones when shrinking")
+    func noAlphaBleeding() {
+        // Left half opaque white, right half transparent "black": the visible edge must stay white.
+        var pixels = [UInt8](repeating: 0, count: 8 * 2 * 4)
+        for y in 0..<2 { for x in 0..<4 { for c in 0..<4 { pixels[(y * 8 + x) * 4 + c] = 255 } } }
+        let image = PixelBuffer(width: 8, height: 2, channels: 4, pixels: pixels)
+        let small = Resampler.resize(image, width: 3, height: 1)
+        let edge = Array(small.pixels[4..<8]) // the middle pixel, half covered
+        #expect(edge[3] > 60 && edge[3] < 200)
+        #expect(edge[0] >= 250 && edge[1] >= 250 && edge[2] >= 250, "\(edge)")
+    }
+
     @Test("grey sources give grey JPEG thumbnails")
     func greyStaysGrey() throws {
         let thumbnail = try Thumbnailer.makeThumbnail(from: try Corpus.bytes("jpeg/libjpeg-turbo/testimggray.jpg"), width: 50)
