@@ -28,14 +28,19 @@ public final class DecodeLimiter: Sendable {
     }
 
     /// Runs `body` once a slot is free, and frees the slot when it returns or throws.
+    ///
+    /// `body` runs on the caller's executor (`nonisolated(nonsending)`), so an actor can
+    /// decode under the limit while touching its own state, without making the body Sendable.
     /// - Throws: `CancellationError` if the task is cancelled while waiting; `body`'s errors.
-    public func withPermit<T>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending)
+    public func withPermit<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         try await acquire()
         defer { release() }
         return try await body()
     }
 
     /// Takes a slot, waiting if none is free. Pair every successful call with `release()`.
+    nonisolated(nonsending)
     public func acquire() async throws {
         let id: UInt64? = state.withLock { state in
             if state.available > 0 {

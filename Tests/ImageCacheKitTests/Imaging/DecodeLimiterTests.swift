@@ -43,6 +43,21 @@ struct DecodeLimiterTests {
         #expect(limiter.available == 1)
     }
 
+    @Test("an actor decodes real images under the limiter, its own state touched inside the permit")
+    func actorDecodesUnderLimit() async throws {
+        let decoder = LimitedDecoder()
+        let bytes = try Corpus.bytes("jpeg/libjpeg-turbo/testorig.jpg")
+        let widths = try await withTimeout(seconds: 60) {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 { group.addTask { try await decoder.decode(bytes).width } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        #expect(widths == [227, 227, 227, 227])
+        #expect(await decoder.decoded == 4)
+        #expect(decoder.limiter.available == 1)
+    }
+
     @Test("a cancelled waiter leaves the queue with CancellationError and takes no slot")
     func cancelledWaiterLeaves() async throws {
         let limiter = DecodeLimiter(limit: 1)
@@ -61,4 +76,17 @@ struct DecodeLimiterTests {
 final class Shared<Value: Sendable>: Sendable {
     let value: Mutex<Value>
     init(_ initial: Value) { value = Mutex(initial) }
+}
+
+/// The shape the pipeline uses: an actor decoding under the limiter, touching its own state.
+private actor LimitedDecoder {
+    let limiter = DecodeLimiter(limit: 1)
+    var decoded = 0
+
+    func decode(_ bytes: [UInt8]) async throws -> ImageHeader {
+        try await limiter.withPermit {
+            decoded += 1
+            return try Thumbnailer.validate(bytes)
+        }
+    }
 }
