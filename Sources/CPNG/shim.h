@@ -10,4 +10,5 @@ static const png_uint_32 IC_PNG_FORMAT_RGBA = PNG_FORMAT_RGBA;
 static const png_uint_32 IC_PNG_FORMAT_GRAY = PNG_FORMAT_GRAY;
 static const png_uint_32 IC_PNG_FORMAT_FLAG_ALPHA = PNG_FORMAT_FLAG_ALPHA;
 static const png_uint_32 IC_PNG_FORMAT_FLAG_COLOR = PNG_FORMAT_FLAG_COLOR;
+static const png_uint_32 IC_PNG_FORMAT_FLAG_LINEAR = PNG_FORMAT_FLAG_LINEAR;
 #endif

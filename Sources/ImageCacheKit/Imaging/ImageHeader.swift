@@ -1,0 +1,52 @@
+import ImageCacheProtocol
+
+/// What an image's first bytes say about it, before any pixel is decoded.
+///
+/// `width`/`height` are the upright dimensions (EXIF orientation applied): what the masonry
+/// layout needs and what a thumbnail's aspect ratio follows. The stored ones are what the
+/// decoder will produce, and what the pixel limit is checked against.
+public struct ImageHeader: Sendable, Hashable {
+    /// The container, from its magic number.
+    public var format: ImageFormat
+    /// Width of the pixels as stored in the file.
+    public var storedWidth: Int
+    /// Height of the pixels as stored in the file.
+    public var storedHeight: Int
+    /// The EXIF orientation (JPEG only; `.up` for everything else or when EXIF is absent or broken).
+    public var orientation: ExifOrientation
+    /// Whether the image declares an alpha channel (PNG colour types 4/6; WebP's alpha flag).
+    /// A PNG whose transparency comes from a tRNS chunk is only known to have alpha once decoded.
+    public var hasAlpha: Bool
+    /// Whether a JPEG is progressive (its decode holds every coefficient in memory).
+    public var isProgressive: Bool
+    /// Colour components: JPEG 1 (grey), 3 (YCbCr/RGB), 4 (CMYK/YCCK); PNG channels per
+    /// colour type; 3 or 4 for GIF/WebP.
+    public var components: Int
+
+    /// Creates a header; the probe is the usual source, tests and the pipeline may build one.
+    public init(format: ImageFormat, storedWidth: Int, storedHeight: Int, orientation: ExifOrientation = .up,
+                hasAlpha: Bool = false, isProgressive: Bool = false, components: Int = 3) {
+        self.format = format
+        self.storedWidth = storedWidth
+        self.storedHeight = storedHeight
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+        self.isProgressive = isProgressive
+        self.components = components
+    }
+
+    /// Width of the picture shown upright.
+    public var width: Int { orientation.swapsDimensions ? storedHeight : storedWidth }
+    /// Height of the picture shown upright.
+    public var height: Int { orientation.swapsDimensions ? storedWidth : storedHeight }
+    /// Pixels a full decode would produce.
+    public var pixelCount: Int { storedWidth * storedHeight }
+
+    /// Throws `too_large` when the declared size exceeds `maxPixels`: called before any pixel
+    /// buffer exists, so a 65000×65000 header costs microseconds and no memory.
+    public func checkPixelLimit(_ maxPixels: Int) throws(RPCError) {
+        if maxPixels > 0 && pixelCount > maxPixels {
+            throw ImagingError.tooLarge(width: storedWidth, height: storedHeight, maxPixels: maxPixels)
+        }
+    }
+}

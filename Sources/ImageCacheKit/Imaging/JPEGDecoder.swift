@@ -1,0 +1,110 @@
+import CTurboJPEG
+import ImageCacheProtocol
+
+/// Decodes JPEG bodies with TurboJPEG (the 2.1 API), at the smallest DCT scale that still
+/// covers the size the caller needs.
+///
+/// Scaling inside the IDCT is what makes thumbnails cheap: a 2400 px photo decoded at 1/8
+/// never materialises its 5.8 million full-size pixels. Policy lives here, not in flags:
+/// - truncation is a missing EOI after the first scan (TurboJPEG itself only warns and fills
+///   the rest with grey); harmless warnings ("extraneous bytes") do not reject real photos,
+///   which `TJFLAG_STOPONWARNING` would;
+/// - `TJFLAG_LIMITSCANS` stops progressive files with absurd scan counts from spinning;
+/// - CMYK/YCCK decode to CMYK and become RGB in `CMYKConverter`.
+enum JPEGDecoder {
+    struct Decoded {
+        var pixels: PixelBuffer
+        var metadata: JPEGMetadata
+    }
+
+    /// Decodes a complete body whose header has been probed (and checked against the limit).
+    /// - Parameter coveringWidth: the stored-orientation width the result must reach at least
+    ///   (when the image is that wide); 1 asks for the cheapest decode, i.e. validation.
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, coveringWidth: Int,
+                       fast: Bool = false) throws(RPCError) -> Decoded {
+        let reader = ByteReader(bytes)
+        let metadata = JPEGMetadata(reader)
+        guard let scan = metadata.firstScanOffset else {
+            throw ImagingError.decodeFailed("JPEG: the body ends before the first scan", format: .jpeg)
+        }
+        guard JPEGMetadata.hasEndOfImage(reader, after: scan) else {
+            throw ImagingError.decodeFailed("JPEG: truncated (no end-of-image marker)", format: .jpeg)
+        }
+        guard let handle = tjInitDecompress() else {
+            throw RPCError(.internal, "TurboJPEG could not allocate a decompressor")
+        }
+        defer { tjDestroy(handle) }
+        let source = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = -1
+        let headerRC = tjDecompressHeader3(handle, source, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
+        if headerRC == 0 || TurboJPEGDiagnostics.isWarning(lastMessage(handle)) {
+            guard Int(width) == header.storedWidth, Int(height) == header.storedHeight else {
+                throw ImagingError.decodeFailed("JPEG: the frame header disagrees with the first one", format: .jpeg)
+            }
+        } else {
+            // TurboJPEG 2.1's header call refuses sampling factors it has no name for (4:1:0,
+            // 4:4:1…) that tjDecompress2 decodes fine; the frame header's component count then
+            // decides the output, and any real damage surfaces in the decode itself.
+            colorspace = -1
+        }
+        let (scaledWidth, scaledHeight) = scaledSize(width: header.storedWidth, height: header.storedHeight,
+                                                     covering: coveringWidth)
+        let format: TJPF
+        let channels: Int
+        switch (Int(colorspace), header.components) {
+        case (Int(TJCS_CMYK.rawValue), _), (Int(TJCS_YCCK.rawValue), _), (-1, 4): (format, channels) = (TJPF_CMYK, 4)
+        case (Int(TJCS_GRAY.rawValue), _), (-1, 1): (format, channels) = (TJPF_GRAY, 1)
+        case (-1, 3), (Int(TJCS_RGB.rawValue), _), (Int(TJCS_YCbCr.rawValue), _): (format, channels) = (TJPF_RGB, 3)
+        default:
+            throw ImagingError.decodeFailed("JPEG: \(header.components) colour components are not supported", format: .jpeg)
+        }
+        var flags = TJFLAG_LIMITSCANS
+        if fast { flags |= TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE }
+        var output = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * channels)
+        let rc = output.withUnsafeMutableBufferPointer { target in
+            tjDecompress2(handle, source, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0,
+                          Int32(scaledHeight), Int32(format.rawValue), Int32(flags))
+        }
+        // A warning also returns -1 in TurboJPEG 2.1; only a fatal error means no picture.
+        if rc != 0 && !TurboJPEGDiagnostics.isWarning(lastMessage(handle)) {
+            throw failure(handle)
+        }
+        if channels == 4 {
+            output = CMYKConverter.rgb(fromCMYK: output, pixelCount: scaledWidth * scaledHeight,
+                                       inverted: metadata.hasAdobeMarker)
+        }
+        let pixels = PixelBuffer(width: scaledWidth, height: scaledHeight, channels: channels == 4 ? 3 : channels,
+                                 pixels: output)
+        return Decoded(pixels: pixels, metadata: metadata)
+    }
+
+    /// The TurboJPEG scaling factors that shrink (1/8 … 1/1), as (num, denom); read once.
+    static let shrinkingFactors: [(num: Int, denom: Int)] = {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return [(1, 1)] }
+        return (0..<Int(count)).map { (Int(factors[$0].num), Int(factors[$0].denom)) }
+            .filter { $0.num <= $0.denom }
+    }()
+
+    /// The smallest scaled size (TJSCALED) whose width still reaches `covering` pixels, or
+    /// the full size when the image is narrower.
+    static func scaledSize(width: Int, height: Int, covering: Int) -> (Int, Int) {
+        var best = (width, height)
+        for factor in shrinkingFactors {
+            let scaledWidth = (width * factor.num + factor.denom - 1) / factor.denom
+            let scaledHeight = (height * factor.num + factor.denom - 1) / factor.denom
+            if scaledWidth >= min(covering, width) && scaledWidth < best.0 {
+                best = (scaledWidth, scaledHeight)
+            }
+        }
+        return best
+    }
+
+    private static func lastMessage(_ handle: tjhandle) -> String {
+        String(cString: tjGetErrorStr2(handle))
+    }
+
+    private static func failure(_ handle: tjhandle) -> RPCError {
+        ImagingError.decodeFailed("JPEG: \(lastMessage(handle))", format: .jpeg)
+    }
+}

@@ -1,0 +1,87 @@
+import ImageCacheProtocol
+
+/// Validates image bodies by decoding them, and makes upright thumbnails of exact width.
+///
+/// Both entry points first read the header and apply `maxPixels` (contract §7: an image over
+/// the limit is `too_large` even when otherwise damaged), so no pixel buffer is ever
+/// allocated for a decompression bomb. They are synchronous and CPU-bound: the pipeline runs
+/// them off its actors, under a `DecodeLimiter`, since a progressive decode holds every DCT
+/// coefficient of the image at once.
+public enum Thumbnailer {
+    /// The default pixel limit, the contract's `max_image_pixels` default.
+    public static let defaultMaxPixels = 50_000_000
+    /// The default JPEG quality, the contract's `thumbnail_quality` default.
+    public static let defaultQuality = 82
+
+    /// Proves a complete body is a picture by decoding it (JPEG at 1/8 scale, the cheapest
+    /// decode that still reads every scan; PNG in full, to its IEND).
+    ///
+    /// - Returns: the header, whose upright `width`/`height` are what the contract reports.
+    /// - Throws: `too_large` over `maxPixels`; `decode_failed` (with `data.format` once
+    ///   sniffed) for anything not wholly decodable, including GIF and WebP.
+    public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(RPCError) -> ImageHeader {
+        try withRawBytes(bytes) { (raw) throws(RPCError) -> ImageHeader in
+            let header = try decodableHeader(raw, maxPixels: maxPixels)
+            switch header.format {
+            case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, coveringWidth: 1)
+            default: _ = try PNGDecoder.decode(raw)
+            }
+            return header
+        }
+    }
+
+    /// Makes a thumbnail exactly `width` pixels wide (or the source's width when narrower:
+    /// never upscaled), upright, keeping the aspect ratio.
+    ///
+    /// JPEGs decode at the smallest DCT scale that still covers the target, then an
+    /// antialiased filter brings them to the exact size. The output is JPEG at `quality`
+    /// carrying the source's ICC profile, or PNG when the source has an alpha channel.
+    ///
+    /// - Parameter fastDecode: TurboJPEG's fast IDCT and upsampling; slightly less exact,
+    ///   measured in docs/benchmarks-imaging.md.
+    /// - Throws: as `validate`; `invalid_params` for a width under 1.
+    public static func makeThumbnail(from bytes: [UInt8], width: Int, quality: Int = defaultQuality,
+                                     maxPixels: Int = defaultMaxPixels,
+                                     fastDecode: Bool = false) throws(RPCError) -> Thumbnail {
+        guard width >= 1 else { throw RPCError(.invalidParams, "thumbnail width must be at least 1", field: "size") }
+        return try withRawBytes(bytes) { (raw) throws(RPCError) -> Thumbnail in
+            let header = try decodableHeader(raw, maxPixels: maxPixels)
+            let targetWidth = min(width, header.width)
+            let targetHeight = max(1, Int((Double(header.height) * Double(targetWidth) / Double(header.width)).rounded()))
+            let swaps = header.orientation.swapsDimensions
+            let storedWidth = swaps ? targetHeight : targetWidth
+            let storedHeight = swaps ? targetWidth : targetHeight
+
+            let decoded: PixelBuffer
+            var iccProfile: [UInt8]?
+            switch header.format {
+            case .jpeg:
+                let jpeg = try JPEGDecoder.decode(raw, header: header, coveringWidth: storedWidth, fast: fastDecode)
+                decoded = jpeg.pixels
+                iccProfile = jpeg.metadata.iccProfile
+            default:
+                decoded = try PNGDecoder.decode(raw)
+            }
+            let upright = Resampler.resize(decoded, width: storedWidth, height: storedHeight)
+                .oriented(header.orientation)
+            if upright.channels == 4 {
+                return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
+                                 height: upright.height, format: .png, source: header)
+            }
+            let encoded = try JPEGEncoder.encode(upright, quality: quality, iccProfile: iccProfile)
+            return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header)
+        }
+    }
+
+    /// The header of a complete body, within the limit and of a format Imaging decodes.
+    private static func decodableHeader(_ raw: UnsafeRawBufferPointer, maxPixels: Int) throws(RPCError) -> ImageHeader {
+        let header = try ImageHeaderProbe.header(ofComplete: raw)
+        try header.checkPixelLimit(maxPixels)
+        guard header.format.isDecodable else {
+            throw ImagingError.decodeFailed(
+                "\(header.format.rawValue.uppercased()) images are recognised (\(header.width)×\(header.height)) but not decoded",
+                format: header.format)
+        }
+        return header
+    }
+}

@@ -1,0 +1,36 @@
+@testable import ImageCacheKit
+import ImageCacheProtocol
+import Testing
+
+/// Runs `body`, expecting an `RPCError` of `kind`; returns it for further checks.
+@discardableResult
+func expectRPCError(_ kind: ErrorKind, sourceLocation: SourceLocation = #_sourceLocation,
+                    _ body: () throws -> Void) -> RPCError? {
+    do {
+        try body()
+        Issue.record("expected \(kind.rawValue), got success", sourceLocation: sourceLocation)
+    } catch let error as RPCError {
+        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected RPCError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// The decoded pixels of an encoded thumbnail (JPEG or PNG), for comparisons by pixel.
+func decodePixels(_ bytes: [UInt8]) throws -> PixelBuffer {
+    try bytes.withUnsafeBytes { raw in
+        let header = try ImageHeaderProbe.header(ofComplete: raw)
+        if header.format == .png { return try PNGDecoder.decode(raw) }
+        return try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels
+    }
+}
+
+/// Mean absolute difference per sample of two buffers of the same geometry.
+func meanAbsoluteDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+    precondition(a.width == b.width && a.height == b.height && a.channels == b.channels)
+    var total = 0
+    for index in 0..<a.pixels.count { total += abs(Int(a.pixels[index]) - Int(b.pixels[index])) }
+    return Double(total) / Double(a.pixels.count)
+}
