@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import ImageCacheProtocol
+import Logging
 
 /// The one thread that drives libcurl: it owns the multi handle, the scheduler and every
 /// running transfer, sleeps in `curl_multi_poll`, and is woken by `curl_multi_wakeup` when a
@@ -163,7 +164,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = ic_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ic_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)  // the engine follows, checking each hop
         // Explicit, so http_proxy/https_proxy/all_proxy in the environment are never used.
-        _ = ic_easy_setopt_string(easy, CURLOPT_PROXY, network.proxy ?? "")
+        _ = ic_easy_setopt_string(easy, CURLOPT_PROXY, environment.proxyOption)
         if let caBundle = network.caBundle { _ = ic_easy_setopt_string(easy, CURLOPT_CAINFO, caBundle) }
         _ = ic_easy_setopt_string(easy, CURLOPT_USERAGENT, network.userAgent)
         _ = ic_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, IC_CURL_HTTP_VERSION_2TLS)
@@ -270,6 +271,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func fail(_ job: TransferJob, _ error: RPCError) {
+        environment.logger.debug("transfer failed", metadata: ["error": "\(error)", "requests": "\(job.requests)"])
         jobs[job.id] = nil
         job.discardBody()
         job.handle.finish(.failure(error))
@@ -310,6 +312,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func retry(_ job: TransferJob, after delay: Duration, reason: String) {
         job.retries += 1
         environment.stats.withLock { $0.retries += 1 }
+        environment.logger.debug("retrying", metadata: [
+            "url": "\(URLRedaction.redact(job.target.url))", "attempt": "\(job.retries)", "reason": "\(reason)",
+        ])
         job.events?(.retrying(attempt: job.retries, reason: reason))
         if job.resume == nil { job.discardBody() }  // a caller's partial file grows across attempts
         delayed[job.id] = .now + delay

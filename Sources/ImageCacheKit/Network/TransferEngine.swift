@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ImageCacheProtocol
 import Synchronization
 
@@ -28,6 +29,8 @@ public final class TransferEngine: HTTPFetching, Sendable {
         public var visibleReserve: Int?
         /// The shortest gap between two progress events of one transfer (≤ 10 per second).
         public var progressInterval: Duration = .milliseconds(100)
+        /// Where retries and failures are logged (at debug level; URLs always redacted).
+        public var logger = Logger(label: "imagecached.network")
         public init() {}
     }
 

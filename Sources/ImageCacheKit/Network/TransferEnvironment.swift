@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// What every transfer of one engine shares: the configuration, the URL policy, the tuning
@@ -12,7 +13,13 @@ final class TransferEnvironment: Sendable {
     let temporaryDirectory: String
     let progressInterval: Duration
     let maxRedirects: Int
+    let logger: Logger
     let stats = Mutex(NetworkStats())
+
+    /// The `CURLOPT_PROXY` value: the configured proxy, or "" — an explicit empty proxy makes
+    /// libcurl ignore `http_proxy`/`https_proxy`/`all_proxy` from the environment, so whoever
+    /// sets the daemon's environment cannot route its traffic (CONTRACT §6 `proxy`).
+    var proxyOption: String { network.proxy ?? "" }
 
     init(network: CacheConfiguration.Network, policy: URLPolicy, options: TransferEngine.Options) {
         self.network = network
@@ -22,6 +29,7 @@ final class TransferEnvironment: Sendable {
         temporaryDirectory = options.temporaryDirectory
         progressInterval = options.progressInterval
         maxRedirects = options.maxRedirects
+        logger = options.logger
     }
 
     /// Whole seconds (at least 1) for libcurl options that only count seconds.

@@ -74,14 +74,14 @@ struct NetworkCancellationTests {
         let engine = NetworkFixture.engine()
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            server.serve("/same.jpg", body: photo, faults: [.latency(milliseconds: 200)])
+            server.serve("/same.jpg", body: photo, faults: [.latency(milliseconds: 100)])
             let coalescer = TransferCoalescer<String>(engine: engine)
-            let url = server.url("/same.jpg")
+            let demands = (0..<8).map { _ in
+                coalescer.join("same", TransferRequest(url: server.url("/same.jpg"), keepInMemory: true))
+            }
             let bodies = try await withTimeout(seconds: 30) {
                 try await withThrowingTaskGroup(of: TransferBody.self) { group in
-                    for _ in 0..<8 {
-                        group.addTask { try await coalescer.demand("same", TransferRequest(url: url, keepInMemory: true)).body }
-                    }
+                    for demand in demands { group.addTask { try await demand.result().body } }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
             }
@@ -89,6 +89,7 @@ struct NetworkCancellationTests {
             #expect(bodies.allSatisfy { $0 == .memory(photo) })
             #expect(server.counters.requests("/same.jpg") == 1)
             #expect(engine.stats.requests == 1)
+            #expect(coalescer.activeKeys == 0)
         }
     }
 
@@ -100,15 +101,17 @@ struct NetworkCancellationTests {
         try await NetworkFixture.withServer { server in
             server.serve("/gone.jpg", body: body, faults: [.stall(afterBytes: 100)])
             let coalescer = TransferCoalescer<String>(engine: engine)
-            let url = server.url("/gone.jpg")
-            let demands = (0..<3).map { _ in Task { try await coalescer.demand("gone", TransferRequest(url: url)) } }
+            let demands = (0..<3).map { _ in coalescer.join("gone", TransferRequest(url: server.url("/gone.jpg"))) }
+            let waits = demands.map { demand in Task { try await demand.result() } }
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/gone.jpg") == 1 } }
-            demands[0].cancel()
-            demands[1].cancel()
-            #expect(await rpcError { _ = try await demands[0].value }?.kind == .cancelled)
+            waits[0].cancel()
+            waits[1].cancel()
+            #expect(await rpcError { _ = try await waits[0].value }?.kind == .cancelled)
+            #expect(await rpcError { _ = try await waits[1].value }?.kind == .cancelled)
             #expect(coalescer.activeKeys == 1)  // one demand still holds it
-            demands[2].cancel()
-            #expect(await rpcError { _ = try await demands[2].value }?.kind == .cancelled)
+            #expect(server.counters.aborted("/gone.jpg") == 0)
+            waits[2].cancel()
+            #expect(await rpcError { _ = try await waits[2].value }?.kind == .cancelled)
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.aborted("/gone.jpg") == 1 } }
             #expect(coalescer.activeKeys == 0)
             #expect(server.counters.requests("/gone.jpg") == 1)
@@ -122,22 +125,18 @@ struct NetworkCancellationTests {
             { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.visibleReserve = 0 })
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            for name in ["block", "a", "b"] {
-                server.serve("/\(name)", body: photo, faults: name == "block" ? [.latency(milliseconds: 300)] : [])
-            }
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            server.serve("/a", body: photo)
+            server.serve("/b", body: photo)
             let coalescer = TransferCoalescer<String>(engine: engine)
             let blocker = engine.start(TransferRequest(url: server.url("/block")))
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
             let a = engine.start(TransferRequest(url: server.url("/a"), priority: .prefetch))
-            let urlB = server.url("/b")
-            let prefetchB = Task { try await coalescer.demand("b", TransferRequest(url: urlB, priority: .prefetch)) }
-            try await withTimeout(seconds: 30) {
-                while coalescer.activeKeys == 0 { await Task.yield() }
-            }
-            let visibleB = Task { try await coalescer.demand("b", TransferRequest(url: urlB, priority: .visible)) }
-            _ = try await withTimeout(seconds: 30) { try await visibleB.value }
-            _ = try await withTimeout(seconds: 30) { try await prefetchB.value }
-            _ = try await withTimeout(seconds: 30) { try await blocker.result() }
+            let prefetchB = coalescer.join("b", TransferRequest(url: server.url("/b"), priority: .prefetch))
+            let visibleB = coalescer.join("b", TransferRequest(url: server.url("/b"), priority: .visible))
+            blocker.cancel()
+            _ = try await withTimeout(seconds: 30) { try await visibleB.result() }
+            _ = try await withTimeout(seconds: 30) { try await prefetchB.result() }
             _ = try await withTimeout(seconds: 30) { try await a.result() }
             #expect(server.counters.arrivals == ["/block", "/b", "/a"])
         }

@@ -41,15 +41,14 @@ struct NetworkSchedulingTests {
             { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.visibleReserve = 0 })
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            for name in ["block", "p1", "d1", "v1", "p2", "v2", "d2"] {
-                server.serve("/\(name)", body: photo, faults: name == "block" ? [.latency(milliseconds: 300)] : [])
-            }
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            for name in ["p1", "d1", "v1", "p2", "v2", "d2"] { server.serve("/\(name)", body: photo) }
             let blocker = engine.start(TransferRequest(url: server.url("/block")))
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
             let queued: [(String, TransferPriority)] = [("p1", .prefetch), ("d1", .download), ("v1", .visible),
                                                       ("p2", .prefetch), ("v2", .visible), ("d2", .download)]
             let handles = queued.map { engine.start(TransferRequest(url: server.url("/\($0.0)"), priority: $0.1)) }
-            _ = try await withTimeout(seconds: 30) { try await blocker.result() }
+            blocker.cancel()  // commands are handled in order: every start above is queued first
             for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
             #expect(server.counters.arrivals == ["/block", "/v1", "/v2", "/d1", "/d2", "/p1", "/p2"])
         }
@@ -62,16 +61,16 @@ struct NetworkSchedulingTests {
             { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.visibleReserve = 0 })
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            for name in ["block", "a", "b", "c"] {
-                server.serve("/\(name)", body: photo, faults: name == "block" ? [.latency(milliseconds: 300)] : [])
-            }
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            for name in ["a", "b", "c"] { server.serve("/\(name)", body: photo) }
             let blocker = engine.start(TransferRequest(url: server.url("/block")))
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
             let a = engine.start(TransferRequest(url: server.url("/a"), priority: .prefetch))
             let b = engine.start(TransferRequest(url: server.url("/b"), priority: .prefetch))
             let c = engine.start(TransferRequest(url: server.url("/c"), priority: .prefetch))
             c.setPriority(.visible)
-            for handle in [blocker, a, b, c] { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            blocker.cancel()
+            for handle in [a, b, c] { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
             #expect(server.counters.arrivals == ["/block", "/c", "/a", "/b"])
         }
     }
@@ -83,15 +82,20 @@ struct NetworkSchedulingTests {
             { $0.maxConnections = 2; $0.maxConnectionsPerHost = 2 }, options: { $0.visibleReserve = 1 })
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            server.serve("/slow", body: photo, faults: [.latency(milliseconds: 400)])
+            server.serve("/stuck", body: photo, faults: [.stall(afterBytes: 10)])
+            server.serve("/p2", body: photo)
             server.serve("/v", body: photo)
-            let prefetches = (0..<2).map { _ in engine.start(TransferRequest(url: server.url("/slow"), priority: .prefetch)) }
-            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/slow") == 1 } }
+            let first = engine.start(TransferRequest(url: server.url("/stuck"), priority: .prefetch))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/stuck") == 1 } }
+            let second = engine.start(TransferRequest(url: server.url("/p2"), priority: .prefetch))
             let visible = engine.start(TransferRequest(url: server.url("/v"), priority: .visible))
             _ = try await withTimeout(seconds: 30) { try await visible.result() }
-            // The visible one got the reserved slot while the second prefetch still waited.
-            #expect(server.counters.arrivals.prefix(2) == ["/slow", "/v"])
-            for handle in prefetches { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            // The visible one got the reserved slot; the second prefetch still waits for a free one.
+            #expect(server.counters.requests("/p2") == 0)
+            #expect(engine.stats.queued == 1)
+            first.cancel()
+            _ = try await withTimeout(seconds: 30) { try await second.result() }
+            #expect(server.counters.arrivals == ["/stuck", "/v", "/p2"])
         }
     }
 
@@ -102,15 +106,17 @@ struct NetworkSchedulingTests {
             { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.maxQueued = 2 })
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            server.serve("/p", body: photo, faults: [.latency(milliseconds: 200)])
-            let running = engine.start(TransferRequest(url: server.url("/p")))
-            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/p") == 1 } }
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            server.serve("/p", body: photo)
+            let blocker = engine.start(TransferRequest(url: server.url("/block")))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
             let waiting = (0..<2).map { _ in engine.start(TransferRequest(url: server.url("/p"))) }
             let refused = engine.start(TransferRequest(url: server.url("/p")))
             let error = await rpcError { _ = try await withTimeout(seconds: 30) { try await refused.result() } }
             #expect(error?.kind == .busy)
-            for handle in [running] + waiting { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
-            #expect(server.counters.requests("/p") == 3)
+            blocker.cancel()
+            for handle in waiting { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(server.counters.requests("/p") == 2)
         }
     }
 }

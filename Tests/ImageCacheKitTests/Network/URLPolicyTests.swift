@@ -1,4 +1,4 @@
-import ImageCacheKit
+@testable import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator
 import Testing
@@ -199,6 +199,23 @@ struct NetworkURLPolicyTests {
                 #expect(origin.counters.requests("/p") == 1)
             }
         }
+    }
+
+    @Test("without a configured proxy, CURLOPT_PROXY is set to \"\" so environment proxy variables are ignored")
+    func environmentProxyIgnored() {
+        // The integration test above shows the engine applies this value to every handle (a
+        // configured proxy is used); an explicit "" is libcurl's documented way to disable
+        // http_proxy/https_proxy/all_proxy. The process environment is not changed here:
+        // setenv while other suites' threads read it is unsafe.
+        let configuration = NetworkFixture.configuration()
+        let direct = TransferEnvironment(network: configuration.network, policy: URLPolicy(configuration: configuration),
+                                         options: NetworkFixture.options())
+        #expect(direct.proxyOption == "")
+        var proxied = configuration.network
+        proxied.proxy = "http://proxy.example:3128"
+        let viaProxy = TransferEnvironment(network: proxied, policy: URLPolicy(configuration: configuration),
+                                           options: NetworkFixture.options())
+        #expect(viaProxy.proxyOption == "http://proxy.example:3128")
     }
 
     @Test("secrets in URLs are redacted before they reach an error")
