@@ -10,9 +10,13 @@ import Synchronization
 public final class ImageServer: Sendable {
     /// One served path.
     public struct Route: Sendable {
+        /// The whole representation (ranges are cut from it).
         public var body: [UInt8]
+        /// Sent as Content-Type.
         public var contentType: String
+        /// Sent as ETag and compared with If-Range.
         public var etag: String?
+        /// Whether Range requests get partial answers.
         public var ranges: RangeSupport
         /// The fault of the n-th request is `faults[n]`; the last one repeats. Empty: no fault.
         public var faults: [Fault]
@@ -43,8 +47,11 @@ public final class ImageServer: Sendable {
 
         /// Every request, all paths together.
         public var totalRequests: Int { requests.values.reduce(0, +) }
+        /// Requests for one path (0 when none).
         public func requests(_ path: String) -> Int { requests[path, default: 0] }
+        /// Abandoned responses of one path.
         public func aborted(_ path: String) -> Int { aborted[path, default: 0] }
+        /// Completed responses of one path.
         public func completed(_ path: String) -> Int { completed[path, default: 0] }
     }
 

@@ -65,6 +65,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The conventional text form (`127.0.0.1`, `::1`), as used in messages and comparisons.
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 64)
         let family = bytes.count == 4 ? AF_INET : AF_INET6

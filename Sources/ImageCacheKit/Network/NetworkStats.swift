@@ -13,5 +13,6 @@ public struct NetworkStats: Sendable, Equatable {
     public var bytesDiscarded = 0
     /// Requests sent again after a failure.
     public var retries = 0
+    /// All counters at zero (a new engine).
     public init() {}
 }

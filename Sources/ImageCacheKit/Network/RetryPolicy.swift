@@ -9,11 +9,13 @@ public struct RetryPolicy: Sendable {
     public var maxRetries: Int
     /// The first backoff; each following one doubles, up to `maxDelay`.
     public var baseDelay: Duration
+    /// The longest backoff, so a long run of failures never waits minutes between tries.
     public var maxDelay: Duration
     /// The longest `Retry-After` (429/503) that is waited out; a longer one fails at once with
     /// `rate_limited` and the delay, so the client decides rather than a queue slot idling.
     public var maxRetryAfter: Duration
 
+    /// The defaults: 3 retries, 250 ms doubling to at most 4 s, `Retry-After` waited up to 2 s.
     public init(maxRetries: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(4),
                 maxRetryAfter: Duration = .seconds(2)) {
         self.maxRetries = maxRetries

@@ -13,6 +13,7 @@ public final class TransferCoalescer<Key: Hashable & Sendable>: Sendable {
     /// One party's interest in a key's transfer. Registered the moment `join` returns, so a
     /// caller can count on coalescing without racing its own tasks.
     public final class Demand: Sendable {
+        /// The key this demand wants (one transfer per key at a time).
         public let key: Key
         let id: UInt64
         let handle: TransferHandle
@@ -63,6 +64,7 @@ public final class TransferCoalescer<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// A coalescer over `engine`; keys are whatever identifies one body (a cache key).
     public init(engine: TransferEngine) {
         self.engine = engine
     }

@@ -19,8 +19,11 @@ public final class TransferEngine: HTTPFetching, Sendable {
         /// Bodies larger than this stream to a file in `temporaryDirectory` (unless the request
         /// says `keepInMemory`): a bound on memory per transfer.
         public var memoryBodyLimit = 256 << 10
+        /// Where spilled bodies go (`$TMPDIR` by default); the daemon points it inside its cache
+        /// directory so a finished body can be renamed into place.
         public var temporaryDirectory = NSTemporaryDirectory().hasSuffix("/")
             ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+        /// Retry counts and backoff (see `RetryPolicy`).
         public var retry = RetryPolicy()
         /// Redirect hops followed before `upstream_error` (CONTRACT: at most 5).
         public var maxRedirects = 5
@@ -31,6 +34,7 @@ public final class TransferEngine: HTTPFetching, Sendable {
         public var progressInterval: Duration = .milliseconds(100)
         /// Where retries and failures are logged (at debug level; URLs always redacted).
         public var logger = Logger(label: "imagecached.network")
+        /// The defaults described on each property.
         public init() {}
     }
 

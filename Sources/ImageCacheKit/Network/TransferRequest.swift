@@ -9,6 +9,7 @@ public struct TransferRequest: Sendable {
         /// The `ETag` (or `Last-Modified`) the partial body came with: sent as `If-Range`, so a
         /// changed resource answers 200 with the whole new body instead of a mismatched tail.
         public var validator: String
+        /// A resume of the file at `path` whose bytes came with `validator`.
         public init(path: String, validator: String) {
             self.path = path
             self.validator = validator
@@ -24,18 +25,23 @@ public struct TransferRequest: Sendable {
         case returnAll
     }
 
+    /// Absolute http(s) URL; checked by the URL policy before anything is sent.
     public var url: String
+    /// The admission lane; changeable while queued through the handle.
     public var priority: TransferPriority
+    /// Extra request headers (an API's `Authorization`, `Accept-Version`).
     public var headers: [(String, String)]
     /// Deliver `.chunk` events as bytes arrive (to probe an image header before the body ends).
     public var deliverChunks: Bool
     /// Continue a partial download (see `Resume`); the body is then always written to its file.
     public var resume: Resume?
+    /// Whether statuses become errors (images) or are returned (API calls).
     public var statusHandling: StatusHandling
     /// Keep the whole body in memory whatever its size (API answers, benchmarks); otherwise a
     /// body past the engine's `memoryBodyLimit` streams to a temporary file.
     public var keepInMemory: Bool
 
+    /// A visible image GET by default: statuses mapped to errors, large bodies to a file.
     public init(url: String, priority: TransferPriority = .visible, headers: [(String, String)] = [],
                 deliverChunks: Bool = false, resume: Resume? = nil, statusHandling: StatusHandling = .mapErrors,
                 keepInMemory: Bool = false) {

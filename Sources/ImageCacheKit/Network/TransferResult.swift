@@ -18,7 +18,9 @@ public enum TransferBody: Sendable, Equatable {
 public struct TransferResult: Sendable {
     /// The status of the final response (206 when a resume appended to the partial file).
     public var status: Int
+    /// The final response's headers (ETag, Content-Type…), as received.
     public var headers: [(String, String)]
+    /// The body, in memory or in a file the caller now owns.
     public var body: TransferBody
     /// The URL that answered, after redirects (redact before showing it).
     public var finalURL: String

@@ -19,6 +19,7 @@ public struct URLPolicy: Sendable {
     public struct Target: Sendable, Equatable {
         /// The URL as curl normalised it (what will actually be requested).
         public var url: String
+        /// `http` or `https`, lower-case.
         public var scheme: String
         /// Lower-case host, without IPv6 brackets.
         public var host: String
@@ -27,6 +28,7 @@ public struct URLPolicy: Sendable {
         public var approvedByName: Bool
     }
 
+    /// `allow_http`: plain http is accepted too (tests, demos, a LAN mirror).
     public let allowHTTP: Bool
     private let exactHosts: Set<String>
     private let hostSuffixes: [String]
