@@ -208,8 +208,12 @@ public final class ImageServer: Sendable {
             finish(path, writer) { $0.respond(response) }
         case .truncate(let n):
             writer.writeHead(status: 200, headers: headers(route, length: route.body.count))
-            writer.write(Array(route.body.prefix(n))).whenComplete { _ in writer.closeAbruptly() }
+            writer.write(Array(route.body.prefix(n))).whenComplete { _ in
+                writer.closeAbruptly()
+                self.update { $0.inFlight -= 1 }
+            }
         case .reset(let n):
+            update { $0.inFlight -= 1 }  // the server ends this one itself
             if n == 0 {
                 writer.reset()
                 return
