@@ -1,6 +1,6 @@
 import Foundation
+import ImageCacheKit
 import NIOCore
-import Synchronization
 
 /// The image-serving half of the simulator: real JPEG/PNG bodies on 127.0.0.1 with faults on
 /// demand, counting what it served and what clients abandoned.
@@ -69,11 +69,11 @@ public final class ImageServer: Sendable {
 
     /// The HTTP server underneath (its `baseURL` and `port`).
     public let http: LoopbackHTTPServer
-    private let state: Mutex<State>
+    private let state: LockedState<State>
 
     private init(http: LoopbackHTTPServer) {
         self.http = http
-        state = Mutex(State())
+        state = LockedState(State())
     }
 
     /// Starts an image server on a free port of 127.0.0.1 with no routes.
@@ -309,7 +309,7 @@ public final class ImageServer: Sendable {
 /// Lets the HTTP handler reach the image server created after it (the handler must exist
 /// before the server can be bound). Written once, before any request can arrive.
 private final class ServerBox: Sendable {
-    private let value = Mutex<ImageServer?>(nil)
+    private let value = LockedState<ImageServer?>(nil)
     var server: ImageServer? { value.withLock { $0 } }
     func set(_ server: ImageServer) { value.withLock { $0 = server } }
 }

@@ -1,7 +1,7 @@
+import ImageCacheKit
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// Writes one HTTP response over time: a head, body pieces, an end — or a broken ending
 /// (a close mid-body, a reset). Safe from any thread: every write hops onto the connection's
@@ -12,7 +12,7 @@ public final class ResponseWriter: Sendable {
     private let context: NIOLoopBound<ChannelHandlerContext>
     private let eventLoop: any EventLoop
     private let keepAlive: Bool
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     private struct State {
         var bodyBytes = 0

@@ -6,7 +6,7 @@ import ProviderSimulator
 /// `imagecache-bench fetch`: the transfer engine alone, bodies to memory, against a list of
 /// URLs (Benchmarks/scripts/fetch.sh serves them from a loopback nginx and runs curl and
 /// aria2c on the same list, interleaved). `--prepare DIR` writes the image set first.
-struct FetchBenchmark: AsyncParsableCommand {
+struct FetchBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch a list of URLs with the libcurl engine (bodies to memory) and report time and CPU.",
@@ -35,14 +35,30 @@ struct FetchBenchmark: AsyncParsableCommand {
     @Option(help: "Large images to write with --prepare.")
     var largeCount = 200
 
-    func run() async throws {
+    /// Synchronous on purpose: `await BenchCommand.main()` in main.swift resolves to the
+    /// synchronous entry point, which never calls an async `run()` (it prints the help instead),
+    /// so the async work runs in a task this thread waits for.
+    func run() throws {
         if let prepare {
             try writeImageSet(into: prepare)
             return
         }
         guard let urls else { throw ValidationError("give --urls FILE or --prepare DIR") }
         let list = try String(contentsOfFile: urls, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-        try await fetchAll(list)
+        let connections = connections
+        let outcome = LockedState<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await FetchBenchmark.fetchAll(list, connections: connections)
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }?.get()
     }
 
     private func writeImageSet(into root: String) throws {
@@ -62,7 +78,7 @@ struct FetchBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func fetchAll(_ list: [String]) async throws {
+    private static func fetchAll(_ list: [String], connections: Int) async throws {
         var configuration = CacheConfiguration()
         configuration.network.allowHTTP = true
         configuration.network.allowedHosts = ["127.0.0.1"]
@@ -92,9 +108,9 @@ struct FetchBenchmark: AsyncParsableCommand {
         if failures > 0 { throw ExitCode(1) }
     }
 
-    private func cpuSeconds() -> Double {
+    private static func cpuSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return s(usage.ru_utime) + s(usage.ru_stime)
     }

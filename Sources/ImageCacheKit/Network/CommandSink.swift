@@ -1,6 +1,5 @@
 import CCurl
 import ImageCacheProtocol
-import Synchronization
 
 /// What other threads ask of the curl thread. Everything that touches curl's handles goes
 /// through here, so the multi handle is only ever used by its own thread.
@@ -19,7 +18,7 @@ final class CommandSink: Sendable {
     /// happens under `inbox`'s lock, and the thread closes the inbox before it frees the handle.
     private struct WakeTarget: @unchecked Sendable { let multi: UnsafeMutableRawPointer }
     private let target: WakeTarget
-    private let inbox = Mutex(Inbox())
+    private let inbox = LockedState(Inbox())
 
     private struct Inbox {
         var commands: [EngineCommand] = []

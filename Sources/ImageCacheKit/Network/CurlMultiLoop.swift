@@ -8,7 +8,7 @@ import Logging
 /// command arrives (new work, a cancellation, a priority change).
 ///
 /// `@unchecked Sendable` because the thread's closure must capture it: `commands` and the
-/// environment's stats are guarded by their own Mutexes, and every other property is touched
+/// environment's stats are guarded by their own locks, and every other property is touched
 /// only by the loop's thread (`run()` and the callbacks curl makes from inside it).
 final class CurlMultiLoop: @unchecked Sendable {
     let environment: TransferEnvironment

@@ -46,7 +46,7 @@ public final class TransferCoalescer<Key: Hashable & Sendable>: Sendable {
     }
 
     private let engine: TransferEngine
-    private let groups = Mutex<[Key: Group]>([:])
+    private let groups = LockedState<[Key: Group]>([:])
     private let nextDemand = Atomic<UInt64>(0)
 
     private struct Group {
@@ -58,7 +58,7 @@ public final class TransferCoalescer<Key: Hashable & Sendable>: Sendable {
 
     /// The event handlers of one group's demands, called from the curl thread.
     private final class Listeners: Sendable {
-        let handlers = Mutex<[UInt64: @Sendable (TransferEvent) -> Void]>([:])
+        let handlers = LockedState<[UInt64: @Sendable (TransferEvent) -> Void]>([:])
         func send(_ event: TransferEvent) {
             for handler in handlers.withLock({ Array($0.values) }) { handler(event) }
         }

@@ -1,9 +1,8 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// What every transfer of one engine shares: the configuration, the URL policy, the tuning
-/// and the counters. Immutable apart from `stats`, which its Mutex guards (the curl thread
+/// and the counters. Immutable apart from `stats`, which its lock guards (the curl thread
 /// writes, `stats` readers on any thread read).
 final class TransferEnvironment: Sendable {
     let network: CacheConfiguration.Network
@@ -14,7 +13,7 @@ final class TransferEnvironment: Sendable {
     let progressInterval: Duration
     let maxRedirects: Int
     let logger: Logger
-    let stats = Mutex(NetworkStats())
+    let stats = LockedState(NetworkStats())
 
     /// The `CURLOPT_PROXY` value: the configured proxy, or "" — an explicit empty proxy makes
     /// libcurl ignore `http_proxy`/`https_proxy`/`all_proxy` from the environment, so whoever

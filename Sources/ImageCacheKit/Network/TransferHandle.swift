@@ -1,5 +1,4 @@
 import ImageCacheProtocol
-import Synchronization
 
 /// A started transfer: await its result, cancel it, or change its priority while it waits.
 ///
@@ -9,7 +8,7 @@ public final class TransferHandle: Sendable {
     /// Unique per engine; also the key of the transfer on the curl thread.
     public let id: UInt64
     private let commands: CommandSink
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     private struct State {
         var outcome: Result<TransferResult, RPCError>?
