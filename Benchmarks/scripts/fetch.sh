@@ -27,6 +27,8 @@ if [[ ! -x "$BIN" ]]; then
 fi
 
 "$BIN" fetch --prepare "$WORK/www"
+chmod 755 "$WORK"                 # nginx workers run as an unprivileged user
+chmod -R a+rX "$WORK/www"
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
@@ -57,7 +59,7 @@ CONF
 /usr/sbin/nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
 NGINX_PID=$!
 for _ in $(seq 50); do
-    curl -s -o /dev/null "http://127.0.0.1:$PORT/small/0000.jpg" && break
+    curl -sf -o /dev/null "http://127.0.0.1:$PORT/small/0000.jpg" && break
     sleep 0.1
 done
 
@@ -76,16 +78,19 @@ done
 run() {
     local tool=$1 set=$2
     rm -rf "$WORK/out"; mkdir -p "$WORK/out"
-    local t0 t1 cpu
+    local t0 t1 cpu_user cpu_sys
     case $tool in
         engine) cmd=("$BIN" fetch --urls "$WORK/$set.txt" --connections "$CONNECTIONS") ;;
-        curl) cmd=(curl --parallel --parallel-max "$CONNECTIONS" --silent --fail -K "$WORK/$set.curl") ;;
+        curl) cmd=(curl --parallel --parallel-max "$CONNECTIONS" --silent --show-error --fail -K "$WORK/$set.curl") ;;
         aria2c) cmd=(aria2c -j "$CONNECTIONS" -x 1 -i "$WORK/$set.aria" -d "$WORK/out" --quiet=true
                      --file-allocation=none --allow-overwrite=true --auto-file-renaming=false
                      --max-connection-per-server=1 --summary-interval=0 --disk-cache=0) ;;
     esac
-    /usr/bin/time -f "%e %U %S" -o "$WORK/time.txt" "${cmd[@]}" > "$WORK/$tool.out"
-    cat "$WORK/time.txt"
+    t0=$(date +%s%N)
+    /usr/bin/time -f "%U %S" -o "$WORK/time.txt" "${cmd[@]}" > "$WORK/$tool.out"
+    t1=$(date +%s%N)
+    read -r cpu_user cpu_sys < "$WORK/time.txt"
+    echo "$(( (t1 - t0) / 1000 ))e-6 $cpu_user $cpu_sys"
 }
 
 RESULTS="$WORK/results.tsv"

@@ -8,12 +8,11 @@ import Darwin
 /// 40 MB photo costs a file, not 40 MB of RAM per transfer (CONTRACT §7 memory bound).
 /// Confined to the curl thread, like the transfer that owns it.
 final class BodySink {
-    private enum Storage {
-        case memory([UInt8])
-        case file(fd: Int32, path: String)
-    }
-
-    private var storage: Storage = .memory([])
+    /// The body while in memory (empty once spilled).
+    private var buffer: [UInt8] = []
+    /// The open file once spilled or when resuming; -1 while in memory.
+    private var fd: Int32 = -1
+    private var path: String?
     private let memoryLimit: Int
     private let directory: String
     /// A caller's partial-download file is kept on failure (it can be resumed later);
@@ -35,42 +34,43 @@ final class BodySink {
         guard fd >= 0 else { return nil }
         let end = lseek(fd, 0, SEEK_END)
         guard end >= 0 else { close(fd); return nil }
-        storage = .file(fd: fd, path: path)
+        self.fd = fd
+        self.path = path
         size = Int(end)
         memoryLimit = 0
         directory = ""
         ownsFile = false
     }
 
+    /// Makes room for a body of known length in one allocation (no regrowth copies).
+    func reserve(_ total: Int) {
+        if fd < 0, total <= memoryLimit, total > buffer.capacity { buffer.reserveCapacity(total) }
+    }
+
     /// Appends bytes; false (with `failure` set) when the disk refused them.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        switch storage {
-        case .memory(var buffer):
+        if fd < 0 {
             if buffer.count + bytes.count <= memoryLimit {
-                storage = .memory([])  // keep the buffer uniquely referenced while appending
                 buffer.append(contentsOf: bytes)
-                storage = .memory(buffer)
                 size += bytes.count
                 return true
             }
-            guard spill(buffer) else { return false }
-            return write(bytes)
-        case .file(let fd, _):
-            guard writeAll(fd, bytes) else { return false }
-            size += bytes.count
-            return true
+            guard spill() else { return false }
         }
+        guard writeAll(fd, bytes) else { return false }
+        size += bytes.count
+        return true
     }
 
     /// Empties the sink (the server answered 200 to a range request: the whole body follows).
     func restart() -> Bool {
-        switch storage {
-        case .memory: storage = .memory([])
-        case .file(let fd, _):
+        if fd >= 0 {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
                 failure = "cannot truncate the body file (errno \(errno))"
                 return false
             }
+        } else {
+            buffer.removeAll(keepingCapacity: true)
         }
         size = 0
         return true
@@ -78,28 +78,28 @@ final class BodySink {
 
     /// The complete body; the sink is done after this.
     func finish() -> TransferBody {
-        switch storage {
-        case .memory(let buffer):
-            storage = .memory([])
-            return .memory(buffer)
-        case .file(let fd, let path):
+        if fd >= 0, let path {
             close(fd)
-            storage = .memory([])
+            fd = -1
             return .file(path: path, size: size)
         }
+        defer { buffer = [] }
+        return .memory(buffer)
     }
 
     /// Drops the body: closes the file and deletes it when it was a temporary one.
     func discard() {
-        if case .file(let fd, let path) = storage {
+        if fd >= 0 {
             close(fd)
-            if ownsFile { unlink(path) }
+            fd = -1
+            if ownsFile, let path { unlink(path) }
         }
-        storage = .memory([])
+        buffer = []
         size = 0
     }
 
-    private func spill(_ buffer: [UInt8]) -> Bool {
+    /// Moves the in-memory bytes to a new temporary file and continues there.
+    private func spill() -> Bool {
         var template = Array("\(directory)/imagecached-body-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
@@ -112,7 +112,9 @@ final class BodySink {
             unlink(path)
             return false
         }
-        storage = .file(fd: fd, path: path)
+        self.fd = fd
+        self.path = path
+        buffer = []
         return true
     }
 

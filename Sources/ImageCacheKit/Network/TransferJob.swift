@@ -130,23 +130,42 @@ final class TransferJob {
 
     // MARK: Called back by curl (on the curl thread)
 
+    /// One header line, parsed on bytes (this runs for every line of every response, so it
+    /// avoids String searching): a status line starts a new response, `Content-Length` is
+    /// checked against `max_image_bytes` at once.
     func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
         lastActivity = .now
-        var text = String(decoding: line, as: UTF8.self)
-        while let last = text.unicodeScalars.last, last == "\r" || last == "\n" { text.unicodeScalars.removeLast() }
-        if text.hasPrefix("HTTP/") {
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
+        if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F {  // "HTTP/"
             // A new response (a 100 Continue, a proxy's CONNECT answer, or the real one).
-            let parts = text.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            var index = 5
+            while index < end, line[index] != 0x20 { index += 1 }
+            while index < end, line[index] == 0x20 { index += 1 }
+            var code = 0
+            while index < end, (0x30...0x39).contains(line[index]) {
+                code = code * 10 + Int(line[index] - 0x30)
+                index += 1
+            }
+            status = code
             headers = []
             contentLength = nil
             return true
         }
-        guard let colon = text.firstIndex(of: ":") else { return true }
-        let name = String(text[..<colon])
-        let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: " \t")
-        headers.append((name, value))
-        if name.lowercased() == "content-length", let length = Int(value) {
+        guard let colon = line[..<end].firstIndex(of: 0x3A) else { return true }
+        var valueStart = colon + 1
+        while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        var valueEnd = end
+        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        let value = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
+        headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        if TransferJob.isContentLength(name) {
+            var length = 0
+            for byte in value {
+                guard (0x30...0x39).contains(byte), length < Int.max / 20 else { return true }
+                length = length * 10 + Int(byte - 0x30)
+            }
             contentLength = length
             // Refuse early what will be too large, before a single body byte is paid for.
             let offset = status == 206 ? bodySize : 0
@@ -154,6 +173,17 @@ final class TransferJob {
                 abort = .tooLarge(limit: environment.network.maxImageBytes)
                 return false
             }
+            if (200..<300).contains(status), !rangeSent || status == 206 { sink?.reserve(offset + length) }
+        }
+        return true
+    }
+
+    private static let contentLengthName = Array("content-length".utf8)
+
+    private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard name.count == contentLengthName.count else { return false }
+        for (byte, expected) in zip(name, contentLengthName) where byte | 0x20 != expected && byte != expected {
+            return false
         }
         return true
     }
@@ -232,14 +262,5 @@ final class TransferJob {
             if sink?.restart() == false { abort = .diskFailure(sink?.failure ?? "cannot restart the body") }
             bodySizeAtStart = 0
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
     }
 }
