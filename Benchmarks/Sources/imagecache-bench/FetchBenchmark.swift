@@ -91,10 +91,13 @@ struct FetchBenchmark: ParsableCommand {
 
         let cpuBefore = cpuSeconds()
         let started = ContinuousClock.now
-        let handles = list.map { engine.start(TransferRequest(url: $0, keepInMemory: true)) }
+        var handles: [TransferHandle?] = list.map { engine.start(TransferRequest(url: $0, keepInMemory: true)) }
         var bytes = 0
         var failures = 0
-        for handle in handles {
+        for index in handles.indices {
+            // Drop each handle (and with it its body) once counted, as a consumer would.
+            guard let handle = handles[index] else { continue }
+            handles[index] = nil
             do { bytes += try await handle.result().body.count } catch { failures += 1 }
         }
         let elapsed = ContinuousClock.now - started

@@ -172,6 +172,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = ic_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, TransferEnvironment.milliseconds(remaining))
         _ = ic_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
         _ = ic_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, TransferEnvironment.wholeSeconds(network.stallTimeout))
+        _ = ic_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, environment.receiveBufferSize)
         _ = ic_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, job.errorBuffer)
         _ = ic_easy_setopt_write(easy, curlWriteBody)
         _ = ic_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)

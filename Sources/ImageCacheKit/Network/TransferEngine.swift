@@ -32,6 +32,9 @@ public final class TransferEngine: HTTPFetching, Sendable {
         public var visibleReserve: Int?
         /// The shortest gap between two progress events of one transfer (≤ 10 per second).
         public var progressInterval: Duration = .milliseconds(100)
+        /// libcurl's receive buffer per transfer (`CURLOPT_BUFFERSIZE`): 100 KiB as the curl tool
+        /// uses, so a large body costs fewer reads and callbacks; memory is this × max_connections.
+        public var receiveBufferSize = 100 << 10
         /// Where retries and failures are logged (at debug level; URLs always redacted).
         public var logger = Logger(label: "imagecached.network")
         /// The defaults described on each property.

@@ -12,6 +12,7 @@ final class TransferEnvironment: Sendable {
     let temporaryDirectory: String
     let progressInterval: Duration
     let maxRedirects: Int
+    let receiveBufferSize: Int
     let logger: Logger
     let stats = LockedState(NetworkStats())
 
@@ -28,6 +29,7 @@ final class TransferEnvironment: Sendable {
         temporaryDirectory = options.temporaryDirectory
         progressInterval = options.progressInterval
         maxRedirects = options.maxRedirects
+        receiveBufferSize = options.receiveBufferSize
         logger = options.logger
     }
 
