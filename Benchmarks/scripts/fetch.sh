@@ -6,6 +6,8 @@
 # ratios. curl and aria2c write into /dev/shm (memory-backed files).
 #
 # Usage: Benchmarks/scripts/fetch.sh [ROUNDS]   (default 5; CONNECTIONS=16)
+#   ENGINE_ENV="MALLOC_MMAP_THRESHOLD_=67108864 MALLOC_TRIM_THRESHOLD_=268435456" runs the engine
+#   (only) with glibc keeping freed body buffers mapped, as a daemon's main could set.
 # Needs: nginx (flock /tmp/apt.lock apt-get install -y nginx-light), aria2, curl, python3.
 set -euo pipefail
 
@@ -80,7 +82,7 @@ run() {
     rm -rf "$WORK/out"; mkdir -p "$WORK/out"
     local t0 t1 cpu_user cpu_sys
     case $tool in
-        engine) cmd=("$BIN" fetch --urls "$WORK/$set.txt" --connections "$CONNECTIONS") ;;
+        engine) cmd=(env ${ENGINE_ENV:-} "$BIN" fetch --urls "$WORK/$set.txt" --connections "$CONNECTIONS") ;;
         curl) cmd=(curl --parallel --parallel-max "$CONNECTIONS" --silent --show-error --fail -K "$WORK/$set.curl") ;;
         aria2c) cmd=(aria2c -j "$CONNECTIONS" -x 1 -i "$WORK/$set.aria" -d "$WORK/out" --quiet=true
                      --file-allocation=none --allow-overwrite=true --auto-file-renaming=false
