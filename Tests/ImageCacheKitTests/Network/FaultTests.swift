@@ -1,3 +1,4 @@
+import Glibc
 import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator
@@ -154,6 +155,34 @@ struct NetworkFaultTests {
         let error = await rpcError { _ = try await withTimeout(seconds: 60) { try await engine.start(TransferRequest(url: url)).result() } }
         #expect(error?.kind == .networkUnavailable)
         #expect(engine.stats.retries == 2)
+    }
+
+    @Test("a connect that never completes → timeout after connect_timeout")
+    func connectTimeout() async throws {
+        // A listener with a full accept queue (backlog 0, one connection parked in it): the
+        // kernel drops further SYNs, so a new connect hangs until the client gives up.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener); close(filler) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(listener, raw, length) == 0 && listen(listener, 0) == 0
+                    && getsockname(listener, raw, &length) == 0 && connect(filler, raw, length) == 0
+            }
+        }
+        try #require(bound)
+        let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/x"
+        let engine = NetworkFixture.engine { $0.connectTimeout = .milliseconds(400) }
+        defer { engine.shutdown() }
+        let started = ContinuousClock.now
+        let error = await rpcError { _ = try await withTimeout(seconds: 60) { try await engine.start(TransferRequest(url: url)).result() } }
+        #expect(error?.kind == .timeout)
+        #expect(engine.stats.retries == 2)  // a timeout is worth retrying
+        #expect(ContinuousClock.now - started >= .milliseconds(3 * 400))
     }
 
     @Test("a slow body within the limits arrives intact")
