@@ -2,6 +2,8 @@ import ArgumentParser
 
 /// The benchmark runner. Each area is a subcommand in its own file; the scripts in
 /// Benchmarks/scripts/ run the peer tools beside it and put the figures side by side.
+/// An `@main` async root, so that async subcommands' `run()` is the one that runs.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imagecache-bench",
@@ -12,7 +14,6 @@ struct BenchCommand: AsyncParsableCommand {
     /// Every benchmark area. Add one line per area.
     static let areas: [any ParsableCommand.Type] = [
         ThumbnailBenchmark.self,
+        FetchBenchmark.self,
     ]
 }
-
-await BenchCommand.main()
