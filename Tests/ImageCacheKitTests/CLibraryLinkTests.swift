@@ -66,7 +66,7 @@ private enum EasyFetch {
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
         _ = ic_easy_setopt_string(easy, CURLOPT_URL, url)
-        _ = ic_easy_setopt_long(easy, CURLOPT_NOPROXY, 0)
+        _ = ic_easy_setopt_string(easy, CURLOPT_PROXY, "")  // never the environment's proxy
         _ = ic_easy_setopt_write(easy, collect)
         _ = ic_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context.toOpaque())
         let rc = curl_easy_perform(easy)
