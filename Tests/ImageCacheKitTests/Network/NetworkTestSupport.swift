@@ -81,14 +81,3 @@ final class EventLog: Sendable {
     }
 }
 
-/// The `RPCError` a throwing call ended with (nil when it did not throw one).
-func rpcError(_ body: () async throws -> Void) async -> RPCError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as RPCError {
-        return error
-    } catch {
-        return RPCError(.internal, "unexpected \(error)")
-    }
-}

@@ -2,6 +2,7 @@ import Foundation
 import ImageCacheKit
 import ImageCacheProtocol
 import Testing
+import TestSupport
 
 @Suite("Provider errors map to the contract's kinds as they really come", .timeLimit(.minutes(2)))
 struct ErrorMappingTests {

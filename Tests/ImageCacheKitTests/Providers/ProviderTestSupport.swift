@@ -198,16 +198,6 @@ extension ProviderSettings {
     }
 }
 
-/// Catches the `RPCError` an operation throws; nil when it did not throw one.
-func rpcError(_ body: () throws -> Void) -> RPCError? {
-    do { try body() } catch let e as RPCError { return e } catch { return nil }
-    return nil
-}
-
-func rpcError(_ body: () async throws -> Void) async -> RPCError? {
-    do { try await body() } catch let e as RPCError { return e } catch { return nil }
-    return nil
-}
 
 /// The decoded query items of a URL (as a server reads them, `+` meaning space).
 func queryItems(_ url: String) -> [String: String] {
