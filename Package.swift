@@ -102,6 +102,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The child process of the disk cache's crash test (killed with SIGKILL mid-write).
+        .executableTarget(
+            name: "cache-crash-writer",
+            dependencies: ["ImageCacheKit", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "imagecache",
             dependencies: [
@@ -122,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "cache-crash-writer"]
         ),
     ]
 )
