@@ -60,16 +60,24 @@ public struct CacheDigest: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    /// 64 lowercase hex characters: the content file's name.
+    /// 64 lowercase hex characters: the content file's name. Written straight into the
+    /// string's storage: every path the cache builds goes through here.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var chars = [UInt8]()
-        chars.reserveCapacity(64)
-        for b in bytes {
-            chars.append(digits[Int(b >> 4)])
-            chars.append(digits[Int(b & 0x0f)])
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            let table = digits.utf8Start
+            var i = 0
+            for word in [w0, w1, w2, w3] {
+                var shift: UInt64 = 60
+                while true {
+                    buffer[i] = table[Int((word >> shift) & 0xf)]
+                    i += 1
+                    if shift == 0 { break }
+                    shift -= 4
+                }
+            }
+            return 64
         }
-        return String(decoding: chars, as: UTF8.self)
     }
 
     public var description: String { hex }

@@ -33,7 +33,13 @@ extension DiskCache {
         } catch {
             throw .fileSystem(error)
         }
-        return try store(key, content: .file(source), size: data.count, checksum: Self.checksum(of: data), info: info)
+        return try put(key, movingFileAt: source, contents: data, info: info)
+    }
+
+    /// Moves `source` in when its bytes are already at hand (the memory tier reads them).
+    func put(_ key: CacheKey, movingFileAt source: String, contents: Data,
+             info: CacheEntryInfo) throws(CacheWriteError) -> String {
+        try store(key, content: .file(source), size: contents.count, checksum: Self.checksum(of: contents), info: info)
     }
 
     /// A fresh path inside the cache's `tmp/` folder (same file system as the entries, so a

@@ -125,6 +125,10 @@ public final class DiskCache: Sendable {
         }
     }
 
+    deinit {
+        close()
+    }
+
     // MARK: Paths
 
     func shardDirectory(_ hex: String) -> String { dataDirectory + "/" + hex.prefix(2) }
@@ -174,7 +178,7 @@ public final class DiskCache: Sendable {
         let digest = key.digest
         let now = clock.now()
         let found = state.withLock { s -> (record: DiskRecord, reap: Bool, flush: Bool)? in
-            guard !s.closed, var record = s.list.touch(digest) else {
+            guard !s.closed, var record = s.list.peek(digest) else {
                 if counted { s.misses += 1 }
                 return nil
             }
@@ -182,6 +186,7 @@ public final class DiskCache: Sendable {
                 if counted { s.misses += 1 }
                 return nil
             }
+            _ = s.list.touch(digest)
             s.pendingAccess[digest] = now
             if wantPath && record.graceUntil < now + pathGrace {
                 record.graceUntil = now + pathGrace

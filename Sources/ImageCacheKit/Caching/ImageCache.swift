@@ -125,7 +125,7 @@ public final class ImageCache: Sendable {
             return result
         }
         do {
-            result.path = try disk.put(key, movingFileAt: source, info: info)
+            result.path = try disk.put(key, movingFileAt: source, contents: bytes, info: info)
         } catch {
             result.diskError = error
             try? disk.fileSystem.removeFile(atPath: source)

@@ -56,6 +56,22 @@ struct ImageCacheTests {
         #expect(healed.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(0))
     }
 
+    @Test("a complete file moved in becomes the entry in both tiers and leaves its temp path")
+    func moveFileIn() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try open(folder)
+        defer { cache.close() }
+        let incoming = cache.disk.temporaryFilePath()
+        try T.bytes(5, count: 9_000).write(to: URL(fileURLWithPath: incoming))
+        let stored = cache.put(T.thumbKey(5), movingFileAt: incoming, info: T.jpeg)
+        #expect(stored.diskError == nil)
+        #expect(!FileManager.default.fileExists(atPath: incoming))
+        #expect(stored.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(5, count: 9_000))
+        #expect(cache.get(T.thumbKey(5))?.source == .memory)
+        #expect(cache.disk.get(T.thumbKey(5))?.bytes == T.bytes(5, count: 9_000))
+    }
+
     @Test("the memory tier stays under its limit whatever is stored")
     func memoryBounded() throws {
         let folder = TemporaryFolder()
