@@ -92,36 +92,41 @@ struct DiskCacheFaultTests {
         try cache.put(T.thumbKey(99), bytes: T.bytes(99, count: 60_000), info: T.jpeg)
     }
 
-    @Test("a real read-only mount: writes fail with a reported error, reads are served",
-          .enabled(if: CacheTesting.canMount, "needs permission to mount a tmpfs"))
-    func readOnlyMount() throws {
+    @Test("the folder turning read-only while running (a read-only bind mount): writes fail with EROFS, reads go on",
+          .enabled(if: CacheTesting.canMount, "needs permission to mount"))
+    func readOnlyMountWhileRunning() throws {
         let folder = TemporaryFolder("romount")
+        var mounted = false
         defer {
-            T.run("/bin/umount", ["-l", folder.path])
+            if mounted { T.run("/bin/umount", ["-l", folder.path]) }
             folder.remove()
         }
-        try #require(T.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", folder.path]) == 0)
-        var cache = try DiskCache(directory: folder.path + "/cache", limit: 10 << 20, pathGrace: .seconds(1),
+        let cache = try DiskCache(directory: folder.path, limit: 10 << 20, pathGrace: .seconds(1),
                                   logger: T.logger, sweep: false)
-        try cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
-        cache.close()
-        // The folder becomes read-only under a new owner (a read-only mount of the cache dir).
-        try #require(T.run("/bin/mount", ["-o", "remount,ro", folder.path]) == 0)
-        do {
-            cache = try DiskCache(directory: folder.path + "/cache", limit: 10 << 20, pathGrace: .seconds(1),
-                                  logger: T.logger, sweep: false)
-        } catch {
-            // Opening may be refused outright (no lock file can be written): also a clear report.
-            #expect("\(error)".contains("cache"))
-            return
-        }
         defer { cache.close() }
-        #expect(cache.get(T.thumbKey(0))?.bytes == T.bytes(0))
+        try cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
+        try #require(T.run("/bin/mount", ["--bind", folder.path, folder.path]) == 0)
+        mounted = true
+        try #require(T.run("/bin/mount", ["-o", "remount,bind,ro", folder.path]) == 0)
         #expect {
             try cache.put(T.thumbKey(1), bytes: T.bytes(1), info: T.jpeg)
         } throws: { error in
             guard case .fileSystem(let failure) = error as? CacheWriteError else { return false }
             return failure.code == EROFS
         }
+        #expect(cache.get(T.thumbKey(0))?.bytes == T.bytes(0))
+        #expect(cache.get(T.thumbKey(1)) == nil)
+        // A second daemon opening the read-only folder is told why it cannot use it.
+        #expect {
+            _ = try DiskCache(directory: folder.path, limit: 10 << 20, pathGrace: .seconds(1), logger: T.logger, sweep: false)
+        } throws: { error in
+            "\(error)".contains(folder.path)
+        }
+        // Writable again: writes resume.
+        try #require(T.run("/bin/umount", [folder.path]) == 0)
+        mounted = false
+        try cache.put(T.thumbKey(1), bytes: T.bytes(1), info: T.jpeg)
+        #expect(cache.get(T.thumbKey(1))?.bytes == T.bytes(1))
+        #expect(cache.statistics.entries == 2)
     }
 }
