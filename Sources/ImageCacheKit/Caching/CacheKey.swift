@@ -34,11 +34,24 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// For thumbnails, the credential-free image URL (used by `evict(url:)`); nil otherwise.
     public let url: String?
+    /// `rawValue`'s hash, computed once: the memory tier hashes a key on every lookup, and
+    /// hashing a long URL each time would cost more than the rest of the lookup.
+    private let precomputedHash: Int
 
     init(namespace: CacheNamespace, rawValue: String, url: String?) {
         self.namespace = namespace
         self.rawValue = rawValue
         self.url = url
+        precomputedHash = rawValue.hashValue
+    }
+
+    /// Keys are equal when their text is (the text determines namespace and URL).
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.precomputedHash == rhs.precomputedHash && lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(precomputedHash)
     }
 
     /// The key of a thumbnail of `url` delivered `width` pixels wide.
