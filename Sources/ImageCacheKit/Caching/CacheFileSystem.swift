@@ -34,6 +34,9 @@ public protocol CacheFileSystem: Sendable {
     func createDirectory(atPath path: String) throws(CacheFileSystemError)
     /// Creates `path`, which must not exist, holding exactly `contents`.
     func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError)
+    /// Creates or truncates `path` and writes `contents` (not atomic: for files whose torn
+    /// state is recognised by their reader, like sidecars).
+    func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError)
     /// Atomically renames `source` to `destination`, replacing it.
     func rename(_ source: String, to destination: String) throws(CacheFileSystemError)
     /// Removes a file; a missing file is not an error.
@@ -66,7 +69,15 @@ public struct PosixCacheFileSystem: CacheFileSystem {
     }
 
     public func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try writeAll(path, contents, flags: O_EXCL)
+    }
+
+    public func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        try writeAll(path, contents, flags: O_TRUNC)
+    }
+
+    private func writeAll(_ path: String, _ contents: Data, flags: Int32) throws(CacheFileSystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o644)
         guard fd >= 0 else { throw CacheFileSystemError(operation: "open", path: path, code: errno) }
         var failure: Int32 = 0
         contents.withUnsafeBytes { raw in

@@ -37,6 +37,10 @@ final class CacheIndex: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Checkpoints are the only fsyncs in WAL mode with synchronous = NORMAL; one every
+            // 8192 pages (32 MiB of WAL) instead of SQLite's 1000 keeps puts off the disk's
+            // flush latency, which on a busy disk dominated the cost of a put.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
         }
         queue = try DatabaseQueue(path: path, configuration: configuration)
         try queue.write { db in

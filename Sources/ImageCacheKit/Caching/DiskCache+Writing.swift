@@ -79,19 +79,12 @@ extension DiskCache {
                            now: Double) throws(CacheWriteError) {
         let n = tempCounter.add(1, ordering: .relaxed).newValue
         let hex = digest.hex
-        let tempSidecar = "\(tempDirectory)/\(hex).\(n).m"
         var tempContent = "\(tempDirectory)/\(hex).\(n)"
-        do {
-            try fileSystem.writeNewFile(atPath: tempSidecar, contents: sidecar)
-        } catch {
-            throw .fileSystem(error)
-        }
         switch content {
         case .bytes(let data):
             do {
                 try fileSystem.writeNewFile(atPath: tempContent, contents: data)
             } catch {
-                try? fileSystem.removeFile(atPath: tempSidecar)
                 throw .fileSystem(error)
             }
         case .file(let source):
@@ -103,8 +96,11 @@ extension DiskCache {
             guard let index = w.index else { return .failure(.closed) }
             let finalSidecar = sidecarPath(digest)
             let finalContent = contentPath(digest)
+            // The sidecar is written in place, not renamed: it is read only to rebuild a lost
+            // index, where a torn one is recognised (its trailer) and its entry dropped. It
+            // goes first, so a published content file always has one.
             do throws(CacheFileSystemError) {
-                try renameCreatingShard(tempSidecar, to: finalSidecar)
+                try writeCreatingShard(finalSidecar, sidecar)
             } catch {
                 return .failure(.fileSystem(error))
             }
@@ -173,10 +169,19 @@ extension DiskCache {
         }
         if case .failure(let error) = result {
             if ownsTempContent { try? fileSystem.removeFile(atPath: tempContent) }
-            try? fileSystem.removeFile(atPath: tempSidecar)
             throw error
         }
         reapDeferred()
+    }
+
+    /// Writes into a shard, recreating the shard folder once if it was removed from outside.
+    private func writeCreatingShard(_ path: String, _ contents: Data) throws(CacheFileSystemError) {
+        do {
+            try fileSystem.writeFile(atPath: path, contents: contents)
+        } catch where error.code == ENOENT {
+            try fileSystem.createDirectory(atPath: (path as NSString).deletingLastPathComponent)
+            try fileSystem.writeFile(atPath: path, contents: contents)
+        }
     }
 
     /// Renames into a shard, recreating the shard folder once if it was removed from outside.

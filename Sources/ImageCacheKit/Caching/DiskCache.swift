@@ -12,7 +12,7 @@ import Glibc
 /// each content file (see `EntrySidecar`), sharded by the first two hex digits so no folder
 /// holds more than a few hundred files at 100 000 entries.
 ///
-/// **Crash safety**: a put writes both files under `tmp/`, renames the sidecar then the
+/// **Crash safety**: a put writes the content under `tmp/`, writes the sidecar in place, renames the
 /// content into place, then commits the index row. A `kill -9` at any moment leaves either
 /// no row (the renamed files are orphans, swept in the background after the next open) or a
 /// complete row with complete files. Since a crash loses no page cache, no fsync is paid per

@@ -5,8 +5,9 @@ import Foundation
 /// Content files must be exactly the image (clients open the path), so an entry's key and
 /// metadata cannot live in a header inside it. The sidecar carries what the index holds,
 /// which is what lets a missing or damaged index be rebuilt from the files alone. It is
-/// published by rename before its content file, so a content file never exists without a
-/// sidecar except after an external deletion.
+/// written in place (no temp file and rename: it is never served) before its content file is
+/// renamed into place, so a published content file always has one; a sidecar torn by a crash
+/// fails to decode (its trailer is missing) and a rebuild drops that entry.
 ///
 /// Layout (little-endian): `ICE1`, namespace u8, 3 reserved bytes, content size i64,
 /// SHA-256 of the content (32 bytes), created f64, expires f64 (NaN: never), width i32 and

@@ -76,6 +76,17 @@ final class FaultyFileSystem: CacheFileSystem {
         }
     }
 
+    func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        switch current {
+        case .writeFails(let code):
+            throw CacheFileSystemError(operation: "write", path: path, code: code)
+        case .readOnly(let code):
+            throw CacheFileSystemError(operation: "open", path: path, code: code)
+        case nil:
+            try real.writeFile(atPath: path, contents: contents)
+        }
+    }
+
     func rename(_ source: String, to destination: String) throws(CacheFileSystemError) {
         if case .readOnly(let code) = current { throw CacheFileSystemError(operation: "rename", path: destination, code: code) }
         try real.rename(source, to: destination)
