@@ -22,7 +22,9 @@ public struct CacheEntryInfo: Sendable, Equatable {
 
 /// Which tier answered a lookup (`source` of `thumbnail.show` for the cached cases).
 public enum CacheSource: String, Sendable {
+    /// The memory tier: no I/O was needed.
     case memory
+    /// The disk tier: the entry survived from an earlier run or was evicted from memory.
     case disk
 }
 

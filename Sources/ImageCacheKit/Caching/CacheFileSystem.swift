@@ -14,6 +14,7 @@ public struct CacheFileSystemError: Error, Sendable, Equatable, CustomStringConv
     /// The error number it returned.
     public var code: Int32
 
+    /// An error for `operation` on `path` that failed with `errno` `code`.
     public init(operation: String, path: String, code: Int32) {
         self.operation = operation
         self.path = path
@@ -51,6 +52,7 @@ public protocol CacheFileSystem: Sendable {
 
 /// The real file system, through POSIX calls (cheaper than `FileManager` on the hot path).
 public struct PosixCacheFileSystem: CacheFileSystem {
+    /// The file system of the running process (stateless).
     public init() {}
 
     public func createDirectory(atPath path: String) throws(CacheFileSystemError) {

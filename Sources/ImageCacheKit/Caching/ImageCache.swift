@@ -92,7 +92,9 @@ public final class ImageCache: Sendable {
     /// The outcome of a store: the entry is in memory in any case; `path` is its content file
     /// when the disk write succeeded, and `diskError` says why not otherwise (for the log).
     public struct StoreResult: Sendable {
+        /// The content file (valid while the entry lives, and for `path_grace` after a lookup).
         public var path: String?
+        /// Why the disk did not take the entry; the request that stored it should still succeed.
         public var diskError: CacheWriteError?
     }
 
@@ -195,8 +197,11 @@ public final class ImageCache: Sendable {
 
     /// What `cache.clear` empties.
     public enum ClearScope: String, Sendable {
+        /// Delivered thumbnails only.
         case thumbnails
+        /// Search-result pages only (the next search goes to the network).
         case searches
+        /// Everything, including remembered photo metadata.
         case all
 
         var namespaces: Set<CacheNamespace> {
@@ -221,7 +226,9 @@ public final class ImageCache: Sendable {
 
     /// Both tiers' size and counters, for the `stats` method.
     public struct Statistics: Sendable, Equatable {
+        /// `stats.memory`: bytes are content plus a fixed per-entry overhead.
         public var memory: CacheTierStatistics
+        /// `stats.disk`: bytes are content files plus their sidecars.
         public var disk: CacheTierStatistics
     }
 

@@ -126,6 +126,7 @@ public struct CacheTierStatistics: Sendable, Equatable {
     /// Entries removed to stay under the limit since start.
     public var evictions: Int
 
+    /// A snapshot with the given figures (the caches build these; tests compare them).
     public init(entries: Int, bytes: Int, limit: Int, hits: Int, misses: Int, evictions: Int) {
         self.entries = entries
         self.bytes = bytes
