@@ -102,6 +102,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The child process of the disk cache's crash test (killed with SIGKILL mid-write).
+        .executableTarget(
+            name: "cache-crash-writer",
+            dependencies: ["ImageCacheKit", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "imagecache",
             dependencies: [
@@ -123,7 +128,7 @@ let package = Package(
         .testTarget(name: "ImageCacheClientTests", dependencies: ["ImageCacheClient", "TestSupport"]),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"]
         ),
     ]
 )

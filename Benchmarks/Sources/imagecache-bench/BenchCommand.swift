@@ -15,5 +15,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let areas: [any ParsableCommand.Type] = [
         ThumbnailBenchmark.self,
         FetchBenchmark.self,
+        CacheBenchmark.self,
     ]
 }

@@ -1,0 +1,167 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed file operation of the disk cache, with the `errno` that explains it (ENOSPC for
+/// a full disk, EROFS for a read-only folder, EACCES/EPERM for permissions, ENOENT for a
+/// folder removed from outside).
+public struct CacheFileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The system call that failed (`open`, `write`, `rename`…).
+    public var operation: String
+    /// The path it was applied to.
+    public var path: String
+    /// The error number it returned.
+    public var code: Int32
+
+    /// An error for `operation` on `path` that failed with `errno` `code`.
+    public init(operation: String, path: String, code: Int32) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
+    public var description: String { "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))" }
+}
+
+/// The file operations the disk cache needs, and nothing more.
+///
+/// A seam so that tests can make one operation fail the way a full disk, a read-only mount
+/// or a permission problem would (tests run as root, where `chmod` stops nothing), while the
+/// real implementation, `PosixCacheFileSystem`, stays a thin layer over the system calls.
+/// Every method throws `CacheFileSystemError` with the system's `errno`.
+public protocol CacheFileSystem: Sendable {
+    /// Creates `path` and any missing parents; an existing directory is fine.
+    func createDirectory(atPath path: String) throws(CacheFileSystemError)
+    /// Creates `path`, which must not exist, holding exactly `contents`.
+    func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError)
+    /// Creates or truncates `path` and writes `contents` (not atomic: for files whose torn
+    /// state is recognised by their reader, like sidecars).
+    func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError)
+    /// Atomically renames `source` to `destination`, replacing it.
+    func rename(_ source: String, to destination: String) throws(CacheFileSystemError)
+    /// Removes a file; a missing file is not an error.
+    func removeFile(atPath path: String) throws(CacheFileSystemError)
+    /// The whole content of a file.
+    func readFile(atPath path: String) throws(CacheFileSystemError) -> Data
+    /// The size of a file, or nil when it does not exist.
+    func fileSize(atPath path: String) -> Int?
+    /// The names in a directory (without `.` and `..`).
+    func contentsOfDirectory(atPath path: String) throws(CacheFileSystemError) -> [String]
+}
+
+/// The real file system, through POSIX calls (cheaper than `FileManager` on the hot path).
+public struct PosixCacheFileSystem: CacheFileSystem {
+    /// The file system of the running process (stateless).
+    public init() {}
+
+    public func createDirectory(atPath path: String) throws(CacheFileSystemError) {
+        if mkdir(path, 0o755) == 0 { return }
+        let code = errno
+        if code == EEXIST { return }
+        if code == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != path {
+                try createDirectory(atPath: parent)
+                if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+                throw CacheFileSystemError(operation: "mkdir", path: path, code: errno)
+            }
+        }
+        throw CacheFileSystemError(operation: "mkdir", path: path, code: code)
+    }
+
+    public func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        try writeAll(path, contents, flags: O_EXCL)
+    }
+
+    public func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        try writeAll(path, contents, flags: O_TRUNC)
+    }
+
+    private func writeAll(_ path: String, _ contents: Data, flags: Int32) throws(CacheFileSystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o644)
+        guard fd >= 0 else { throw CacheFileSystemError(operation: "open", path: path, code: errno) }
+        var failure: Int32 = 0
+        contents.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if close(fd) != 0 && failure == 0 { failure = errno }
+        if failure != 0 {
+            unlink(path)
+            throw CacheFileSystemError(operation: "write", path: path, code: failure)
+        }
+    }
+
+    public func rename(_ source: String, to destination: String) throws(CacheFileSystemError) {
+        guard Glibc.rename(source, destination) == 0 else {
+            throw CacheFileSystemError(operation: "rename", path: destination, code: errno)
+        }
+    }
+
+    public func removeFile(atPath path: String) throws(CacheFileSystemError) {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw CacheFileSystemError(operation: "unlink", path: path, code: errno)
+        }
+    }
+
+    public func readFile(atPath path: String) throws(CacheFileSystemError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheFileSystemError(operation: "open", path: path, code: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw CacheFileSystemError(operation: "fstat", path: path, code: errno) }
+        var size = Int(info.st_size)
+        var data = Data(count: size)
+        var failure: Int32 = 0
+        let got = data.withUnsafeMutableBytes { raw -> Int in
+            var offset = 0
+            while offset < size {
+                let n = read(fd, raw.baseAddress! + offset, size - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return offset
+                }
+                if n == 0 { break }
+                offset += n
+            }
+            return offset
+        }
+        if failure != 0 { throw CacheFileSystemError(operation: "read", path: path, code: failure) }
+        if got < size {
+            size = got
+            data.removeSubrange(got...)
+        }
+        return data
+    }
+
+    public func fileSize(atPath path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+
+    public func contentsOfDirectory(atPath path: String) throws(CacheFileSystemError) -> [String] {
+        guard let dir = opendir(path) else {
+            throw CacheFileSystemError(operation: "opendir", path: path, code: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The persistent tier: content files on disk, described by a crash-safe SQLite index.
+///
+/// **Layout** of the folder: `lock` (the single-owner `flock`), `index.sqlite` (+ WAL),
+/// `tmp/` (files being written) and `data/xx/<sha256 of key>` with a `.m` sidecar beside
+/// each content file (see `EntrySidecar`), sharded by the first two hex digits so no folder
+/// holds more than a few hundred files at 100 000 entries.
+///
+/// **Crash safety**: a put writes the content under `tmp/`, writes the sidecar in place, renames the
+/// content into place, then commits the index row. A `kill -9` at any moment leaves either
+/// no row (the renamed files are orphans, swept in the background after the next open) or a
+/// complete row with complete files. Since a crash loses no page cache, no fsync is paid per
+/// entry; instead every entry's checksum is verified on its first read after an open, and a
+/// mismatch (a power loss, a file changed from outside) is dropped and reported as a miss.
+///
+/// **Bounds**: the bytes of content plus sidecars stay under the limit (`disk_limit`);
+/// least recently used entries are evicted first. Access order lives in memory and is
+/// written to the index in batches, so a read costs no SQLite write.
+///
+/// **Paths**: a lookup that hands out a path keeps that file on disk for at least
+/// `path_grace`, whatever eviction or clearing happens meanwhile: the unlink is deferred.
+///
+/// **Faults**: a failed write (disk full, read-only folder, permissions) throws
+/// `CacheWriteError` and leaves nothing behind; a folder removed from outside is recreated
+/// on the next write; a missing or damaged index is rebuilt from the sidecars and logged.
+///
+/// All methods are synchronous and thread-safe; they do blocking file I/O, as small and
+/// short as the cache's files are.
+public final class DiskCache: Sendable {
+    /// The cache folder.
+    public let directory: String
+    let dataDirectory: String
+    let tempDirectory: String
+    let indexPath: String
+    let lockPath: String
+    let fileSystem: any CacheFileSystem
+    let clock: CacheClock
+    let logger: Logger
+    let pathGrace: Double
+
+    /// What the writer lock guards: the index connection and the folder lock. Every change to
+    /// the folder's files and index happens while holding it, so renames, index commits and
+    /// the orphan sweep never interleave.
+    struct Writer {
+        var index: CacheIndex?
+        var lock: FolderLock?
+    }
+
+    /// What the state lock guards: the in-memory mirror of the index and the counters. Held
+    /// only for short, I/O-free sections; lock order is writer, then state.
+    struct State {
+        var list = LRUList<CacheDigest, DiskRecord>()
+        var limit: Int
+        var hits = 0
+        var misses = 0
+        var evictions = 0
+        var pendingAccess: [CacheDigest: Double] = [:]
+        var lastFlush: Double
+        var deferred: [CacheDigest: Double] = [:]
+        var nextDeferred = Double.infinity
+        var closed = false
+    }
+
+    let writer: Mutex<Writer>
+    let state: Mutex<State>
+    let tempCounter = Atomic<Int>(0)
+    let sweepTask = Mutex<Task<Void, Never>?>(nil)
+
+    /// Opens the cache in `directory` (created if needed), taking its lock, loading its index
+    /// (or rebuilding it from the files), and starting the background orphan sweep.
+    ///
+    /// - Parameters:
+    ///   - limit: `disk_limit` in bytes.
+    ///   - pathGrace: `path_grace`: how long a handed-out path stays on disk.
+    ///   - fileSystem: the file layer (a failing one in tests).
+    ///   - clock: "now" for expiry, grace and access times.
+    ///   - sweep: whether to start the background orphan sweep (tests that inspect orphans
+    ///     turn it off and call `sweepOrphans()` themselves).
+    /// - Throws: `CacheOpenError.folderInUse` when another process owns the folder.
+    public init(directory: String, limit: Int, pathGrace: Duration,
+                logger: Logger = Logger(label: "imagecached.cache"),
+                fileSystem: any CacheFileSystem = PosixCacheFileSystem(), clock: CacheClock = .system,
+                sweep: Bool = true) throws(CacheOpenError) {
+        let directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.directory = directory
+        dataDirectory = directory + "/data"
+        tempDirectory = directory + "/tmp"
+        indexPath = directory + "/index.sqlite"
+        lockPath = directory + "/lock"
+        self.fileSystem = fileSystem
+        self.clock = clock
+        self.logger = logger
+        self.pathGrace = pathGrace.cacheSeconds
+        state = Mutex(State(limit: limit, lastFlush: clock.now()))
+        writer = Mutex(Writer())
+
+        do {
+            try fileSystem.createDirectory(atPath: directory)
+        } catch {
+            throw .fileSystem(error)
+        }
+        let lock = try FolderLock(lockFile: lockPath, folder: directory)
+        do {
+            try createTree()
+            // Temp files can only be left by a dead owner: we hold the lock now.
+            for name in (try? fileSystem.contentsOfDirectory(atPath: tempDirectory)) ?? [] {
+                try? fileSystem.removeFile(atPath: tempDirectory + "/" + name)
+            }
+            let (index, rows) = try openIndex()
+            writer.withLock { $0 = Writer(index: index, lock: lock) }
+            state.withLock { $0.list = Self.mirror(of: rows) }
+        } catch {
+            lock.release()
+            throw error
+        }
+        if sweep {
+            let task = Task.detached(priority: .background) { [self] in self.sweepOrphans() }
+            sweepTask.withLock { $0 = task }
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: Paths
+
+    func shardDirectory(_ hex: String) -> String { dataDirectory + "/" + hex.prefix(2) }
+    func contentPath(_ digest: CacheDigest) -> String {
+        let hex = digest.hex
+        return dataDirectory + "/" + hex.prefix(2) + "/" + hex
+    }
+    func sidecarPath(_ digest: CacheDigest) -> String { contentPath(digest) + ".m" }
+
+    /// The path an entry for `key` has (or would have). Stable: derived from the key alone.
+    public func path(for key: CacheKey) -> String { contentPath(key.digest) }
+
+    /// Creates the folder tree (idempotent): top, `tmp/`, `data/` and its 256 shards.
+    func createTree() throws(CacheOpenError) {
+        do {
+            try fileSystem.createDirectory(atPath: directory)
+            try fileSystem.createDirectory(atPath: tempDirectory)
+            try fileSystem.createDirectory(atPath: dataDirectory)
+            for i in 0..<256 {
+                try fileSystem.createDirectory(atPath: dataDirectory + "/" + Self.shardName(i))
+            }
+        } catch {
+            throw .fileSystem(error)
+        }
+    }
+
+    static func shardName(_ i: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[i >> 4], digits[i & 15]])
+    }
+
+    // MARK: Reading
+
+    /// Looks `key` up. Returns nil on a miss, which includes an expired entry unless
+    /// `allowStale` (then `isStale` is true), a content file gone missing, and a content file
+    /// whose checksum does not match on its first read since open (that entry is dropped).
+    ///
+    /// - Parameters:
+    ///   - wantBytes: read the content into `bytes` (otherwise only the path is given).
+    ///   - wantPath: hand out the path, which then stays valid for `path_grace`.
+    public func get(_ key: CacheKey, wantBytes: Bool = true, wantPath: Bool = true,
+                    allowStale: Bool = false) -> CacheHit? {
+        lookup(key, wantBytes: wantBytes, wantPath: wantPath, allowStale: allowStale, counted: true)
+    }
+
+    func lookup(_ key: CacheKey, wantBytes: Bool, wantPath: Bool, allowStale: Bool, counted: Bool) -> CacheHit? {
+        let digest = key.digest
+        let now = clock.now()
+        let found = state.withLock { s -> (record: DiskRecord, reap: Bool, flush: Bool)? in
+            guard !s.closed, var record = s.list.peek(digest) else {
+                if counted { s.misses += 1 }
+                return nil
+            }
+            if let expires = record.expires, expires <= now, !allowStale {
+                if counted { s.misses += 1 }
+                return nil
+            }
+            _ = s.list.touch(digest)
+            s.pendingAccess[digest] = now
+            if wantPath && record.graceUntil < now + pathGrace {
+                record.graceUntil = now + pathGrace
+                s.list.update(digest) { $0.graceUntil = record.graceUntil }
+            }
+            if counted && record.verified && !wantBytes { s.hits += 1 }
+            return (record, now >= s.nextDeferred, s.pendingAccess.count >= 8192)
+        }
+        guard let (record, reap, flush) = found else { return nil }
+        if reap { reapDeferred() }
+        if flush { flushAccessTimes() }
+
+        var bytes: Data?
+        if wantBytes || !record.verified {
+            let path = contentPath(digest)
+            let data: Data
+            do {
+                data = try fileSystem.readFile(atPath: path)
+            } catch {
+                logger.warning("cache entry dropped: content file unreadable", metadata: ["path": "\(path)", "error": "\(error)"])
+                drop(digest, checksum: record.checksum, counted: counted)
+                return nil
+            }
+            if !record.verified {
+                guard data.count == record.size, Self.checksum(of: data) == record.checksum else {
+                    logger.warning("cache entry dropped: checksum mismatch on first read", metadata: ["path": "\(path)"])
+                    drop(digest, checksum: record.checksum, counted: counted)
+                    return nil
+                }
+            }
+            state.withLock { s in
+                if !record.verified { s.list.update(digest) { if $0.checksum == record.checksum { $0.verified = true } } }
+                if counted { s.hits += 1 }
+            }
+            if wantBytes { bytes = data }
+        }
+        return CacheHit(
+            key: key, bytes: bytes, path: wantPath ? contentPath(digest) : nil,
+            info: CacheEntryInfo(contentType: record.contentType, width: record.width, height: record.height,
+                                 expires: record.expires.map { Date(timeIntervalSince1970: $0) }),
+            byteCount: record.size, created: Date(timeIntervalSince1970: record.created), source: .disk,
+            isStale: record.expires.map { $0 <= now } ?? false)
+    }
+
+    /// Removes an entry found damaged or missing, unless it was replaced meanwhile.
+    func drop(_ digest: CacheDigest, checksum: CacheDigest, counted: Bool) {
+        writer.withLock { w in
+            let removed = state.withLock { s -> DiskRecord? in
+                if counted { s.misses += 1 }
+                guard let record = s.list.peek(digest), record.checksum == checksum else { return nil }
+                s.list.remove(digest)
+                s.pendingAccess.removeValue(forKey: digest)
+                return record
+            }
+            guard removed != nil else { return }
+            do {
+                try w.index?.apply(upserts: [], deletes: [digest], accessTimes: [:])
+            } catch {
+                logger.error("cache index update failed while dropping an entry", metadata: ["error": "\(error)"])
+            }
+            try? fileSystem.removeFile(atPath: contentPath(digest))
+            try? fileSystem.removeFile(atPath: sidecarPath(digest))
+        }
+    }
+
+    static func checksum(of data: Data) -> CacheDigest {
+        CacheDigest(bytes: SHA256Digest.digest(data))!
+    }
+
+    // MARK: Statistics
+
+    /// Entries, bytes (content plus sidecars), limit and counters of the disk tier.
+    public var statistics: CacheTierStatistics {
+        state.withLock { s in
+            CacheTierStatistics(entries: s.list.count, bytes: s.list.totalCost, limit: s.limit,
+                                hits: s.hits, misses: s.misses, evictions: s.evictions)
+        }
+    }
+
+    /// Whether an entry for `key` is indexed (fresh or not), without counting or touching it.
+    public func contains(_ key: CacheKey) -> Bool {
+        state.withLock { $0.list.peek(key.digest) != nil }
+    }
+}
+
+/// The in-memory mirror of one index row.
+struct DiskRecord {
+    var namespace: CacheNamespace
+    var size: Int
+    var checksum: CacheDigest
+    var contentType: String
+    var width: Int?
+    var height: Int?
+    var created: Double
+    var expires: Double?
+    /// Whether the content matched its checksum since open (entries written since open are).
+    var verified: Bool
+    /// Until when the content file must stay on disk because its path was handed out.
+    var graceUntil: Double
+}

@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The exclusive `flock` on a cache folder's `lock` file, held for the cache's lifetime.
+///
+/// Two daemons writing one folder would corrupt each other's index and evict each other's
+/// files; the contract asks the second to fail with a clear message instead. `flock` is
+/// released by the kernel when the process dies (even by `kill -9`), so a stale lock can
+/// never block a restart. Locks belong to the open file description, so a second open in
+/// the same process is refused too (which is what the tests rely on).
+final class FolderLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock, or throws `folderInUse` when another holder has it.
+    init(lockFile: String, folder: String) throws(CacheOpenError) {
+        let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw .fileSystem(CacheFileSystemError(operation: "open", path: lockFile, code: errno))
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EWOULDBLOCK { throw .folderInUse(path: folder) }
+            throw .fileSystem(CacheFileSystemError(operation: "flock", path: lockFile, code: code))
+        }
+        descriptor = fd
+    }
+
+    /// Releases the lock (closing the descriptor drops it).
+    func release() {
+        close(descriptor)
+    }
+}

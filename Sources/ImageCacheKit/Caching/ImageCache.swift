@@ -1,0 +1,250 @@
+import Foundation
+import ImageCacheProtocol
+import Logging
+
+/// The cache the pipeline talks to: an LRU memory tier in front of the persistent disk tier.
+///
+/// Lookups try memory, then disk (a disk hit is promoted to memory); stores go to disk first
+/// (so a path exists), then to memory. A failed disk write never fails the caller's request:
+/// `put` still keeps the bytes in memory and reports the disk error for the log, so serving
+/// continues from memory and the network when the disk is full or read-only.
+///
+/// Search pages live in the same tiers with an expiry of `search_ttl` and can be read stale
+/// when the network is down. Failures can be remembered briefly (negative entries), never
+/// for longer than `maximumFailureMemory`.
+public final class ImageCache: Sendable {
+    /// A value of the memory tier.
+    struct MemoryEntry: Sendable {
+        var bytes: Data
+        var info: CacheEntryInfo
+        var created: Date
+    }
+
+    /// A remembered failure.
+    struct Failure: Sendable {
+        var error: RPCError
+        var until: Double
+    }
+
+    /// Longest time a failure may be remembered, whatever a caller asks.
+    public static let maximumFailureMemory: Duration = .seconds(300)
+
+    /// Bytes charged per memory entry on top of its content (key, metadata, list node), so
+    /// that many tiny entries cannot exceed `memory_limit` unnoticed.
+    static let memoryOverhead = 256
+
+    let memory: MemoryCache<CacheKey, MemoryEntry>
+    let failures = MemoryCache<CacheKey, Failure>(costLimit: 4096, countLimit: 4096)
+    /// The disk tier.
+    public let disk: DiskCache
+    let searchTTL: Double
+    let clock: CacheClock
+    let logger: Logger
+
+    /// Opens both tiers with the limits of `[cache]`; `directory` is the resolved `cache_dir`.
+    /// - Throws: `CacheOpenError` (e.g. `folderInUse` when another daemon owns the folder).
+    public init(configuration: CacheConfiguration.Cache, directory: String,
+                logger: Logger = Logger(label: "imagecached.cache"),
+                fileSystem: any CacheFileSystem = PosixCacheFileSystem(), clock: CacheClock = .system) throws(CacheOpenError) {
+        memory = MemoryCache(costLimit: configuration.memoryLimit)
+        disk = try DiskCache(directory: directory, limit: configuration.diskLimit, pathGrace: configuration.pathGrace,
+                             logger: logger, fileSystem: fileSystem, clock: clock)
+        searchTTL = configuration.searchTTL.cacheSeconds
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: Lookup
+
+    /// Looks `key` up in memory, then on disk.
+    ///
+    /// - Parameters:
+    ///   - wantBytes: return the content (a memory hit always has it; a disk hit reads it).
+    ///   - wantPath: return the content file's path, valid for `path_grace`. On a memory hit
+    ///     whose disk copy is gone, the bytes are written back to disk to get one.
+    ///   - allowStale: return an expired entry (marked `isStale`) instead of missing.
+    public func get(_ key: CacheKey, wantBytes: Bool = true, wantPath: Bool = true,
+                    allowStale: Bool = false) -> CacheHit? {
+        let now = clock.now()
+        if let entry = memory.value(forKey: key) {
+            let expired = entry.info.expires.map { $0.timeIntervalSince1970 <= now } ?? false
+            if !expired || allowStale {
+                var path: String?
+                if wantPath {
+                    path = disk.lookup(key, wantBytes: false, wantPath: true, allowStale: true, counted: false)?.path
+                    if path == nil { path = try? disk.put(key, bytes: entry.bytes, info: entry.info) }
+                }
+                return CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info,
+                                byteCount: entry.bytes.count, created: entry.created, source: .memory, isStale: expired)
+            }
+        }
+        guard let hit = disk.get(key, wantBytes: true, wantPath: wantPath, allowStale: allowStale),
+              let bytes = hit.bytes else { return nil }
+        memory.insert(MemoryEntry(bytes: bytes, info: hit.info, created: hit.created), forKey: key,
+                      cost: bytes.count + Self.memoryOverhead)
+        var result = hit
+        if !wantBytes { result.bytes = nil }
+        return result
+    }
+
+    // MARK: Storing
+
+    /// The outcome of a store: the entry is in memory in any case; `path` is its content file
+    /// when the disk write succeeded, and `diskError` says why not otherwise (for the log).
+    public struct StoreResult: Sendable {
+        /// The content file (valid while the entry lives, and for `path_grace` after a lookup).
+        public var path: String?
+        /// Why the disk did not take the entry; the request that stored it should still succeed.
+        public var diskError: CacheWriteError?
+    }
+
+    /// Stores `bytes` for `key` on disk and in memory.
+    @discardableResult
+    public func put(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) -> StoreResult {
+        var result = StoreResult()
+        do {
+            result.path = try disk.put(key, bytes: bytes, info: info)
+        } catch {
+            result.diskError = error
+        }
+        memory.insert(MemoryEntry(bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
+                      forKey: key, cost: bytes.count + Self.memoryOverhead)
+        failures.removeValue(forKey: key)
+        return result
+    }
+
+    /// Moves the complete file at `source` in as the entry for `key` (see
+    /// `DiskCache.temporaryFilePath()`), keeping its bytes in memory too. When the disk
+    /// refuses it, the bytes still go to memory and the file is removed.
+    @discardableResult
+    public func put(_ key: CacheKey, movingFileAt source: String, info: CacheEntryInfo) -> StoreResult {
+        var result = StoreResult()
+        let bytes: Data
+        do {
+            bytes = try disk.fileSystem.readFile(atPath: source)
+        } catch {
+            result.diskError = .fileSystem(error)
+            return result
+        }
+        do {
+            result.path = try disk.put(key, movingFileAt: source, contents: bytes, info: info)
+        } catch {
+            result.diskError = error
+            try? disk.fileSystem.removeFile(atPath: source)
+        }
+        memory.insert(MemoryEntry(bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
+                      forKey: key, cost: bytes.count + Self.memoryOverhead)
+        failures.removeValue(forKey: key)
+        return result
+    }
+
+    // MARK: Search pages
+
+    /// Stores a search-result page (JSON), fresh for `ttl` (default `search_ttl`).
+    @discardableResult
+    public func putSearchPage(_ key: CacheKey, json: Data, ttl: Duration? = nil) -> StoreResult {
+        let seconds = ttl?.cacheSeconds ?? searchTTL
+        let info = CacheEntryInfo(contentType: "application/json",
+                                  expires: Date(timeIntervalSince1970: clock.now() + seconds))
+        return put(key, bytes: json, info: info)
+    }
+
+    /// A stored search page: fresh, or (with `allowStale`, when the network failed) expired
+    /// with `isStale` set. Survives restarts.
+    public func searchPage(_ key: CacheKey, allowStale: Bool = false) -> CacheHit? {
+        get(key, wantBytes: true, wantPath: false, allowStale: allowStale)
+    }
+
+    // MARK: Negative entries
+
+    /// Remembers that fetching `key` failed with `error`, for `duration` capped at
+    /// `maximumFailureMemory`, so a burst of requests for a broken image does not hammer the
+    /// host. Kept in memory only: a restart forgets every failure.
+    public func rememberFailure(_ error: RPCError, for key: CacheKey, duration: Duration) {
+        let seconds = min(duration.cacheSeconds, Self.maximumFailureMemory.cacheSeconds)
+        guard seconds > 0 else { return }
+        failures.insert(Failure(error: error, until: clock.now() + seconds), forKey: key, cost: 1)
+    }
+
+    /// The remembered failure for `key`, if it has not expired.
+    public func rememberedFailure(for key: CacheKey) -> RPCError? {
+        guard let failure = failures.value(forKey: key) else { return nil }
+        guard failure.until > clock.now() else {
+            failures.removeValue(forKey: key)
+            return nil
+        }
+        return failure.error
+    }
+
+    // MARK: Evicting and clearing
+
+    /// Removes one entry from both tiers (`cache.evict`). Handed-out paths stay valid for
+    /// their grace.
+    public func evict(_ key: CacheKey) {
+        memory.removeValue(forKey: key)
+        disk.remove(key)
+    }
+
+    /// Removes every thumbnail of `url` (every width), or of every URL with that prefix.
+    public func evict(url: String, asPrefix: Bool = false) {
+        let clean = CacheKey.removingCredentials(from: url)
+        memory.removeAll { key in
+            guard let keyURL = key.url else { return false }
+            return asPrefix ? keyURL.hasPrefix(clean) : keyURL == clean
+        }
+        disk.remove(url: clean, asPrefix: asPrefix)
+    }
+
+    /// What `cache.clear` empties.
+    public enum ClearScope: String, Sendable {
+        /// Delivered thumbnails only.
+        case thumbnails
+        /// Search-result pages only (the next search goes to the network).
+        case searches
+        /// Everything, including remembered photo metadata.
+        case all
+
+        var namespaces: Set<CacheNamespace> {
+            switch self {
+            case .thumbnails: return [.thumbnail]
+            case .searches: return [.search]
+            case .all: return Set(CacheNamespace.allCases)
+            }
+        }
+    }
+
+    /// Empties a part of both tiers (`cache.clear`). Handed-out paths stay valid for their
+    /// grace. `all` also forgets remembered photo metadata and failures.
+    public func clear(_ scope: ClearScope) {
+        let namespaces = scope.namespaces
+        memory.removeAll { namespaces.contains($0.namespace) }
+        if scope == .all { failures.removeAll() }
+        disk.removeAll(in: namespaces)
+    }
+
+    // MARK: Statistics and configuration
+
+    /// Both tiers' size and counters, for the `stats` method.
+    public struct Statistics: Sendable, Equatable {
+        /// `stats.memory`: bytes are content plus a fixed per-entry overhead.
+        public var memory: CacheTierStatistics
+        /// `stats.disk`: bytes are content files plus their sidecars.
+        public var disk: CacheTierStatistics
+    }
+
+    /// A snapshot of both tiers.
+    public var statistics: Statistics {
+        Statistics(memory: memory.statistics, disk: disk.statistics)
+    }
+
+    /// Applies new limits after SIGHUP (memory and disk limits; grace and TTL apply at open).
+    public func apply(_ configuration: CacheConfiguration.Cache) {
+        memory.setLimits(costLimit: configuration.memoryLimit, countLimit: nil)
+        disk.setLimit(configuration.diskLimit)
+    }
+
+    /// Flushes access times and releases the folder (daemon shutdown).
+    public func close() {
+        disk.close()
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+@testable import ImageCacheKit
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh folder under the system temp directory, removed by `remove()`.
+struct TemporaryFolder {
+    let path: String
+
+    init(_ name: String = "cache") {
+        let template = NSTemporaryDirectory() + "imagecached-\(name)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A clock the test moves by hand, so expiry and path grace are tested without sleeping.
+final class ManualClock: Sendable {
+    private let seconds = Mutex<Double>(1_800_000_000)
+
+    var cacheClock: CacheClock {
+        CacheClock { [self] in Date(timeIntervalSince1970: self.seconds.withLock { $0 }) }
+    }
+
+    func advance(by duration: Double) {
+        seconds.withLock { $0 += duration }
+    }
+}
+
+/// The real file system with faults on demand: the seam tests use to play a full disk, a
+/// read-only folder or a permission problem (chmod stops nothing for root).
+final class FaultyFileSystem: CacheFileSystem {
+    enum Fault: Sendable {
+        /// `writeNewFile` fails with `code` (ENOSPC: disk full) after writing half the bytes.
+        case writeFails(Int32)
+        /// Creating any file or folder, renaming and unlinking fail with `code` (EROFS).
+        case readOnly(Int32)
+    }
+
+    private let real = PosixCacheFileSystem()
+    private let fault = Mutex<Fault?>(nil)
+
+    func inject(_ fault: Fault?) {
+        self.fault.withLock { $0 = fault }
+    }
+
+    private var current: Fault? { fault.withLock { $0 } }
+
+    func createDirectory(atPath path: String) throws(CacheFileSystemError) {
+        if case .readOnly(let code) = current, real.fileSize(atPath: path) == nil {
+            throw CacheFileSystemError(operation: "mkdir", path: path, code: code)
+        }
+        try real.createDirectory(atPath: path)
+    }
+
+    func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        switch current {
+        case .writeFails(let code):
+            // Leave a partial file, as a real ENOSPC would, and fail.
+            try? real.writeNewFile(atPath: path, contents: contents.prefix(contents.count / 2))
+            try? real.removeFile(atPath: path)
+            throw CacheFileSystemError(operation: "write", path: path, code: code)
+        case .readOnly(let code):
+            throw CacheFileSystemError(operation: "open", path: path, code: code)
+        case nil:
+            try real.writeNewFile(atPath: path, contents: contents)
+        }
+    }
+
+    func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        switch current {
+        case .writeFails(let code):
+            throw CacheFileSystemError(operation: "write", path: path, code: code)
+        case .readOnly(let code):
+            throw CacheFileSystemError(operation: "open", path: path, code: code)
+        case nil:
+            try real.writeFile(atPath: path, contents: contents)
+        }
+    }
+
+    func rename(_ source: String, to destination: String) throws(CacheFileSystemError) {
+        if case .readOnly(let code) = current { throw CacheFileSystemError(operation: "rename", path: destination, code: code) }
+        try real.rename(source, to: destination)
+    }
+
+    func removeFile(atPath path: String) throws(CacheFileSystemError) {
+        if case .readOnly(let code) = current { throw CacheFileSystemError(operation: "unlink", path: path, code: code) }
+        try real.removeFile(atPath: path)
+    }
+
+    func readFile(atPath path: String) throws(CacheFileSystemError) -> Data { try real.readFile(atPath: path) }
+    func fileSize(atPath path: String) -> Int? { real.fileSize(atPath: path) }
+    func contentsOfDirectory(atPath path: String) throws(CacheFileSystemError) -> [String] {
+        try real.contentsOfDirectory(atPath: path)
+    }
+}
+
+enum CacheTesting {
+    static let logger: Logger = {
+        var logger = Logger(label: "cache-tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func bytes(_ seed: Int, count: Int = 1000) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed &* 7) })
+    }
+
+    static func thumbKey(_ n: Int) -> CacheKey {
+        CacheKey.thumbnail(url: "https://images.test/\(n).jpg", width: 256)
+    }
+
+    static let jpeg = CacheEntryInfo(contentType: "image/jpeg", width: 256, height: 170)
+
+    /// Every regular file under `folder/data`, with its size.
+    static func dataFiles(in folder: String) -> [String: Int] {
+        var out: [String: Int] = [:]
+        let data = folder + "/data"
+        for shard in (try? FileManager.default.contentsOfDirectory(atPath: data)) ?? [] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: data + "/" + shard)) ?? [] {
+                let path = data + "/" + shard + "/" + name
+                out[path] = PosixCacheFileSystem().fileSize(atPath: path)
+            }
+        }
+        return out
+    }
+
+    /// Whether this process may mount a tmpfs (root in a container with CAP_SYS_ADMIN).
+    static let canMount: Bool = {
+        let probe = TemporaryFolder("mount-probe")
+        defer { probe.remove() }
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.path]) == 0 else { return false }
+        _ = run("/bin/umount", [probe.path])
+        return true
+    }()
+
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+@testable import ImageCacheKit
+import ImageCacheProtocol
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Caching: memory in front of disk", .timeLimit(.minutes(1)))
+struct ImageCacheTests {
+    typealias T = CacheTesting
+
+    func open(_ folder: TemporaryFolder, clock: ManualClock = ManualClock(), memoryLimit: Int = 1 << 20,
+              fileSystem: any CacheFileSystem = PosixCacheFileSystem()) throws -> ImageCache {
+        var configuration = CacheConfiguration.Cache()
+        configuration.memoryLimit = memoryLimit
+        configuration.diskLimit = 10 << 20
+        configuration.searchTTL = .seconds(3600)
+        return try ImageCache(configuration: configuration, directory: folder.path, logger: T.logger,
+                              fileSystem: fileSystem, clock: clock.cacheClock)
+    }
+
+    @Test("a stored entry is served from memory, then from disk after a restart, then memory again")
+    func tiersAndSources() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        var cache = try open(folder)
+        let stored = cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
+        #expect(stored.diskError == nil && stored.path != nil)
+        let first = try #require(cache.get(T.thumbKey(0)))
+        #expect(first.source == .memory && first.path == stored.path && first.bytes == T.bytes(0))
+        cache.close()
+        cache = try open(folder)
+        defer { cache.close() }
+        #expect(cache.get(T.thumbKey(0))?.source == .disk)
+        #expect(cache.get(T.thumbKey(0))?.source == .memory)
+        let stats = cache.statistics
+        #expect(stats.memory.hits == 1 && stats.memory.misses == 1 && stats.disk.hits == 1 && stats.disk.entries == 1)
+    }
+
+    @Test("with the disk refusing writes, entries are still served from memory and the error is reported")
+    func diskFailureFallsBackToMemory() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let fs = FaultyFileSystem()
+        let cache = try open(folder, fileSystem: fs)
+        defer { cache.close() }
+        fs.inject(.writeFails(ENOSPC))
+        let stored = cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
+        #expect(stored.path == nil && stored.diskError != nil)
+        let hit = try #require(cache.get(T.thumbKey(0)))
+        #expect(hit.source == .memory && hit.bytes == T.bytes(0) && hit.path == nil)
+        // Once the disk recovers, asking for a path writes the memory copy back.
+        fs.inject(nil)
+        let healed = try #require(cache.get(T.thumbKey(0)))
+        #expect(healed.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(0))
+    }
+
+    @Test("a complete file moved in becomes the entry in both tiers and leaves its temp path")
+    func moveFileIn() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try open(folder)
+        defer { cache.close() }
+        let incoming = cache.disk.temporaryFilePath()
+        try T.bytes(5, count: 9_000).write(to: URL(fileURLWithPath: incoming))
+        let stored = cache.put(T.thumbKey(5), movingFileAt: incoming, info: T.jpeg)
+        #expect(stored.diskError == nil)
+        #expect(!FileManager.default.fileExists(atPath: incoming))
+        #expect(stored.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(5, count: 9_000))
+        #expect(cache.get(T.thumbKey(5))?.source == .memory)
+        #expect(cache.disk.get(T.thumbKey(5))?.bytes == T.bytes(5, count: 9_000))
+    }
+
+    @Test("the memory tier stays under its limit whatever is stored")
+    func memoryBounded() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try open(folder, memoryLimit: 50_000)
+        defer { cache.close() }
+        for i in 0..<30 { cache.put(T.thumbKey(i), bytes: T.bytes(i, count: 5_000), info: T.jpeg) }
+        let stats = cache.statistics
+        #expect(stats.memory.bytes <= 50_000 && stats.memory.evictions > 0)
+        #expect(stats.disk.entries == 30)
+        #expect(cache.get(T.thumbKey(0))?.source == .disk)
+    }
+
+    @Test("a search page is fresh for its TTL, stale after, and survives a restart")
+    func searchPages() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        var cache = try open(folder, clock: clock)
+        let key = CacheKey.searchPage(provider: "unsplash", query: "lake", page: 1, perPage: 30, safe: true)
+        cache.putSearchPage(key, json: Data(#"{"photos":[]}"#.utf8))
+        #expect(cache.searchPage(key)?.isStale == false)
+        clock.advance(by: 3601)
+        #expect(cache.searchPage(key) == nil)
+        #expect(cache.searchPage(key, allowStale: true)?.isStale == true)
+        cache.close()
+        cache = try open(folder, clock: clock)
+        defer { cache.close() }
+        let stale = try #require(cache.searchPage(key, allowStale: true))
+        #expect(stale.isStale && stale.source == .disk && stale.bytes == Data(#"{"photos":[]}"#.utf8))
+    }
+
+    @Test("a failure is remembered briefly and never longer than the cap")
+    func negativeEntries() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try open(folder, clock: clock)
+        defer { cache.close() }
+        let error = RPCError(.notFound, "HTTP 404")
+        cache.rememberFailure(error, for: T.thumbKey(0), duration: .seconds(30))
+        cache.rememberFailure(error, for: T.thumbKey(1), duration: .seconds(100_000))
+        #expect(cache.rememberedFailure(for: T.thumbKey(0)) == error)
+        clock.advance(by: 31)
+        #expect(cache.rememberedFailure(for: T.thumbKey(0)) == nil)
+        #expect(cache.rememberedFailure(for: T.thumbKey(1)) == error)
+        clock.advance(by: 300)
+        #expect(cache.rememberedFailure(for: T.thumbKey(1)) == nil)
+    }
+
+    @Test("evict and clear empty both tiers")
+    func evictAndClear() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try open(folder)
+        defer { cache.close() }
+        let search = CacheKey.searchPage(provider: "pixabay", query: "sky", page: 1, perPage: 20, safe: true)
+        cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
+        cache.put(T.thumbKey(1), bytes: T.bytes(1), info: T.jpeg)
+        cache.putSearchPage(search, json: Data("{}".utf8))
+        cache.evict(url: "https://images.test/0.jpg")
+        #expect(cache.get(T.thumbKey(0)) == nil)
+        cache.clear(.thumbnails)
+        #expect(cache.get(T.thumbKey(1)) == nil && cache.searchPage(search) != nil)
+        cache.clear(.all)
+        #expect(cache.searchPage(search) == nil)
+        let stats = cache.statistics
+        #expect(stats.memory.entries == 0 && stats.disk.entries == 0)
+    }
+}
