@@ -24,7 +24,7 @@ struct TemporaryFolder {
 }
 
 /// A clock the test moves by hand, so expiry and path grace are tested without sleeping.
-final class ManualClock: Sendable {
+final class CacheTestClock: Sendable {
     private let seconds = Mutex<Double>(1_800_000_000)
 
     var cacheClock: CacheClock {

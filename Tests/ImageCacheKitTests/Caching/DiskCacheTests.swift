@@ -8,7 +8,7 @@ struct DiskCacheTests {
     typealias T = CacheTesting
 
     func open(_ folder: TemporaryFolder, limit: Int = 10 << 20, grace: Duration = .seconds(60),
-              clock: ManualClock = ManualClock(), fileSystem: any CacheFileSystem = PosixCacheFileSystem(),
+              clock: CacheTestClock = CacheTestClock(), fileSystem: any CacheFileSystem = PosixCacheFileSystem(),
               sweep: Bool = false) throws -> DiskCache {
         try DiskCache(directory: folder.path, limit: limit, pathGrace: grace, logger: T.logger,
                       fileSystem: fileSystem, clock: clock.cacheClock, sweep: sweep)
@@ -51,7 +51,7 @@ struct DiskCacheTests {
     func evictionOrder() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         // Room for about four 10 KB entries with their sidecars.
         let cache = try open(folder, limit: 42_000, grace: .seconds(0), clock: clock)
         defer { cache.close() }
@@ -70,7 +70,7 @@ struct DiskCacheTests {
     func accessOrderPersists() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         var cache = try open(folder, limit: 42_000, grace: .seconds(0), clock: clock)
         for i in 0..<4 {
             try cache.put(T.thumbKey(i), bytes: T.bytes(i, count: 10_000), info: T.jpeg)
@@ -99,7 +99,7 @@ struct DiskCacheTests {
     func expiryAndStaleReads() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         let cache = try open(folder, clock: clock)
         defer { cache.close() }
         let key = CacheKey.searchPage(provider: "unsplash", query: "cats", page: 1, perPage: 20, safe: true)
@@ -116,7 +116,7 @@ struct DiskCacheTests {
     func pathGraceUnderEviction() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         let cache = try open(folder, limit: 25_000, grace: .seconds(60), clock: clock)
         defer { cache.close() }
         try cache.put(T.thumbKey(0), bytes: T.bytes(0, count: 10_000), info: T.jpeg)
@@ -139,7 +139,7 @@ struct DiskCacheTests {
     func pathGraceUnderClear() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         let cache = try open(folder, clock: clock)
         defer { cache.close() }
         try cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
@@ -163,7 +163,7 @@ struct DiskCacheTests {
     func reputCancelsDeferredUnlink() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         let cache = try open(folder, clock: clock)
         defer { cache.close() }
         try cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)

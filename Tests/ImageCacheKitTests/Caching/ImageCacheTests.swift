@@ -10,7 +10,7 @@ import Glibc
 struct ImageCacheTests {
     typealias T = CacheTesting
 
-    func open(_ folder: TemporaryFolder, clock: ManualClock = ManualClock(), memoryLimit: Int = 1 << 20,
+    func open(_ folder: TemporaryFolder, clock: CacheTestClock = CacheTestClock(), memoryLimit: Int = 1 << 20,
               fileSystem: any CacheFileSystem = PosixCacheFileSystem()) throws -> ImageCache {
         var configuration = CacheConfiguration.Cache()
         configuration.memoryLimit = memoryLimit
@@ -89,7 +89,7 @@ struct ImageCacheTests {
     func searchPages() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         var cache = try open(folder, clock: clock)
         let key = CacheKey.searchPage(provider: "unsplash", query: "lake", page: 1, perPage: 30, safe: true)
         cache.putSearchPage(key, json: Data(#"{"photos":[]}"#.utf8))
@@ -108,7 +108,7 @@ struct ImageCacheTests {
     func negativeEntries() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
+        let clock = CacheTestClock()
         let cache = try open(folder, clock: clock)
         defer { cache.close() }
         let error = RPCError(.notFound, "HTTP 404")

@@ -1,6 +1,7 @@
 import ImageCacheKit
 import ImageCacheProtocol
 import Testing
+import TestSupport
 
 @Suite("Decoding is tolerant of what answers contain and strict about what a photo needs", .timeLimit(.minutes(1)))
 struct LenientDecodingTests {
