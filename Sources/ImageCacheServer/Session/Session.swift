@@ -5,8 +5,8 @@ import Synchronization
 /// One client connection, and everything it owns (CONTRACT §2: a connection is a session).
 ///
 /// The session is the single arbiter of "answered exactly once": a request is answered by
-/// whoever removes it from the pending table first — its handler finishing, `cancel`, or
-/// nobody when the connection closes (then its task is cancelled and the answer has nowhere
+/// whoever takes it from the pending table first — its handler finishing (`claim`), `cancel`,
+/// or nobody when the connection closes (then its task is cancelled and the answer has nowhere
 /// to go). Later features hang their per-session state on it (`onClose`) so it dies with
 /// the connection.
 ///
@@ -32,6 +32,8 @@ public final class Session: Sendable {
         var serial: UInt64
         var task: Task<Void, Never>?
         var countsTowardCap: Bool
+        /// Its answer is being sent; too late to cancel.
+        var answered = false
     }
 
     private struct State {
@@ -91,19 +93,22 @@ public final class Session: Sendable {
         if orphaned { task.cancel() }
     }
 
-    /// The outcome of `finish`.
-    struct Finish {
-        /// The caller still owns the answer (nobody cancelled it meanwhile): send it.
-        var owned: Bool
-        /// This was the last pending work of a client that closed its input: after sending
-        /// the answer, close the connection (`closeAfterPendingWrites`).
-        var closeAfterAnswer: Bool
+    /// Claims the right to answer when the work is done: true when nobody cancelled it
+    /// meanwhile. The entry stays pending (so the connection does not close under the answer)
+    /// until `release`, which the caller invokes after queueing the answer.
+    func claim(key: PendingKey, serial: UInt64) -> Bool {
+        state.withLock { state in
+            guard let entry = state.pending[key], entry.serial == serial, !entry.answered else { return false }
+            state.pending[key]?.answered = true
+            return true
+        }
     }
 
-    /// Removes the entry when the work is done.
-    func finish(key: PendingKey, serial: UInt64) -> Finish {
-        let (owned, closeNow, waiters) = state.withLock { state -> (Bool, Bool, [CheckedContinuation<Void, Never>]) in
-            guard let entry = state.pending[key], entry.serial == serial else { return (false, false, []) }
+    /// Removes a finished entry (claimed or not). When it was the last pending work of a
+    /// client that closed its input, the connection is closed after the queued answers.
+    func release(key: PendingKey, serial: UInt64) {
+        let (closeNow, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            guard let entry = state.pending[key], entry.serial == serial else { return (false, []) }
             state.pending[key] = nil
             if entry.countsTowardCap { state.counted -= 1 }
             var waiters: [CheckedContinuation<Void, Never>] = []
@@ -111,10 +116,10 @@ public final class Session: Sendable {
                 waiters = state.drainWaiters
                 state.drainWaiters = []
             }
-            return (true, state.pending.isEmpty && state.inputClosed && !state.closed, waiters)
+            return (state.pending.isEmpty && state.inputClosed && !state.closed, waiters)
         }
         for waiter in waiters { waiter.resume() }
-        return Finish(owned: owned, closeAfterAnswer: closeNow)
+        if closeNow { closeAfterPendingWrites() }
     }
 
     /// How many requests and notifications are being worked on now.
@@ -127,7 +132,8 @@ public final class Session: Sendable {
     @discardableResult
     public func cancel(id: RequestID) -> Bool {
         let removed = state.withLock { state -> Pending? in
-            guard let entry = state.pending.removeValue(forKey: .request(id)) else { return nil }
+            guard let entry = state.pending[.request(id)], !entry.answered else { return nil }
+            state.pending[.request(id)] = nil
             if entry.countsTowardCap { state.counted -= 1 }
             return entry
         }
@@ -218,10 +224,15 @@ public final class Session: Sendable {
     }
 
     /// Closes once the lines already queued have been handed to the kernel.
+    ///
+    /// Always goes through the event loop's task queue, even from the event loop itself, so
+    /// that answers other threads queued before this call are written before the close.
     func closeAfterPendingWrites() {
         let channel = self.channel
-        channel.writeAndFlush(OutboundMessage(bytes: ByteBuffer(), priority: .response)).whenComplete { _ in
-            channel.close(promise: nil)
+        channel.eventLoop.execute {
+            channel.writeAndFlush(OutboundMessage(bytes: ByteBuffer(), priority: .response)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
         }
     }
 }

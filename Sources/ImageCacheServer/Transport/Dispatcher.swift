@@ -66,9 +66,10 @@ final class Dispatcher: Sendable {
             let context = RequestContext(session: session, requestID: id, logger: logger)
             let task = Task {
                 let answer = await Self.run(route: route, params: params, context: context)
-                let outcome = session.finish(key: key, serial: serial)
-                if outcome.owned, let id { session.send(answer(id)) }
-                if outcome.closeAfterAnswer { session.closeAfterPendingWrites() }
+                if session.claim(key: key, serial: serial), let id {
+                    session.send(answer(id))
+                }
+                session.release(key: key, serial: serial)
             }
             session.attach(task, key: key, serial: serial)
         }
