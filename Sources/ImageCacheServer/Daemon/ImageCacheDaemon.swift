@@ -82,23 +82,9 @@ public final class ImageCacheDaemon: Sendable {
     }
 
     /// The socket path this daemon binds when not socket-activated: `--socket`, else
-    /// `socket =`, else the contract's default.
+    /// `socket =`, else the contract's default (`resolvedSocketPath`).
     public var socketPath: String {
-        options.socketPath ?? configuration.current.daemon.socket
-            ?? Self.defaultSocketPath(environment: options.environment)
-    }
-
-    /// CONTRACT §2: `$XDG_RUNTIME_DIR/imagecached.sock` for a user daemon, and
-    /// `/run/imagecached/imagecached.sock` for the system service (systemd's
-    /// `RuntimeDirectory=` sets `$RUNTIME_DIRECTORY`).
-    public static func defaultSocketPath(environment: [String: String]) -> String {
-        if let runtime = environment["RUNTIME_DIRECTORY"], !runtime.isEmpty {
-            return runtime.split(separator: ":").first.map { "\($0)/imagecached.sock" } ?? "/run/imagecached/imagecached.sock"
-        }
-        if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
-            return "\(xdg)/imagecached.sock"
-        }
-        return "/run/imagecached/imagecached.sock"
+        options.socketPath ?? configuration.current.resolvedSocketPath
     }
 
     /// Binds (or inherits) the socket, serves until SIGTERM/SIGINT, then stops cleanly.
@@ -147,7 +133,7 @@ public final class ImageCacheDaemon: Sendable {
     /// Stops accepting, lets in-flight requests finish within the grace period, removes the
     /// socket file if it is ours.
     func stop(listener: ListeningSocket) async {
-        logger.notice("shutting down", metadata: ["pending": "\(server.sessionCount) sessions"])
+        logger.notice("shutting down", metadata: ["sessions": "\(server.sessionCount)"])
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
         listener.removeSocketFile()
