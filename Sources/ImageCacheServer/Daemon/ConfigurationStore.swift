@@ -8,6 +8,7 @@ import Synchronization
 public final class ConfigurationStore: Sendable {
     private let value: Mutex<CacheConfiguration>
 
+    /// Starts with the configuration the daemon was started with.
     public init(_ configuration: CacheConfiguration) {
         value = Mutex(configuration)
     }

@@ -31,6 +31,8 @@ public final class ImageCacheDaemon: Sendable {
         /// looks for one itself.
         public var inheritedSocket: ListeningSocket?
 
+        /// Defaults: no overrides, an empty environment (no systemd notification), no reload,
+        /// ten seconds of grace on shutdown.
         public init(socketPath: String? = nil, environment: [String: String] = [:],
                     reload: (@Sendable () throws -> CacheConfiguration)? = nil, logLevel: LogLevelControl? = nil,
                     shutdownGracePeriod: Duration = .seconds(10), inheritedSocket: ListeningSocket? = nil) {

@@ -4,25 +4,33 @@ import ImageCacheKit
 public enum CoreMethods {
     /// `hello`'s answer (CONTRACT §5): who is serving, which protocol, which providers have a key.
     public struct Hello: Encodable, Sendable {
+        /// One provider's entry: its name and whether it can be used.
         public struct Provider: Encodable, Sendable {
+            /// `unsplash`, `flickr` or `pixabay`: the prefix of its photo ids.
             public var name: String
             /// Whether an API key is configured; the key itself is never sent.
             public var configured: Bool
         }
 
+        /// Always `imagecached`, so a client knows what answers on the socket.
         public var name = "imagecached"
+        /// The daemon's version (`x.y.z`), for bug reports.
         public var version = ImageCacheVersion.current
+        /// The protocol revision; it changes only when an existing method changes meaning.
         public var `protocol` = 1
+        /// Every provider the daemon knows, configured or not.
         public var providers: [Provider]
     }
 
     /// `cancel`'s params: the id of a pending request on the same connection.
     public struct CancelParams: Decodable, Sendable {
+        /// The `id` the pending request was sent with (string or integer, as sent).
         public var id: RequestID
     }
 
     /// `cancel`'s answer: whether a pending request was found (it then answers 1007 itself).
     public struct CancelResult: Encodable, Sendable {
+        /// True when the request was pending and has now been answered 1007.
         public var cancelled: Bool
     }
 

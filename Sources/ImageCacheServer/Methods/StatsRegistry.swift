@@ -9,6 +9,7 @@ import Synchronization
 public final class StatsRegistry: Sendable {
     private let sections = Mutex<[(name: String, read: @Sendable () async -> JSONValue)]>([])
 
+    /// Empty: the daemon adds `sessions` and `uptimeSeconds`, features add theirs.
     public init() {}
 
     /// Adds (or replaces) the top-level member `name` of the `stats` result.

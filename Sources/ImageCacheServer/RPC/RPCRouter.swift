@@ -69,6 +69,7 @@ public struct RouteOptions: Sendable {
     /// a client at its cap must still be able to cancel.
     public var countsTowardPendingCap: Bool
 
+    /// The default counts every request, which is right for anything that does work.
     public init(countsTowardPendingCap: Bool = true) {
         self.countsTowardPendingCap = countsTowardPendingCap
     }
@@ -76,7 +77,10 @@ public struct RouteOptions: Sendable {
 
 /// The params of a method that takes none: an empty object, or no params at all.
 public struct NoParams: Decodable, Sendable {
+    /// No params, for calling a handler directly (tests, other handlers).
     public init() {}
+
+    /// Accepts `{}` only: every member of the object is reported as an unknown param.
     public init(from decoder: any Decoder) throws {
         // Opening the container records the object's keys, so any member is reported unknown.
         _ = try decoder.container(keyedBy: NoKeys.self)

@@ -240,15 +240,20 @@ public final class Session: Sendable {
 /// The peer process of a connection, from SO_PEERCRED: logged per connection so an operator
 /// can tell who used the daemon.
 public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
+    /// The peer's process id (of the process that connected; it may have exited since).
     public var pid: Int32
+    /// The peer's effective user id: who is using the daemon.
     public var uid: UInt32
+    /// The peer's effective group id.
     public var gid: UInt32
 
+    /// Credentials as the kernel reported them.
     public init(pid: Int32, uid: UInt32, gid: UInt32) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
     }
 
+    /// `pid=… uid=… gid=…`, as it appears in the connection log line.
     public var description: String { "pid=\(pid) uid=\(uid) gid=\(gid)" }
 }

@@ -18,6 +18,7 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     /// A system call failed.
     case system(call: String, path: String?, errno: Int32)
 
+    /// The message printed before exiting: what is wrong and what to do.
     public var description: String {
         switch self {
         case .socketInUse(let path):
