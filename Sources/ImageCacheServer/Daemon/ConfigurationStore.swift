@@ -1,16 +1,15 @@
 import ImageCacheKit
-import Synchronization
 
 /// The running configuration, replaced as a whole on a successful SIGHUP reload.
 ///
 /// Readers take a snapshot per use (per connection, per request), so a reload never tears a
 /// request in half, and a failed reload changes nothing.
 public final class ConfigurationStore: Sendable {
-    private let value: Mutex<CacheConfiguration>
+    private let value: LockedState<CacheConfiguration>
 
     /// Starts with the configuration the daemon was started with.
     public init(_ configuration: CacheConfiguration) {
-        value = Mutex(configuration)
+        value = LockedState(configuration)
     }
 
     /// The configuration now.

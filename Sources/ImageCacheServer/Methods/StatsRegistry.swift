@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The sections of `stats` (CONTRACT §5), filled by whichever part owns each figure.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// `memory`/`disk`, the transfer engine `network`, the providers `providers`). Reporting
 /// zeros for figures nobody measures would be a lie a client cannot detect.
 public final class StatsRegistry: Sendable {
-    private let sections = Mutex<[(name: String, read: @Sendable () async -> JSONValue)]>([])
+    private let sections = LockedState<[(name: String, read: @Sendable () async -> JSONValue)]>([])
 
     /// Empty: the daemon adds `sessions` and `uptimeSeconds`, features add theirs.
     public init() {}

@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import Synchronization
 
 /// One client connection, and everything it owns (CONTRACT §2: a connection is a session).
 ///
@@ -10,7 +9,7 @@ import Synchronization
 /// to go). Later features hang their per-session state on it (`onClose`) so it dies with
 /// the connection.
 ///
-/// State lives behind a `Mutex`: handlers finish on arbitrary threads while the event loop
+/// State lives behind a lock (`LockedState`): handlers finish on arbitrary threads while the event loop
 /// admits new requests.
 public final class Session: Sendable {
     /// Unique within the daemon's lifetime; appears in every log line about the session.
@@ -20,7 +19,7 @@ public final class Session: Sendable {
 
     let channel: any Channel
     let logger: Logger
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// A pending unit of work: a request by its id, or a client notification by a serial.
     enum PendingKey: Hashable {

@@ -7,7 +7,7 @@ final class SessionRegistry: Sendable {
         var waiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let nextID = Atomic<UInt64>(0)
 
     /// A fresh session id; ids are never reused within one run, so logs stay unambiguous.

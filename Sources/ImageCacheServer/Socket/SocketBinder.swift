@@ -40,8 +40,6 @@ public enum SocketBinder {
         _ = fchmod(fd, 0o600)
         let bound = address.withSockAddr { Glibc.bind(fd, $0, $1) }
         guard bound == 0 else { throw .system(call: "bind", path: path, errno: errno) }
-        var info = stat()
-        guard lstat(path, &info) == 0 else { throw .system(call: "stat", path: path, errno: errno) }
         if let groupID {
             guard chown(path, uid_t.max, groupID) == 0 else {
                 let code = errno
@@ -54,10 +52,13 @@ public enum SocketBinder {
             unlink(path)
             throw .system(call: "chmod", path: path, errno: code)
         }
+        // Recorded after the last chown/chmod, which change the file's change time.
+        guard let identity = FileIdentity(path: path) else {
+            throw .system(call: "stat", path: path, errno: errno)
+        }
         keepSocket = true
         keepLock = true
-        return ListeningSocket(descriptor: fd, path: path, isInherited: false,
-                               createdFile: (UInt64(info.st_dev), UInt64(info.st_ino)), lockDescriptor: lock)
+        return ListeningSocket(descriptor: fd, path: path, isInherited: false, createdFile: identity, lockDescriptor: lock)
     }
 
     /// What is at a socket path right now, as far as a client can tell.

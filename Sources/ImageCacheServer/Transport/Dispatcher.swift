@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import Synchronization
 
 /// Validates a line, admits it against the session's caps and runs its handler: the one
 /// path from bytes to exactly one answer.

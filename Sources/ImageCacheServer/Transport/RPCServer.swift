@@ -4,7 +4,6 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// The JSON-RPC server on a listening Unix socket: framing, sessions, dispatch, slow-reader
 /// policy. It knows nothing of configuration files, signals or systemd — `ImageCacheDaemon`
@@ -22,7 +21,7 @@ public final class RPCServer: Sendable {
     private let logger: Logger
     private let group: any EventLoopGroup
     private let registry = SessionRegistry()
-    private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let serverChannel = LockedState<(any Channel)?>(nil)
 
     /// - Parameters:
     ///   - router: the methods to serve.

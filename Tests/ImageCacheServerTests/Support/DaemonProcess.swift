@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Synchronization
 import TestSupport
+import ImageCacheServer
 
 /// The real `imagecached` executable, started as a child process with a clean environment,
 /// its stderr read line by line so tests can wait for a log event instead of sleeping.
@@ -11,9 +11,9 @@ final class DaemonProcess: Sendable {
 
     /// What the stderr reader, the termination handler and the tests share.
     private final class Shared: Sendable {
-        let lines = Mutex<[String]>([])
-        let waiters = Mutex<[(text: String, id: UUID, continuation: CheckedContinuation<Void, Never>)]>([])
-        let exit = Mutex<(status: Int32?, waiters: [(id: UUID, continuation: CheckedContinuation<Int32, Never>)])>((nil, []))
+        let lines = LockedState<[String]>([])
+        let waiters = LockedState<[(text: String, id: UUID, continuation: CheckedContinuation<Void, Never>)]>([])
+        let exit = LockedState<(status: Int32?, waiters: [(id: UUID, continuation: CheckedContinuation<Int32, Never>)])>((nil, []))
     }
 
     /// The built daemon, next to the test bundle (debug, or the TSan scratch path).
