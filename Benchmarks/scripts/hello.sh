@@ -33,8 +33,9 @@ echo "== machine: $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)
 # --- nginx + wrk -----------------------------------------------------------------------
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$work/www"
+chmod 755 "$work" "$work/www"  # nginx's workers run as an unprivileged user
 # About the size of a hello answer.
-printf '%s' '{"jsonrpc":"2.0","id":1,"result":{"name":"imagecached","version":"0.1.0","protocol":1,"providers":[{"name":"unsplash","configured":false},{"name":"flickr","configured":false},{"name":"pixabay","configured":false}]}}' > "$work/www/hello.json"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"name":"imagecached","version":"0.1.0","protocol":1,"providers":[{"name":"unsplash","configured":false},{"name":"flickr","configured":false},{"name":"pixabay","configured":false}]}}' > "$work/www/hello.json"
 cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;

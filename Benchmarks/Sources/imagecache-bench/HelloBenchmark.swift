@@ -14,7 +14,7 @@ import Glibc
 /// does) in this process; `load` drives it from N connections, one request in flight per
 /// connection (closed loop, like wrk), from a single polling thread so the generator stays far
 /// cheaper than the server. Benchmarks/scripts/hello.sh runs both beside nginx + wrk.
-struct HelloBenchmark: AsyncParsableCommand {
+struct HelloBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hello",
         abstract: "hello round trips over the Unix socket: requests/s, p50/p99 (see Benchmarks/scripts/hello.sh).",
@@ -22,20 +22,34 @@ struct HelloBenchmark: AsyncParsableCommand {
     )
 
     /// The daemon under test, as its own process.
-    struct Serve: AsyncParsableCommand {
+    ///
+    /// A synchronous command that blocks its thread until the daemon stops: the runner's
+    /// top-level `await BenchCommand.main()` resolves to the synchronous entry point, which
+    /// does not run asynchronous subcommands.
+    struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the daemon on SOCKET until SIGTERM.")
 
         @Option(help: "The socket path to serve on.")
         var socket: String
 
-        func run() async throws {
+        func run() throws {
             var configuration = CacheConfiguration()
             configuration.daemon.socket = socket
             var logger = Logger(label: "imagecached-bench")
             logger.logLevel = .warning
             let daemon = ImageCacheDaemon(configuration: configuration, logger: logger,
                                           options: .init(environment: ProcessInfo.processInfo.environment))
-            try await daemon.run()
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                do {
+                    try await daemon.run()
+                } catch {
+                    FileHandle.standardError.write(Data("imagecache-bench hello serve: \(error)\n".utf8))
+                    Glibc.exit(1)
+                }
+                done.signal()
+            }
+            done.wait()
         }
     }
 
@@ -198,7 +212,12 @@ struct HelloLoad {
                 // One request in flight per connection: a complete line is its answer.
                 now = Self.now()
                 let answer = pending[index][..<newline]
-                if answer.firstRange(of: Self.marker) == nil { errors += 1 }
+                if answer.firstRange(of: Self.marker) == nil {
+                    if errors == 0 {
+                        FileHandle.standardError.write(Data("first unexpected answer: ".utf8) + Data(answer) + Data("\n".utf8))
+                    }
+                    errors += 1
+                }
                 pending[index].removeAll(keepingCapacity: true)
                 if measuring {
                     requests += 1

@@ -47,16 +47,17 @@ public enum CoreMethods {
         ])
     }
 
-    /// Registers the three methods. `configuration` is read per call, so `hello` reflects a
-    /// SIGHUP reload at once.
+    /// Registers the three methods, all answered immediately (inline, from memory: they never
+    /// wait, and `cancel` must work even when a session is at its pending cap).
+    /// `configuration` is read per call, so `hello` reflects a SIGHUP reload at once.
     public static func register(in router: inout RPCRouter, configuration: @escaping @Sendable () -> CacheConfiguration, stats: StatsRegistry) {
-        router.register("hello") { _ in
+        router.registerImmediate("hello") { _ in
             hello(for: configuration())
         }
-        router.register("stats") { _ in
-            await stats.snapshot()
+        router.registerImmediate("stats") { _ in
+            stats.snapshot()
         }
-        router.register("cancel", options: RouteOptions(countsTowardPendingCap: false)) { (params: CancelParams, context) in
+        router.registerImmediate("cancel") { (params: CancelParams, context) in
             CancelResult(cancelled: context.session.cancel(id: params.id))
         }
     }

@@ -19,8 +19,16 @@ import Logging
 public struct RPCRouter: Sendable {
     /// A handler with its params type erased; what the server calls.
     struct Route: Sendable {
+        /// How the handler runs.
+        enum Body: Sendable {
+            /// In its own task: may wait for anything, can be cancelled.
+            case task(@Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable)
+            /// Inline on the connection's event loop: answers from memory, never waits.
+            case immediate(@Sendable (JSONValue?, RequestContext) throws -> any Encodable & Sendable)
+        }
+
         var options: RouteOptions
-        var invoke: @Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable
+        var body: Body
     }
 
     private var routes: [String: Route] = [:]
@@ -39,9 +47,33 @@ public struct RPCRouter: Sendable {
         options: RouteOptions = RouteOptions(),
         _ handler: @escaping @Sendable (P, RequestContext) async throws -> R
     ) {
-        routes[method] = Route(options: options) { params, context in
+        routes[method] = Route(options: options, body: .task { params, context in
             let typed = try StrictParamsDecoder.decode(P.self, from: params)
             return try await handler(typed, context)
+        })
+    }
+
+    /// Adds a handler that answers at once from memory (`hello`, `stats`, `cancel`, `layout`):
+    /// it runs inline on the connection's event loop, with no task and no thread hop, which
+    /// is what makes a trivial round trip cheap. It must never block or wait; anything that
+    /// does belongs in `register`. Params are decoded as strictly as for `register`.
+    public mutating func registerImmediate<P: Decodable & Sendable, R: Encodable & Sendable>(
+        _ method: String,
+        _ handler: @escaping @Sendable (P, RequestContext) throws -> R
+    ) {
+        routes[method] = Route(options: RouteOptions(countsTowardPendingCap: false), body: .immediate { params, context in
+            let typed = try StrictParamsDecoder.decode(P.self, from: params)
+            return try handler(typed, context)
+        })
+    }
+
+    /// `registerImmediate` for a method without params.
+    public mutating func registerImmediate<R: Encodable & Sendable>(
+        _ method: String,
+        _ handler: @escaping @Sendable (RequestContext) throws -> R
+    ) {
+        registerImmediate(method) { (_: NoParams, context: RequestContext) in
+            try handler(context)
         }
     }
 

@@ -81,6 +81,22 @@ public final class Session: Sendable {
         }
     }
 
+    /// Whether an immediate request may run: the session is open and no pending request
+    /// uses the same id (which would make two answers with one id).
+    func immediateAdmission(id: RequestID?) -> ImmediateAdmission {
+        state.withLock { state in
+            if state.closed { return .closed }
+            if let id, state.pending[.request(id)] != nil { return .duplicateID }
+            return .admitted
+        }
+    }
+
+    enum ImmediateAdmission {
+        case admitted
+        case duplicateID
+        case closed
+    }
+
     /// Records the task doing the admitted work, so `cancel` and closing can stop it. If the
     /// entry is already gone (cancelled in between), the task is cancelled at once.
     func attach(_ task: Task<Void, Never>, key: PendingKey, serial: UInt64) {

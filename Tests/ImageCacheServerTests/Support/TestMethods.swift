@@ -15,6 +15,7 @@ struct TestMethods {
     struct BlockParams: Decodable, Sendable { var key: String }
     struct FloodParams: Decodable, Sendable { var count: Int; var size: Int; var method: String }
 
+    /// `test.echo {key}` answers its key from a task (an ordinary asynchronous method);
     /// `test.block {key}` runs until cancelled; `test.flood {count, size, method}` sends
     /// `count` notifications of about `size` bytes, then answers.
     func register(in router: inout RPCRouter) {
@@ -29,6 +30,10 @@ struct TestMethods {
                 throw error
             }
             return "finished"
+        }
+        router.register("test.echo") { (params: BlockParams, _) -> String in
+            await Task.yield()
+            return params.key
         }
         router.register("test.flood") { (params: FloodParams, context) -> Int in
             let pad = JSONValue.string(String(repeating: "x", count: params.size))
