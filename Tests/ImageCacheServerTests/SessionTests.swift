@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheKit
 import ImageCacheServer
 import Testing
 import TestSupport
@@ -136,6 +137,29 @@ struct SessionTests {
         #expect(again.resultObject?["sessions"] as? Int == 1)
         await a.close()
         await server.stop()
+    }
+
+    @Test("hello follows a replaced configuration (a reload), though its answer is cached")
+    func helloAfterReload() async throws {
+        var router = RPCRouter()
+        let store = ConfigurationStore(CacheConfiguration())
+        CoreMethods.register(in: &router, configuration: store, stats: StatsRegistry())
+        let server = RPCServer(router: router, limits: { ServerLimits() }, logger: TestServer.logger)
+        let folder = TestServer.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let listener = try SocketBinder.bind(path: folder + "/h.sock", group: nil, logger: TestServer.logger)
+        try await server.start(on: listener)
+        listener.releaseLock()
+        let client = try await RawClient.connect(folder + "/h.sock")
+        let before = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+        #expect((before.resultObject?["providers"] as? [[String: Any]])?.first { $0["name"] as? String == "flickr" }?["configured"] as? Bool == false)
+        store.replace(with: CacheConfigurationFixture.withFlickrKey())
+        let after = try await client.call(#"{"jsonrpc":"2.0","id":"s","method":"hello"}"#)
+        #expect(after["id"] as? String == "s")
+        #expect((after.resultObject?["providers"] as? [[String: Any]])?.first { $0["name"] as? String == "flickr" }?["configured"] as? Bool == true)
+        await client.close()
+        await server.shutdown(gracePeriod: .seconds(1))
+        listener.removeSocketFile()
     }
 
     @Test("hello reports name, version, protocol 1 and which providers have a key")

@@ -207,11 +207,17 @@ struct HelloLoad {
                     if errno == EAGAIN || errno == EINTR { continue }
                     throw Failure(description: "read: \(String(cString: strerror(errno)))")
                 }
-                pending[index] += buffer[0..<count]
-                guard let newline = pending[index].lastIndex(of: 0x0A) else { continue }
-                // One request in flight per connection: a complete line is its answer.
+                // One request in flight per connection: a complete line is its answer. Usually
+                // it arrives in one read, and is checked in place without copying.
+                let answer: ArraySlice<UInt8>
+                if pending[index].isEmpty, buffer[count - 1] == 0x0A {
+                    answer = buffer[0..<(count - 1)]
+                } else {
+                    pending[index] += buffer[0..<count]
+                    guard let newline = pending[index].lastIndex(of: 0x0A) else { continue }
+                    answer = pending[index][..<newline]
+                }
                 now = Self.now()
-                let answer = pending[index][..<newline]
                 if answer.firstRange(of: Self.marker) == nil {
                     if errors == 0 {
                         FileHandle.standardError.write(Data("first unexpected answer: ".utf8) + Data(answer) + Data("\n".utf8))

@@ -71,7 +71,7 @@ public final class ImageCacheDaemon: Sendable {
         self.notifier = SystemdNotifier(environment: options.environment)
         var router = RPCRouter()
         let stats = self.stats
-        CoreMethods.register(in: &router, configuration: { store.current }, stats: stats)
+        CoreMethods.register(in: &router, configuration: store, stats: stats)
         extend(&router, stats)
         server = RPCServer(router: router, limits: { store.limits }, logger: logger)
         let server = self.server

@@ -50,9 +50,18 @@ public enum CoreMethods {
     /// Registers the three methods, all answered immediately (inline, from memory: they never
     /// wait, and `cancel` must work even when a session is at its pending cap).
     /// `configuration` is read per call, so `hello` reflects a SIGHUP reload at once.
-    public static func register(in router: inout RPCRouter, configuration: @escaping @Sendable () -> CacheConfiguration, stats: StatsRegistry) {
+    ///
+    /// `hello` is encoded once per configuration generation and reused.
+    public static func register(in router: inout RPCRouter, configuration: ConfigurationStore, stats: StatsRegistry) {
+        let cached = LockedState<(generation: Int, answer: EncodedJSON)?>(nil)
         router.registerImmediate("hello") { _ in
-            hello(for: configuration())
+            if let hit = cached.withLock({ $0 }), hit.generation == configuration.generation {
+                return hit.answer
+            }
+            let (current, generation) = configuration.snapshot
+            let answer = try EncodedJSON(encoding: hello(for: current))
+            cached.withLock { $0 = (generation, answer) }
+            return answer
         }
         router.registerImmediate("stats") { _ in
             stats.snapshot()

@@ -44,7 +44,7 @@ enum IncomingMessageParser {
         }
         let envelope: WireEnvelope
         do {
-            envelope = try JSONDecoder().decode(WireEnvelope.self, from: Data(line.readableBytesView))
+            envelope = try MessageEncoder.decoder.decode(WireEnvelope.self, from: Data(line.readableBytesView))
         } catch DecodingError.typeMismatch {
             if firstByte == UInt8(ascii: "[") {
                 return .failure(EnvelopeFailure(id: nil, error: RPCError(

@@ -30,11 +30,17 @@ struct OutboundMessage: Sendable {
 /// `JSONValue`), which keeps a trivial round trip cheap. Foundation's encoder never emits a
 /// raw newline (control characters in strings are escaped), so a line is one message.
 enum MessageEncoder {
-    private static func makeEncoder() -> JSONEncoder {
+    /// One encoder for every message (Foundation's encoder is Sendable and keeps no state
+    /// between calls); slashes unescaped so paths and URLs read naturally.
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return encoder
-    }
+    }()
+
+    /// The decoder for the rare path that turns `EncodedJSON` back into a value.
+    static let decoder = JSONDecoder()
+
 
     private static func line(_ data: Data) -> ByteBuffer {
         var buffer = ByteBuffer()
@@ -46,15 +52,35 @@ enum MessageEncoder {
 
     /// The success response for `id`. Throws only when the result cannot be encoded
     /// (a non-finite number, say); the caller answers -32603 then.
+    ///
+    /// The envelope is written by hand around the encoded result (it is three fixed members),
+    /// and an `EncodedJSON` result is spliced in without encoding anything.
     static func success<R: Encodable>(id: RequestID, result: R) throws -> OutboundMessage {
-        let data = try makeEncoder().encode(SuccessEnvelope(id: id, result: result))
-        return OutboundMessage(bytes: line(data), priority: .response)
+        let resultBytes: [UInt8]
+        if let encoded = result as? EncodedJSON {
+            resultBytes = encoded.bytes
+        } else {
+            resultBytes = Array(try encoder.encode(result))
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(resultBytes.count + 48)
+        buffer.writeString(#"{"jsonrpc":"2.0","id":"#)
+        switch id {
+        case .int(let number):
+            buffer.writeString(String(number))
+        case .string:
+            buffer.writeBytes(try encoder.encode(id))
+        }
+        buffer.writeString(#","result":"#)
+        buffer.writeBytes(resultBytes)
+        buffer.writeString("}\n")
+        return OutboundMessage(bytes: buffer, priority: .response)
     }
 
     /// The error response for `id` (null when the request's id could not be read).
     static func failure(id: RequestID?, error: RPCError) -> OutboundMessage {
         do {
-            let data = try makeEncoder().encode(RPCResponse(id: id, error: error))
+            let data = try encoder.encode(RPCResponse(id: id, error: error))
             return OutboundMessage(bytes: line(data), priority: .response)
         } catch {
             // An RPCError holds only strings and finite numbers; this cannot fail, but if it
@@ -68,20 +94,8 @@ enum MessageEncoder {
 
     /// A notification from the daemon.
     static func notification<P: Encodable>(method: String, params: P) throws -> OutboundMessage {
-        let data = try makeEncoder().encode(NotificationEnvelope(method: method, params: params))
+        let data = try encoder.encode(NotificationEnvelope(method: method, params: params))
         return OutboundMessage(bytes: line(data), priority: .forNotification(method: method))
-    }
-}
-
-private struct SuccessEnvelope<R: Encodable>: Encodable {
-    let id: RequestID
-    let result: R
-    enum CodingKeys: String, CodingKey { case jsonrpc, id, result }
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode("2.0", forKey: .jsonrpc)
-        try c.encode(id, forKey: .id)
-        try c.encode(result, forKey: .result)
     }
 }
 

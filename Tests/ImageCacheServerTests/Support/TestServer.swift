@@ -31,7 +31,7 @@ struct TestServer {
         let path = folder + "/d.sock"
         var router = RPCRouter()
         let stats = StatsRegistry()
-        CoreMethods.register(in: &router, configuration: { configuration }, stats: stats)
+        CoreMethods.register(in: &router, configuration: ConfigurationStore(configuration), stats: stats)
         extend(&router)
         let server = RPCServer(router: router, limits: { limits }, logger: logger)
         stats.register("sessions") { .int(server.sessionCount) }
