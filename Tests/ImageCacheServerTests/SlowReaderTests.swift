@@ -74,30 +74,32 @@ struct SlowReaderTests {
 
     @Test("a client that sends requests but never reads stops being read, and its buffer stays bounded")
     func requestsWithoutReading() async throws {
-        let limits = ServerLimits(outboundSoftLimit: 32 << 10, outboundHardLimit: 1 << 20)
+        let limits = ServerLimits(outboundSoftLimit: 32 << 10, outboundHardLimit: 8 << 20)
         let server = try await TestServer.start(limits: limits)
         let stalled = try await server.connect(reading: false)
         let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8) + [UInt8(ascii: "\n")]
         var batch: [UInt8] = []
-        for _ in 0..<2000 { batch += line }
-        // 40 000 requests; the server stops reading once answers pile up, so these writes
-        // stall in the kernel, which is the point. They are abandoned at the end.
-        let writer = Task {
-            for _ in 0..<20 { try? await stalled.send(bytes: batch) }
-        }
+        for _ in 0..<20_000 { batch += line }
+        // 20 000 requests queued at once (not awaited: once the server stops reading, this
+        // write can never complete, which is the point).
+        stalled.channel.writeAndFlush(ByteBuffer(bytes: batch), promise: nil)
+        try await withTimeout(seconds: 60) { await server.server.metrics.waitForReadPause() }
+
+        // The other session is answered while the stalled one is paused.
         let other = try await server.connect()
-        // The other session gets answers while the stalled one is flooding.
         for id in 1...20 {
             let stats = try await other.call(#"{"jsonrpc":"2.0","id":\#(id),"method":"stats"}"#)
             #expect(stats["id"] as? Int == id)
-            #expect(stats.resultObject?["sessions"] is Int)
+            #expect(stats.resultObject?["sessions"] as? Int == 2)
         }
         let metrics = server.server.metrics
-        // Reading pauses past the soft bound; whatever was already read is answered, and the
-        // hard bound caps the total whatever happens.
-        #expect(metrics.peakQueuedOutboundBytesPerConnection <= limits.outboundHardLimit)
+        // Paused for good: the answers have nowhere to go, so the server has not read (or
+        // answered) all 20 000, and what it holds stays under the hard bound.
+        #expect(metrics.requestsAnswered < 20_000)
+        #expect(metrics.peakQueuedOutboundBytesPerConnection >= limits.outboundSoftLimit)
+        #expect(metrics.peakQueuedOutboundBytesPerConnection < limits.outboundHardLimit)
+        #expect(metrics.slowReaderDisconnects == 0)
         await stalled.close()
-        writer.cancel()
         await other.close()
         await server.stop()
     }

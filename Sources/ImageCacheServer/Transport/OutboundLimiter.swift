@@ -70,6 +70,7 @@ final class OutboundLimiter: ChannelDuplexHandler {
 
     func read(context: ChannelHandlerContext) {
         if queuedBytes > softLimit {
+            if !readHeld { metrics.readPaused() }
             readHeld = true
         } else {
             context.read()

@@ -12,6 +12,9 @@ public final class ServerMetrics: Sendable {
     private let _slowReaderDisconnects = Atomic<Int>(0)
     private let _connectionsAccepted = Atomic<Int>(0)
     private let _requestsAnswered = Atomic<Int>(0)
+    private let _readPauses = Atomic<Int>(0)
+    private let pauseWaiters = LockedState<[(id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
+    private let nextWaiter = Atomic<UInt64>(0)
 
     public init() {}
 
@@ -27,6 +30,41 @@ public final class ServerMetrics: Sendable {
     public var connectionsAccepted: Int { _connectionsAccepted.load(ordering: .relaxed) }
     /// Responses (results and errors) queued since start.
     public var requestsAnswered: Int { _requestsAnswered.load(ordering: .relaxed) }
+
+    /// Times a connection stopped reading requests because its client was not reading
+    /// answers (backpressure past the soft bound).
+    public var readPauses: Int { _readPauses.load(ordering: .relaxed) }
+
+    /// Returns once some connection has paused reading (at once if one already has): lets a
+    /// caller wait for backpressure to engage rather than guess when it will.
+    public func waitForReadPause() async {
+        let id = nextWaiter.add(1, ordering: .relaxed).newValue
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = pauseWaiters.withLock { waiters -> Bool in
+                    if readPauses > 0 { return true }
+                    waiters.append((id, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let mine = pauseWaiters.withLock { waiters -> CheckedContinuation<Void, Never>? in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: index).continuation
+            }
+            mine?.resume()
+        }
+    }
+
+    func readPaused() {
+        let waiters = pauseWaiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            _readPauses.add(1, ordering: .relaxed)
+            defer { waiters = [] }
+            return waiters.map(\.continuation)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 
     func queued(_ delta: Int, connectionTotal: Int) {
         _queuedOutboundBytes.add(delta, ordering: .relaxed)
