@@ -59,14 +59,22 @@ pids+=($!)
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/hello.json" >/dev/null 2>&1 && break; sleep 0.1; done
 nginx_worker=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
 
-# The daemon under test: the ImageCacheDaemon library as imagecached assembles it.
+# The daemon under test: the real imagecached when DAEMON_BINARY names one (for instance
+# .build/release/imagecached after `swift build -c release --product imagecached`), otherwise
+# the ImageCacheDaemon library as imagecached assembles it, inside the bench binary.
 socket="$work/d.sock"
-taskset -c "$server_cpu" "$bench" hello serve --socket "$socket" &
+if [[ -n "${DAEMON_BINARY:-}" ]]; then
+  echo "== daemon: $DAEMON_BINARY"
+  taskset -c "$server_cpu" "$DAEMON_BINARY" --socket "$socket" --log-level warning 2>"$work/daemon.log" &
+else
+  echo "== daemon: imagecache-bench hello serve (ImageCacheDaemon library)"
+  taskset -c "$server_cpu" "$bench" hello serve --socket "$socket" &
+fi
 daemon=$!
 pids+=($daemon)
 for _ in $(seq 100); do [[ -S "$socket" ]] && break; sleep 0.1; done
 sleep 1
-echo "== daemon idle RSS: $(rss "$daemon") (release build, no client has connected yet)"
+echo "== daemon idle RSS: $(rss "$daemon") (no client has connected yet)"
 
 for round in $(seq "$rounds"); do
   echo "== round $round: nginx $(nginx -v 2>&1 | sed 's/.*\///') + wrk, $connections connections, ${seconds}s, GET /hello.json"

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ImageCacheKit
 import Logging
+import NIOPosix
 import ServiceLifecycle
 
 /// The daemon as a whole: socket, server, methods, systemd integration, signals.
@@ -56,6 +57,9 @@ public final class ImageCacheDaemon: Sendable {
     private let logger: Logger
     private let notifier: SystemdNotifier
     private let startTime = ContinuousClock.now
+    /// The daemon's own event loops, sized by `EventLoopSizing` (CPU affinity aware).
+    private let eventLoops: MultiThreadedEventLoopGroup
+    private let eventLoopCount: Int
 
     /// - Parameters:
     ///   - configuration: the validated configuration.
@@ -73,7 +77,9 @@ public final class ImageCacheDaemon: Sendable {
         let stats = self.stats
         CoreMethods.register(in: &router, configuration: store, stats: stats)
         extend(&router, stats)
-        server = RPCServer(router: router, limits: { store.limits }, logger: logger)
+        eventLoopCount = EventLoopSizing.threadCount
+        eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
+        server = RPCServer(router: router, limits: { store.limits }, logger: logger, group: eventLoops)
         let server = self.server
         let startTime = self.startTime
         stats.register("sessions") { .int(server.sessionCount) }
@@ -127,7 +133,9 @@ public final class ImageCacheDaemon: Sendable {
         }
         listener.releaseLock()
         let place = listener.path ?? "the socket passed by systemd"
-        logger.notice("serving", metadata: ["socket": "\(place)", "pid": "\(getpid())", "version": "\(ImageCacheVersion.current)"])
+        logger.notice("serving", metadata: [
+            "socket": "\(place)", "pid": "\(getpid())", "version": "\(ImageCacheVersion.current)", "eventLoops": "\(eventLoopCount)",
+        ])
         notifier.ready(status: "Serving on \(place)")
         return listener
     }
@@ -139,6 +147,7 @@ public final class ImageCacheDaemon: Sendable {
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
         listener.removeSocketFile()
+        try? await eventLoops.shutdownGracefully()
         logger.notice("stopped")
     }
 
