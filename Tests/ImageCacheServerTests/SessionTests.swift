@@ -129,6 +129,8 @@ struct SessionTests {
         let server = try await TestServer.start()
         let a = try await server.connect()
         let b = try await server.connect()
+        // A round trip on b proves the server has accepted it (connect alone returns earlier).
+        _ = try await b.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         let stats = try await a.call(#"{"jsonrpc":"2.0","id":1,"method":"stats"}"#)
         #expect(stats.resultObject?["sessions"] as? Int == 2)
         await b.close()

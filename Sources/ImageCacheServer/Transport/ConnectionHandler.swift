@@ -45,8 +45,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        session.didClose()
+        // Out of the registry first: whoever `didClose` wakes (a shutdown waiting for the
+        // session to drain) must no longer count it.
         dispatcher.sessionEnded(session)
+        session.didClose()
         context.fireChannelInactive()
     }
 

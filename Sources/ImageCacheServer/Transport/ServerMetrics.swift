@@ -15,6 +15,7 @@ public final class ServerMetrics: Sendable {
     private let _readPauses = Atomic<Int>(0)
     private let pauseWaiters = LockedState<[(id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
     private let nextWaiter = Atomic<UInt64>(0)
+    private let acceptWaiters = LockedState<[(count: Int, id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
 
     public init() {}
 
@@ -75,6 +76,36 @@ public final class ServerMetrics: Sendable {
 
     func droppedProgress() { _droppedProgressNotifications.add(1, ordering: .relaxed) }
     func slowReaderDisconnected() { _slowReaderDisconnects.add(1, ordering: .relaxed) }
-    func accepted() { _connectionsAccepted.add(1, ordering: .relaxed) }
+    /// Returns once at least `count` connections have been accepted and set up: lets a caller
+    /// that opened connections know the server has seen them all.
+    public func waitForConnectionsAccepted(atLeast count: Int) async {
+        let id = nextWaiter.add(1, ordering: .relaxed).newValue
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = acceptWaiters.withLock { waiters -> Bool in
+                    if connectionsAccepted >= count { return true }
+                    waiters.append((count, id, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let mine = acceptWaiters.withLock { waiters -> CheckedContinuation<Void, Never>? in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: index).continuation
+            }
+            mine?.resume()
+        }
+    }
+
+    func accepted() {
+        let ready = acceptWaiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            let total = _connectionsAccepted.add(1, ordering: .relaxed).newValue
+            let ready = waiters.filter { total >= $0.count }.map(\.continuation)
+            waiters.removeAll { total >= $0.count }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
     func answered() { _requestsAnswered.add(1, ordering: .relaxed) }
 }
