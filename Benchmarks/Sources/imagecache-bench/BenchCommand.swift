@@ -16,5 +16,6 @@ struct BenchCommand: AsyncParsableCommand {
         ThumbnailBenchmark.self,
         FetchBenchmark.self,
         CacheBenchmark.self,
+        HelloBenchmark.self,
     ]
 }
