@@ -80,6 +80,7 @@ let package = Package(
                 "ImageCacheProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .target(
@@ -125,7 +126,10 @@ let package = Package(
             name: "ImageCacheProtocolTests",
             dependencies: ["ImageCacheProtocol"]
         ),
-        .testTarget(name: "ImageCacheClientTests", dependencies: ["ImageCacheClient", "TestSupport"]),
+        .testTarget(
+            name: "ImageCacheClientTests",
+            dependencies: ["ImageCacheClient", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
         .testTarget(
             name: "ImageCacheKitTests",
             dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"]

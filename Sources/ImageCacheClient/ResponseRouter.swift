@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// Matches the daemon's answers to the calls waiting for them, and fans notifications out to
 /// subscribers. Shared by the connection (callers' tasks) and the channel handler (the event
@@ -25,11 +25,11 @@ final class ResponseRouter: Sendable {
         var closedError: ImageCacheClientError?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// A fresh request id; ids increase from 1 and are never reused on a connection.
     func makeID() -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
@@ -45,7 +45,7 @@ final class ResponseRouter: Sendable {
     /// Records that `reply` waits for the answer to `id`, unless the call was already
     /// cancelled or the connection closed (then the caller resumes `reply` itself).
     func register(_ id: Int, _ reply: Reply) -> Registration {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.cancelledEarly.remove(id) != nil { return .cancelled }
             if let error = state.closedError { return .closed(error) }
             state.pending[id] = reply
@@ -57,7 +57,7 @@ final class ResponseRouter: Sendable {
     /// `CancellationError`) when the request was sent, so a `cancel` is owed to the daemon;
     /// nil when it was not sent yet (the registration will then give up) or already answered.
     func abandon(_ id: Int) -> Reply? {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let reply = state.pending.removeValue(forKey: id) {
                 state.abandoned.insert(id)
                 return reply
@@ -69,12 +69,12 @@ final class ResponseRouter: Sendable {
 
     /// Marks `id` as one whose answer is to be dropped (the client's own `cancel` requests).
     func ignoreAnswer(to id: Int) {
-        state.withLock { state in _ = state.abandoned.insert(id) }
+        state.withLockedValue { state in _ = state.abandoned.insert(id) }
     }
 
     /// Hands an answer to its waiting call; answers to abandoned or unknown ids are dropped.
     func deliver(id: Int, line: Data) {
-        let reply = state.withLock { state -> Reply? in
+        let reply = state.withLockedValue { state -> Reply? in
             if state.abandoned.remove(id) != nil { return nil }
             return state.pending.removeValue(forKey: id)
         }
@@ -83,20 +83,20 @@ final class ResponseRouter: Sendable {
 
     /// Fails one call (its request could not be written).
     func fail(id: Int, with error: any Error) {
-        let reply = state.withLock { $0.pending.removeValue(forKey: id) }
+        let reply = state.withLockedValue { $0.pending.removeValue(forKey: id) }
         reply?.resume(throwing: error)
     }
 
     /// Sends a notification to every current subscriber.
     func publish(_ notification: ServerNotification) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let subscribers = state.withLockedValue { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(notification) }
     }
 
     /// A new stream of notifications from now on; finished at once when already closed.
     func subscribe() -> AsyncStream<ServerNotification> {
         let (stream, continuation) = AsyncStream<ServerNotification>.makeStream()
-        let key = state.withLock { state -> Int? in
+        let key = state.withLockedValue { state -> Int? in
             guard state.closedError == nil else { return nil }
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = continuation
@@ -107,7 +107,7 @@ final class ResponseRouter: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: key) }
+            self?.state.withLockedValue { _ = $0.subscribers.removeValue(forKey: key) }
         }
         return stream
     }
@@ -115,7 +115,7 @@ final class ResponseRouter: Sendable {
     /// The connection is gone: every pending call fails with `error`, every notification
     /// stream finishes, and later calls fail at once. Only the first reason is kept.
     func close(with error: ImageCacheClientError) {
-        let (replies, subscribers) = state.withLock { state -> ([Reply], [AsyncStream<ServerNotification>.Continuation]) in
+        let (replies, subscribers) = state.withLockedValue { state -> ([Reply], [AsyncStream<ServerNotification>.Continuation]) in
             if state.closedError == nil { state.closedError = error }
             let replies = Array(state.pending.values)
             let subscribers = Array(state.subscribers.values)
@@ -125,13 +125,13 @@ final class ResponseRouter: Sendable {
             state.abandoned.removeAll()
             return (replies, subscribers)
         }
-        let reason = state.withLock { $0.closedError } ?? error
+        let reason = state.withLockedValue { $0.closedError } ?? error
         for reply in replies { reply.resume(throwing: reason) }
         for subscriber in subscribers { subscriber.finish() }
     }
 
     /// Why the connection closed, or nil while it is open.
     var closedError: ImageCacheClientError? {
-        state.withLock { $0.closedError }
+        state.withLockedValue { $0.closedError }
     }
 }

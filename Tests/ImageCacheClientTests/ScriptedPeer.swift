@@ -1,6 +1,6 @@
+import NIOConcurrencyHelpers
 import Foundation
 import ImageCacheClient
-import Synchronization
 
 /// A stand-in for the daemon on a real Unix socket in a temporary folder: it reports every
 /// line a client sends and answers only what the test tells it, in any order.
@@ -26,7 +26,7 @@ final class ScriptedPeer: Sendable {
 
     /// The connected client's descriptor, shared by the reading thread and the test's tasks.
     private final class ConnectionSlot: Sendable {
-        let fd = Mutex<Int32>(-1)
+        let fd = NIOLockedValueBox<Int32>(-1)
     }
 
     init() throws {
@@ -56,7 +56,7 @@ final class ScriptedPeer: Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
-                connection.fd.withLock { $0 = client }
+                connection.fd.withLockedValue { $0 = client }
                 sink.yield(.connected)
                 ScriptedPeer.readLines(fd: client, sink: sink)
             }
@@ -90,7 +90,7 @@ final class ScriptedPeer: Sendable {
 
     /// Writes `text` exactly as given (no newline added).
     func sendRaw(_ text: String) {
-        let fd = connection.fd.withLock { $0 }
+        let fd = connection.fd.withLockedValue { $0 }
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -117,7 +117,7 @@ final class ScriptedPeer: Sendable {
 
     /// Closes the current connection, as a daemon that crashes or exits would.
     func dropConnection() {
-        let fd = connection.fd.withLock { fd -> Int32 in
+        let fd = connection.fd.withLockedValue { fd -> Int32 in
             defer { fd = -1 }
             return fd
         }

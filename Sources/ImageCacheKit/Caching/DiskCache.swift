@@ -1,6 +1,6 @@
+import Synchronization
 import Foundation
 import Logging
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,10 +67,10 @@ public final class DiskCache: Sendable {
         var closed = false
     }
 
-    let writer: Mutex<Writer>
-    let state: Mutex<State>
+    let writer: LockedState<Writer>
+    let state: LockedState<State>
     let tempCounter = Atomic<Int>(0)
-    let sweepTask = Mutex<Task<Void, Never>?>(nil)
+    let sweepTask = LockedState<Task<Void, Never>?>(nil)
 
     /// Opens the cache in `directory` (created if needed), taking its lock, loading its index
     /// (or rebuilding it from the files), and starting the background orphan sweep.
@@ -97,8 +97,8 @@ public final class DiskCache: Sendable {
         self.clock = clock
         self.logger = logger
         self.pathGrace = pathGrace.cacheSeconds
-        state = Mutex(State(limit: limit, lastFlush: clock.now()))
-        writer = Mutex(Writer())
+        state = LockedState(State(limit: limit, lastFlush: clock.now()))
+        writer = LockedState(Writer())
 
         do {
             try fileSystem.createDirectory(atPath: directory)

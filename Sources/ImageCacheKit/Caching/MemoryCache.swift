@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A thread-safe, size-bounded LRU cache in memory: the first tier in front of the disk.
 ///
@@ -20,12 +19,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         var evictions = 0
     }
 
-    private let state: Mutex<State>
+    private let state: LockedState<State>
 
     /// A cache holding at most `costLimit` cost units (bytes) and, when given, at most
     /// `countLimit` entries.
     public init(costLimit: Int, countLimit: Int? = nil) {
-        state = Mutex(State(list: LRUList(), costLimit: max(0, costLimit), countLimit: countLimit))
+        state = LockedState(State(list: LRUList(), costLimit: max(0, costLimit), countLimit: countLimit))
     }
 
     /// The value for `key`, marking it most recently used; counts a hit or a miss.

@@ -1,5 +1,4 @@
 import DequeModule
-import Synchronization
 
 /// Bounds how many decodes run at once.
 ///
@@ -16,7 +15,7 @@ public final class DecodeLimiter: Sendable {
         var waiters: Deque<(id: UInt64, continuation: CheckedContinuation<Void, any Error>)> = []
     }
 
-    private let state: Mutex<State>
+    private let state: LockedState<State>
     /// The number of decodes allowed at once.
     public let limit: Int
 
@@ -24,7 +23,7 @@ public final class DecodeLimiter: Sendable {
     ///   the natural choice, since decodes are CPU-bound.
     public init(limit: Int) {
         self.limit = max(1, limit)
-        state = Mutex(State(available: max(1, limit)))
+        state = LockedState(State(available: max(1, limit)))
     }
 
     /// Runs `body` once a slot is free, and frees the slot when it returns or throws.

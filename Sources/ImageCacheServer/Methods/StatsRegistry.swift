@@ -1,3 +1,4 @@
+import ImageCacheKit
 
 /// The sections of `stats` (CONTRACT §5), filled by whichever part owns each figure.
 ///

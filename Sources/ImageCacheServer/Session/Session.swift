@@ -1,3 +1,4 @@
+import ImageCacheKit
 import Logging
 import NIOCore
 

@@ -1,3 +1,4 @@
+import ImageCacheKit
 import Synchronization
 
 /// The live sessions, for `stats` and for a graceful shutdown that must reach every one.

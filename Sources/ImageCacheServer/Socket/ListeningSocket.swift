@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ImageCacheKit
 import Glibc
 #endif
 

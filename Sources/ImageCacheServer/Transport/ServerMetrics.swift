@@ -1,3 +1,4 @@
+import ImageCacheKit
 import Synchronization
 
 /// Counters the server keeps about itself, readable at any time without a lock.

@@ -1,5 +1,5 @@
+import ImageCacheKit
 import Foundation
-import Synchronization
 
 /// The three providers' APIs on the loopback server, as tests, the offline demo and the
 /// benchmarks need them: the real request shapes, deterministic answers (`SimulatedCatalog`),
@@ -48,7 +48,7 @@ public final class ProviderAPISimulator: Sendable {
         var totals: [String: Int] = [:]
     }
 
-    let state: Mutex<State>
+    let state: LockedState<State>
 
     /// The provider names the simulator serves.
     public static let providers = ["unsplash", "flickr", "pixabay"]
@@ -58,7 +58,7 @@ public final class ProviderAPISimulator: Sendable {
     ///     accepts none.
     ///   - imageBaseURL: where image URLs point (the server's own base once it runs).
     public init(keys: [String: String] = ProviderAPISimulator.defaultKeys, imageBaseURL: String = "http://127.0.0.1") {
-        state = Mutex(State(keys: keys, imageBaseURL: imageBaseURL))
+        state = LockedState(State(keys: keys, imageBaseURL: imageBaseURL))
         state.withLock {
             $0.quotas["unsplash"] = Quota(limit: 5_000, remaining: 5_000, resetAfter: 3_600)
             $0.quotas["pixabay"] = Quota(limit: 5_000, remaining: 5_000, resetAfter: 60)

@@ -1,7 +1,6 @@
 import Foundation
 @testable import ImageCacheKit
 import Logging
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +24,7 @@ struct TemporaryFolder {
 
 /// A clock the test moves by hand, so expiry and path grace are tested without sleeping.
 final class CacheTestClock: Sendable {
-    private let seconds = Mutex<Double>(1_800_000_000)
+    private let seconds = LockedState<Double>(1_800_000_000)
 
     var cacheClock: CacheClock {
         CacheClock { [self] in Date(timeIntervalSince1970: self.seconds.withLock { $0 }) }
@@ -47,7 +46,7 @@ final class FaultyFileSystem: CacheFileSystem {
     }
 
     private let real = PosixCacheFileSystem()
-    private let fault = Mutex<Fault?>(nil)
+    private let fault = LockedState<Fault?>(nil)
 
     func inject(_ fault: Fault?) {
         self.fault.withLock { $0 = fault }

@@ -1,5 +1,4 @@
 import ImageCacheKit
-import Synchronization
 import Testing
 import TestSupport
 
@@ -74,8 +73,8 @@ struct DecodeLimiterTests {
 
 /// A Mutex that tasks can share (Mutex itself cannot be captured by an escaping closure).
 final class Shared<Value: Sendable>: Sendable {
-    let value: Mutex<Value>
-    init(_ initial: Value) { value = Mutex(initial) }
+    let value: LockedState<Value>
+    init(_ initial: Value) { value = LockedState(initial) }
 }
 
 /// The shape the pipeline uses: an actor decoding under the limiter, touching its own state.

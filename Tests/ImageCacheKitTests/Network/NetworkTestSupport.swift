@@ -2,7 +2,6 @@ import Foundation
 import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator
-import Synchronization
 import TestSupport
 
 /// Shared set-up of the network suites: an engine allowed to reach the loopback server, with
@@ -53,7 +52,7 @@ enum NetworkFixture {
 /// Collects a transfer's events (they arrive on the curl thread) and lets a test wait for
 /// one without sleeping: the stream ends its wait when the task is cancelled.
 final class EventLog: Sendable {
-    private let events = Mutex<[TransferEvent]>([])
+    private let events = LockedState<[TransferEvent]>([])
     private let stream: AsyncStream<TransferEvent>
     private let continuation: AsyncStream<TransferEvent>.Continuation
 

@@ -4,7 +4,6 @@ import FoundationNetworking
 #endif
 import ImageCacheKit
 import ImageCacheProtocol
-import Synchronization
 import TestSupport
 
 /// A test-only `HTTPFetching` over URLSession, standing in for the libcurl engine (not on main
@@ -49,7 +48,7 @@ final class GatedFetcher: HTTPFetching {
         var arrived = 0
         var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
     }
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     init(_ inner: any HTTPFetching, open: Bool = true) {
         self.inner = inner
@@ -109,7 +108,7 @@ final class ManualClock: SchedulingClock {
         var sleepers: [Sleeper] = []
         var sleeperWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
     }
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     var now: Duration { state.withLock { $0.now } }
 

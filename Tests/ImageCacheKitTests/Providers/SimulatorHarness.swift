@@ -2,7 +2,6 @@ import Foundation
 import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator
-import Synchronization
 
 /// A running provider simulator and a coordinator pointed at it over real HTTP.
 struct SimulatorHarness {
@@ -38,7 +37,7 @@ struct SimulatorHarness {
 /// Wall-clock time a test can move (page freshness is judged by wall time, since pages
 /// outlive restarts).
 final class WallClock: Sendable {
-    private let date = Mutex(Date())
+    private let date = LockedState(Date())
     var now: Date { date.withLock { $0 } }
     func advance(seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }

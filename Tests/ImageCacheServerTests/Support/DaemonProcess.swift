@@ -1,3 +1,4 @@
+import ImageCacheKit
 import Foundation
 import Glibc
 import TestSupport

@@ -1,6 +1,6 @@
 import Foundation
 
-/// State shared between the curl thread and its callers, behind a pthread-based lock.
+/// State shared between threads, behind a pthread-based lock: the one lock type of the project.
 ///
 /// Why not `Synchronization.Mutex`: on Linux its futex lock lives in the uninstrumented
 /// standard library, so ThreadSanitizer sees no ordering between two `withLock` calls and
@@ -17,8 +17,8 @@ public final class LockedState<Value>: @unchecked Sendable {
         self.value = value
     }
 
-    /// Runs `body` with exclusive access to the value. Keep it short: the curl thread waits
-    /// on the same lock.
+    /// Runs `body` with exclusive access to the value. Keep it short (the curl thread and the
+    /// event loops wait on such locks) and never call out to code that takes it again.
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
