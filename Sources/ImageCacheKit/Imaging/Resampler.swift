@@ -7,7 +7,7 @@
 enum Resampler {
     /// The filter kernel. `cubic` (Catmull–Rom, widened with the scale as Pillow's bicubic
     /// is) is the default: after a 1/8 DCT decode it measured closest to a full-decode
-    /// reference (SSIM 0.956 against 0.949 for `triangle`, docs/benchmarks-imaging.md).
+    /// reference (SSIM 0.956 against 0.949 for `triangle`, docs/benchmarks.md (Imaging)).
     enum Filter: Sendable {
         case box
         case triangle

@@ -38,7 +38,7 @@ public enum Thumbnailer {
     /// carrying the source's ICC profile, or PNG when the source has an alpha channel.
     ///
     /// - Parameter fastDecode: TurboJPEG's fast IDCT and upsampling; slightly less exact,
-    ///   measured in docs/benchmarks-imaging.md.
+    ///   measured in docs/benchmarks.md (Imaging).
     /// - Throws: as `validate`; `invalid_params` for a width under 1.
     public static func makeThumbnail(from bytes: [UInt8], width: Int, quality: Int = defaultQuality,
                                      maxPixels: Int = defaultMaxPixels,

@@ -38,7 +38,9 @@ struct NetworkCancellationTests {
         let engine = NetworkFixture.engine({ $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 })
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            server.serve("/block", body: photo, faults: [.latency(milliseconds: 300)])
+            // The blocker holds the only connection for far longer than the test runs, so the
+            // queued transfer cannot be admitted before its cancel however slow the machine is.
+            server.serve("/block", body: photo, faults: [.latency(milliseconds: 120_000)])
             server.serve("/never", body: photo)
             let blocker = engine.start(TransferRequest(url: server.url("/block")))
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
@@ -46,7 +48,8 @@ struct NetworkCancellationTests {
             queued.cancel(reason: "superseded")
             let error = await rpcError { _ = try await withTimeout(seconds: 30) { try await queued.result() } }
             #expect(error?.kind == .cancelled)
-            _ = try await withTimeout(seconds: 30) { try await blocker.result() }
+            blocker.cancel(reason: "test over")
+            _ = await rpcError { _ = try await withTimeout(seconds: 30) { try await blocker.result() } }
             #expect(server.counters.requests("/never") == 0)
             #expect(server.counters.totalRequests == 1)
         }
