@@ -83,6 +83,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "ImageCacheCLI",
+            dependencies: [
+                "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
             name: "ProviderSimulator",
             dependencies: [
                 "ImageCacheKit",
@@ -104,10 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "imagecache",
-            dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["ImageCacheCLI"]
         ),
 
         // MARK: Tests
@@ -121,6 +125,7 @@ let package = Package(
             dependencies: ["ImageCacheProtocol"]
         ),
         .testTarget(name: "ImageCacheClientTests", dependencies: ["ImageCacheClient", "TestSupport"]),
+        .testTarget(name: "ImageCacheCLITests", dependencies: ["ImageCacheCLI", "TestSupport"]),
         .testTarget(
             name: "ImageCacheKitTests",
             dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]

@@ -1,0 +1,123 @@
+import Foundation
+import ImageCacheClient
+
+/// A real `imagecached` child process for the demo: started with a config file, waited for
+/// until its socket answers `hello`, stopped with SIGTERM and its exit status checked.
+public final class DaemonProcess: Sendable {
+    /// Why the daemon could not be started or stopped cleanly.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    private let process: Process
+    private let exited: AsyncStream<Int32>
+    /// The daemon's stderr, for showing its last lines when something fails.
+    public let logPath: String
+    /// The socket it serves.
+    public let socketPath: String
+
+    /// Where `imagecached` is: next to this `imagecache` (the directory of
+    /// `CommandLine.arguments[0]`, resolved through `PATH` and symlinks), as `swift build`
+    /// and an install both put the two side by side.
+    public static func locate(argument0: String = CommandLine.arguments[0],
+                              environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        var candidate: String?
+        if argument0.contains("/") {
+            candidate = argument0
+        } else {
+            for dir in (environment["PATH"] ?? "").split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(argument0)") {
+                candidate = "\(dir)/\(argument0)"
+                break
+            }
+        }
+        guard let candidate else { return nil }
+        let resolved = URL(fileURLWithPath: candidate).resolvingSymlinksInPath()
+        let daemon = resolved.deletingLastPathComponent().appendingPathComponent("imagecached").path
+        return FileManager.default.isExecutableFile(atPath: daemon) ? daemon : nil
+    }
+
+    /// Starts `executable --config configPath`, stderr to `logPath`. API-key variables of
+    /// this environment are removed, so a real key never reaches the loopback simulator.
+    public init(executable: String, configPath: String, socketPath: String, logPath: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--config", configPath]
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["UNSPLASH_ACCESS_KEY", "FLICKR_API_KEY", "PIXABAY_API_KEY", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET", "CREDENTIALS_DIRECTORY"] {
+            environment[key] = nil
+        }
+        process.environment = environment
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw Failure(description: "cannot create the daemon's log file \(logPath)")
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardError = log
+        process.standardOutput = log
+        process.standardInput = FileHandle.nullDevice
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
+        process.terminationHandler = { finished in
+            continuation.yield(finished.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+        self.process = process
+        self.exited = stream
+        self.logPath = logPath
+        self.socketPath = socketPath
+    }
+
+    /// The child's process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Waits until the socket answers `hello`, at most `timeout` seconds; fails at once if the
+    /// daemon exits first (a bad config, a socket in use), quoting its log.
+    public func waitUntilReady(timeout: Double) async throws -> ImageCacheConnection {
+        let deadline = MonotonicClock.now() + timeout
+        var pause: UInt64 = 10_000_000
+        while true {
+            if !process.isRunning {
+                throw Failure(description: "imagecached exited with status \(process.terminationStatus) before answering:\n\(logTail())")
+            }
+            if let connection = try? await ImageCacheConnection.connect(to: socketPath) {
+                if (try? await connection.hello()) != nil { return connection }
+                await connection.close()
+            }
+            if MonotonicClock.now() > deadline {
+                throw Failure(description: "imagecached did not answer on \(socketPath) within \(Int(timeout)) s:\n\(logTail())")
+            }
+            try await Task.sleep(nanoseconds: pause)
+            pause = min(pause * 2, 200_000_000)
+        }
+    }
+
+    /// Sends SIGTERM and waits (at most `timeout` s, then SIGKILL) for the exit status.
+    public func stop(timeout: Double = 15) async -> Int32? {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let exited = self.exited
+        let status: Int32? = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                for await status in exited { return status }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if status == nil, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return status ?? process.terminationStatus
+    }
+
+    /// The daemon log's last lines.
+    public func logTail(lines: Int = 15) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).map { "    " + $0 }.joined(separator: "\n")
+    }
+}
