@@ -128,7 +128,8 @@ let package = Package(
         .testTarget(name: "ImageCacheCLITests", dependencies: ["ImageCacheCLI", "TestSupport"]),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached"]
         ),
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
     ]
 )

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# hello round trips against the daemon beside nginx + wrk serving a small static file, in the
+# same run, each server pinned to one core and each load generator to the other.
+#
+#   Benchmarks/scripts/hello.sh [seconds] [connections]
+#
+# Needs: nginx (nginx-light), wrk, taskset. Prints both results, the daemon's idle RSS and the
+# CPU each generator used (a generator well under 100 % of its core is not the bottleneck).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-10}
+connections=${2:-16}
+server_cpu=${SERVER_CPU:-0}
+client_cpu=${CLIENT_CPU:-1}
+
+swift build -c release --package-path Benchmarks --product imagecache-bench 2>&1 | tail -1
+bench=Benchmarks/.build/release/imagecache-bench
+
+work=$(mktemp -d /tmp/hello-bench.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cpu_seconds() { # utime+stime of a process (and its threads), in seconds
+  awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / tck }' "/proc/$1/stat"
+}
+
+echo "== machine: $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- nginx + wrk -----------------------------------------------------------------------
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p "$work/www"
+# About the size of a hello answer.
+printf '%s' '{"jsonrpc":"2.0","id":1,"result":{"name":"imagecached","version":"0.1.0","protocol":1,"providers":[{"name":"unsplash","configured":false},{"name":"flickr","configured":false},{"name":"pixabay","configured":false}]}}' > "$work/www/hello.json"
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  server {
+    listen 127.0.0.1:$port;
+    root $work/www;
+  }
+}
+CONF
+taskset -c "$server_cpu" nginx -c "$work/nginx.conf" -p "$work" &
+pids+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/hello.json" >/dev/null 2>&1 && break; sleep 0.1; done
+nginx_master=$(cat "$work/nginx.pid")
+nginx_worker=$(pgrep -P "$nginx_master" | head -1)
+echo "== nginx $(nginx -v 2>&1 | sed 's/.*\///') + wrk: $connections connections, ${seconds}s, GET /hello.json"
+before=$(cpu_seconds "$nginx_worker")
+taskset -c "$client_cpu" wrk -t1 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/hello.json" > "$work/wrk.txt" &
+wrk_pid=$!
+wait "$wrk_pid"
+after=$(cpu_seconds "$nginx_worker")
+grep -E "Requests/sec|Latency Distribution|50%|99%|Socket errors|Non-2xx" "$work/wrk.txt" || true
+awk -v b="$before" -v a="$after" -v s="$seconds" 'BEGIN { printf "nginx worker CPU: %.2f s (%.0f%% of one core)\n", a-b, 100*(a-b)/s }'
+kill "$nginx_master"; wait "$nginx_master" 2>/dev/null || true
+
+# --- imagecached hello -------------------------------------------------------------------
+socket="$work/d.sock"
+taskset -c "$server_cpu" "$bench" hello serve --socket "$socket" &
+daemon=$!
+pids+=($daemon)
+for _ in $(seq 100); do [[ -S "$socket" ]] && break; sleep 0.1; done
+sleep 1
+echo "== imagecached (ImageCacheDaemon, release): idle RSS $(awk '/VmRSS/ {print $2, $3}' /proc/$daemon/status)"
+echo "== imagecached hello: $connections connections, ${seconds}s"
+taskset -c "$client_cpu" "$bench" hello load --socket "$socket" --connections "$connections" --duration "$seconds" --daemon-pid "$daemon"
+echo "daemon RSS after load: $(awk '/VmRSS/ {print $2, $3}' /proc/$daemon/status)"
+kill -TERM "$daemon"
+status=0
+wait "$daemon" || status=$?
+echo "daemon exit status after SIGTERM: $status"

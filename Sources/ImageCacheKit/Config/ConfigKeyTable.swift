@@ -1,0 +1,245 @@
+import Logging
+
+/// How one `cache.conf` key is read into `CacheConfiguration` and written back out.
+///
+/// Every key of the file lives in this one table: the parser, the rendering in
+/// `description`, and the test that the repository's cache.conf names every key all use it,
+/// so adding a key here is the whole change (plus its line in cache.conf).
+struct ConfigKey {
+    /// What the parser needs besides the value: where `~` points, and where the value was.
+    struct Context {
+        var home: String
+        var path: String
+        var line: Int
+    }
+
+    let section: String
+    let name: String
+    /// Secrets are never echoed in messages or descriptions.
+    let isSecret: Bool
+    let apply: (inout CacheConfiguration, ConfigRawValue, Context) throws(ConfigValueProblem) -> Void
+    let render: (CacheConfiguration) -> String
+
+    /// `section.name`, as the table and duplicate detection key it.
+    var qualifiedName: String { section + "." + name }
+}
+
+extension ConfigKey {
+    /// Every key, in the order of the repository's cache.conf.
+    static var all: [ConfigKey] {
+        [
+            optionalPath("daemon", "socket", \.daemon.socket, maxBytes: 107),
+            optional("daemon", "socket_group", \.daemon.socketGroup, rule: ConfigStringRules.groupName),
+            ConfigKey(section: "daemon", name: "log_level", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in c.daemon.logLevel = try v.logLevel() },
+                      render: { $0.daemon.logLevel.rawValue }),
+            size("daemon", "max_request_bytes", \.daemon.maxRequestBytes, atLeast: 1 << 10),
+            count("daemon", "max_pending_per_session", \.daemon.maxPendingPerSession, in: 1...1_000_000),
+
+            optionalPath("cache", "cache_dir", \.cache.cacheDir),
+            size("cache", "memory_limit", \.cache.memoryLimit, atLeast: 0),
+            size("cache", "disk_limit", \.cache.diskLimit, atLeast: 0),
+            count("cache", "thumbnail_size", \.cache.thumbnailSize, in: 16...4096),
+            count("cache", "thumbnail_quality", \.cache.thumbnailQuality, in: 1...100),
+            duration("cache", "search_ttl", \.cache.searchTTL, atLeast: .zero),
+            duration("cache", "path_grace", \.cache.pathGrace, atLeast: .zero),
+
+            count("network", "max_connections", \.network.maxConnections, in: 1...1024),
+            count("network", "max_connections_per_host", \.network.maxConnectionsPerHost, in: 1...1024),
+            duration("network", "connect_timeout", \.network.connectTimeout, atLeast: .milliseconds(1)),
+            duration("network", "stall_timeout", \.network.stallTimeout, atLeast: .milliseconds(1)),
+            size("network", "max_image_bytes", \.network.maxImageBytes, atLeast: 1),
+            count("network", "max_image_pixels", \.network.maxImagePixels, in: 1...Int.max),
+            ConfigKey(section: "network", name: "allowed_hosts", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          var hosts: [String] = []
+                          for host in try v.list() { hosts.append(try ConfigStringRules.host(host)) }
+                          c.network.allowedHosts = hosts
+                      },
+                      render: { renderList($0.network.allowedHosts) }),
+            ConfigKey(section: "network", name: "allow_http", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in c.network.allowHTTP = try v.bool() },
+                      render: { String($0.network.allowHTTP) }),
+            duration("network", "fling_dwell", \.network.flingDwell, atLeast: .zero),
+            duration("network", "transfer_timeout", \.network.transferTimeout, atLeast: .milliseconds(1)),
+            optional("network", "proxy", \.network.proxy) { value throws(ConfigValueProblem) in
+                try ConfigStringRules.url(value, schemes: ["http", "https", "socks4", "socks4a", "socks5", "socks5h"])
+            },
+            optionalPath("network", "ca_bundle", \.network.caBundle),
+            ConfigKey(section: "network", name: "user_agent", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          // Empty means the built-in default, so cache.conf need not repeat the version.
+                          let value = try v.optionalString() ?? ""
+                          c.network.userAgent = value.isEmpty ? CacheConfiguration.Network.defaultUserAgent : value
+                      },
+                      render: { $0.network.userAgent == CacheConfiguration.Network.defaultUserAgent ? "" : renderString($0.network.userAgent) }),
+
+            ConfigKey(section: "search", name: "default_provider", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          let name = try v.requiredString()
+                          guard CacheConfiguration.providerNames.contains(name) else {
+                              throw .bad(expected: "one of " + CacheConfiguration.providerNames.joined(separator: ", "))
+                          }
+                          c.search.defaultProvider = name
+                      },
+                      render: { renderString($0.search.defaultProvider) }),
+
+            ConfigKey(section: "downloads", name: "download_dir", isSecret: false,
+                      apply: { c, v, context throws(ConfigValueProblem) in
+                          var roots: [String] = []
+                          for root in try v.list() { roots.append(try ConfigStringRules.absolutePath(root, home: context.home)) }
+                          c.downloads.downloadDir = roots
+                      },
+                      render: { renderList($0.downloads.downloadDir) }),
+        ]
+            + provider("unsplash", keyName: "access_key", \.unsplash)
+            + provider("flickr", keyName: "api_key", \.flickr)
+            + provider("pixabay", keyName: "api_key", \.pixabay)
+    }
+
+    /// The table by section, then key name.
+    static var bySection: [String: [String: ConfigKey]] {
+        var table: [String: [String: ConfigKey]] = [:]
+        for key in all { table[key.section, default: [:]][key.name] = key }
+        return table
+    }
+
+    // MARK: Builders, one per kind of value
+
+    private static func size(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, Int>,
+                             atLeast minimum: Int) -> ConfigKey {
+        ConfigKey(section: section, name: name, isSecret: false,
+                  apply: { c, v, _ throws(ConfigValueProblem) in
+                      let bytes = try v.size()
+                      guard bytes >= minimum else { throw .outOfRange(rule: "must be at least " + renderSize(minimum)) }
+                      c[keyPath: field] = bytes
+                  },
+                  render: { renderSize($0[keyPath: field]) })
+    }
+
+    private static func count(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, Int>,
+                              in range: ClosedRange<Int>) -> ConfigKey {
+        ConfigKey(section: section, name: name, isSecret: false,
+                  apply: { c, v, _ throws(ConfigValueProblem) in
+                      let value = try v.integer()
+                      guard range.contains(value) else {
+                          throw .outOfRange(rule: range.upperBound == Int.max
+                              ? "must be at least \(range.lowerBound)"
+                              : "must be between \(range.lowerBound) and \(range.upperBound)")
+                      }
+                      c[keyPath: field] = value
+                  },
+                  render: { String($0[keyPath: field]) })
+    }
+
+    private static func duration(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, Duration>,
+                                 atLeast minimum: Duration) -> ConfigKey {
+        ConfigKey(section: section, name: name, isSecret: false,
+                  apply: { c, v, _ throws(ConfigValueProblem) in
+                      let value = try v.duration()
+                      guard value >= minimum else {
+                          throw .outOfRange(rule: minimum == .milliseconds(1) ? "must be more than 0ms" : "must be at least " + renderDuration(minimum))
+                      }
+                      c[keyPath: field] = value
+                  },
+                  render: { renderDuration($0[keyPath: field]) })
+    }
+
+    /// A string that may be left empty (meaning: not set, use the contract's default).
+    private static func optional(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, String?>,
+                                 isSecret: Bool = false,
+                                 rule: @escaping (String) throws(ConfigValueProblem) -> String = { $0 }) -> ConfigKey {
+        ConfigKey(section: section, name: name, isSecret: isSecret,
+                  apply: { c, v, _ throws(ConfigValueProblem) in
+                      guard let value = try v.optionalString(), !value.isEmpty else { c[keyPath: field] = nil; return }
+                      c[keyPath: field] = try rule(value)
+                  },
+                  render: { c in
+                      guard let value = c[keyPath: field] else { return "" }
+                      return isSecret ? "\"<redacted>\"" : renderString(value)
+                  })
+    }
+
+    private static func optionalPath(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, String?>,
+                                     maxBytes: Int? = nil) -> ConfigKey {
+        ConfigKey(section: section, name: name, isSecret: false,
+                  apply: { c, v, context throws(ConfigValueProblem) in
+                      guard let value = try v.optionalString(), !value.isEmpty else { c[keyPath: field] = nil; return }
+                      let path = try ConfigStringRules.absolutePath(value, home: context.home)
+                      if let maxBytes, path.utf8.count > maxBytes {
+                          throw .outOfRange(rule: "a Unix socket path is at most \(maxBytes) bytes")
+                      }
+                      c[keyPath: field] = path
+                  },
+                  render: { $0[keyPath: field].map(renderString) ?? "" })
+    }
+
+    /// A `[providers.NAME]` section: its secret key and its API base URL.
+    private static func provider(_ name: String, keyName: String,
+                                 _ field: WritableKeyPath<CacheConfiguration, CacheConfiguration.Provider>) -> [ConfigKey] {
+        let section = "providers." + name
+        return [
+            ConfigKey(section: section, name: keyName, isSecret: true,
+                      apply: { c, v, context throws(ConfigValueProblem) in
+                          guard let value = try v.optionalString(), !value.isEmpty else {
+                              c[keyPath: field].apiKey = nil
+                              c[keyPath: field].apiKeySource = nil
+                              return
+                          }
+                          c[keyPath: field].apiKey = value
+                          c[keyPath: field].apiKeySource = .file(path: context.path, line: context.line)
+                      },
+                      render: { $0[keyPath: field].apiKey == nil ? "" : "\"<redacted>\"" }),
+            ConfigKey(section: section, name: "api_url", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          c[keyPath: field].apiURL = try ConfigStringRules.url(try v.requiredString(), schemes: ["http", "https"])
+                      },
+                      render: { renderString($0[keyPath: field].apiURL) }),
+        ]
+    }
+}
+
+// MARK: Rendering values back into cache.conf syntax
+
+/// A size in the largest unit that divides it exactly (`64MiB`, `1500`).
+func renderSize(_ bytes: Int) -> String {
+    guard bytes != 0 else { return "0" }
+    for unit in ConfigUnits.sizes where unit.factor > 1 && bytes % unit.factor == 0 {
+        return "\(bytes / unit.factor)\(unit.name)"
+    }
+    return String(bytes)
+}
+
+/// A duration in the largest unit that divides it exactly, to the millisecond.
+func renderDuration(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    guard milliseconds != 0 else { return "0s" }
+    for unit in ConfigUnits.durations where milliseconds % unit.milliseconds == 0 {
+        return "\(milliseconds / unit.milliseconds)\(unit.name)"
+    }
+    return "\(milliseconds)ms"
+}
+
+/// A string bare when it reads back unchanged, quoted (with escapes) otherwise.
+func renderString(_ value: String) -> String {
+    let needsQuotes = value.isEmpty || value.first == " " || value.last == " "
+        || value.contains(where: { "#,\"\\\n\t\r=".contains($0) })
+    guard needsQuotes else { return value }
+    var quoted = "\""
+    for c in value {
+        switch c {
+        case "\"": quoted += "\\\""
+        case "\\": quoted += "\\\\"
+        case "\n": quoted += "\\n"
+        case "\t": quoted += "\\t"
+        default: quoted.append(c)
+        }
+    }
+    return quoted + "\""
+}
+
+/// A list as comma-separated items, each quoted when needed.
+func renderList(_ items: [String]) -> String {
+    items.map(renderString).joined(separator: ", ")
+}

@@ -1,0 +1,57 @@
+/// The long help of `imagecached --help`, written like a man page: what the daemon does,
+/// where its configuration comes from, its environment, signals, files and examples.
+/// Lines stay under 80 columns so the argument parser prints them as written.
+enum DaemonHelp {
+    static let discussion = """
+        imagecached runs in the foreground as one long-lived process. It searches
+        Unsplash, Flickr and Pixabay, downloads images, and keeps a thumbnail cache
+        (memory and disk) shared by every client that connects to its Unix socket.
+        Clients speak JSON-RPC 2.0, one JSON object per line; the companion CLI
+        `imagecache` is one such client. Logs go to stderr, one line per event.
+
+        CONFIGURATION
+          The first of these files that exists is read; with none, the built-in
+          defaults apply (the repository's cache.conf documents every key):
+            1. --config FILE (which must exist)
+            2. $XDG_CONFIG_HOME/imagecached/cache.conf
+               (~/.config/imagecached/cache.conf when XDG_CONFIG_HOME is unset)
+            3. /etc/imagecached/cache.conf
+          The file is checked strictly: an unknown section or key, a duplicate, or a
+          bad value stops start-up with "FILE:LINE: message" and exit status 78.
+
+        ENVIRONMENT
+          UNSPLASH_ACCESS_KEY, FLICKR_API_KEY, PIXABAY_API_KEY
+              API keys. They win over $CREDENTIALS_DIRECTORY/<same name> (systemd
+              LoadCredential=), which wins over the key in cache.conf.
+          XDG_RUNTIME_DIR   default socket: $XDG_RUNTIME_DIR/imagecached.sock
+                            (/run/imagecached/imagecached.sock when unset)
+          CACHE_DIRECTORY   default cache_dir under systemd (CacheDirectory=)
+          XDG_CACHE_HOME    default cache_dir otherwise: $XDG_CACHE_HOME/imagecached
+                            (~/.cache/imagecached when unset)
+          XDG_DOWNLOAD_DIR  default download root (~/Downloads when unset)
+          XDG_CONFIG_HOME   where the user's cache.conf is looked up
+          Proxy variables (http_proxy, ...) are ignored; set proxy = in cache.conf.
+
+        SIGNALS
+          SIGTERM, SIGINT  finish in-flight writes, then exit 0.
+          SIGHUP           re-read the configuration (limits, keys, log level); a bad
+                           file is reported and the running configuration kept.
+
+        FILES
+          /etc/imagecached/cache.conf        system-wide configuration
+          ~/.config/imagecached/cache.conf   per-user configuration
+          ~/.cache/imagecached/              thumbnails, search pages, index
+
+        EXIT STATUS
+          0 on a clean stop or a valid --check-config; 78 on a configuration error;
+          another non-zero status on any other failure (a socket already in use).
+
+        EXAMPLES
+          Check a configuration file before installing it:
+            imagecached --config ./cache.conf --check-config
+          Run as a user daemon with verbose logs:
+            imagecached --log-level debug
+          Run on a private socket with a key from the environment:
+            UNSPLASH_ACCESS_KEY=... imagecached --socket /tmp/ic.sock
+        """
+}

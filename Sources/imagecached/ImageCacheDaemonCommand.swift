@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import ImageCacheKit
+import Logging
+
+/// `imagecached`: reads the configuration, applies the command line's overrides, then either
+/// reports whether the configuration is valid (`--check-config`) or runs the daemon.
+///
+/// Configuration errors are printed exactly as `FILE:LINE: message` on stderr and exit with
+/// status 78 (EX_CONFIG from sysexits.h), which systemd units can list in
+/// `RestartPreventExitStatus=` so a broken file is not restarted in a loop.
+@main
+struct ImageCacheDaemonCommand: AsyncParsableCommand {
+    /// EX_CONFIG: the configuration is wrong; restarting will not help.
+    static let configurationErrorStatus: Int32 = 78
+
+    static let configuration = CommandConfiguration(
+        commandName: "imagecached",
+        abstract: "Search photo providers, download images and serve a shared thumbnail cache over a Unix socket.",
+        usage: "imagecached [--config FILE] [--socket PATH] [--log-level LEVEL] [--check-config]",
+        discussion: DaemonHelp.discussion,
+        version: ImageCacheVersion.current
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Read the configuration from FILE instead of looking it up.", valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Listen on the Unix socket PATH (overrides socket = in cache.conf).", valueName: "PATH"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("Log at LEVEL and above (overrides log_level = in cache.conf).", valueName: "LEVEL"))
+    var logLevel: LogLevelArgument?
+
+    @Flag(name: .long, help: "Validate the configuration, print 'FILE: ok' or the first error, and exit.")
+    var checkConfig = false
+
+    mutating func validate() throws {
+        if let socket {
+            guard !socket.isEmpty else { throw ValidationError("--socket needs a path") }
+            let absolute = socket.hasPrefix("/") ? socket : FileManager.default.currentDirectoryPath + "/" + socket
+            guard absolute.utf8.count <= 107 else {
+                throw ValidationError("--socket path is longer than 107 bytes, the limit of a Unix socket address")
+            }
+            self.socket = absolute
+        }
+    }
+
+    mutating func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration: CacheConfiguration
+        do {
+            configuration = try CacheConfiguration.load(explicitPath: config, environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(Self.configurationErrorStatus)
+        }
+        let overrides = CommandLineOverrides(socket: socket, logLevel: logLevel?.level)
+        overrides.apply(to: &configuration)
+
+        if checkConfig {
+            if let path = configuration.sourcePath {
+                print("\(path): ok")
+            } else {
+                let tried = CacheConfiguration.searchPaths(explicitPath: nil, environment: environment)
+                print("no configuration file (looked at \(tried.joined(separator: ", "))): the defaults are ok")
+            }
+            return
+        }
+        let explicitPath = config
+        try await runDaemon(configuration: configuration) {
+            var fresh = try CacheConfiguration.load(explicitPath: explicitPath, environment: environment)
+            overrides.apply(to: &fresh)
+            return fresh
+        }
+    }
+}
+
+/// What the command line sets over the file, kept so that a SIGHUP reload applies it again.
+struct CommandLineOverrides: Sendable {
+    var socket: String?
+    var logLevel: Logger.Level?
+
+    func apply(to configuration: inout CacheConfiguration) {
+        if let socket { configuration.daemon.socket = socket }
+        if let logLevel { configuration.daemon.logLevel = logLevel }
+    }
+}
+
+/// swift-log's level names as a command-line value, so `--help` lists them and a wrong one is
+/// refused by the parser with the valid choices.
+enum LogLevelArgument: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
+
+    /// The swift-log level of the same name.
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
