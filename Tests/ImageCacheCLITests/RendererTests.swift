@@ -15,6 +15,20 @@ struct RendererTests {
         }
     }
 
+    @Test func aFullStatsAnswerOnTheWireRendersTheFullSummary() throws {
+        let wire = try JSONValue(encoding: Fixtures.stats)
+        #expect(StatsSummary.render(wire) == StatsSummary.render(Fixtures.stats))
+    }
+
+    @Test func aPartialStatsAnswerListsWhatWasSentAndNamesWhatIsMissing() {
+        let wire = JSONValue.object(["sessions": .int(2), "uptimeSeconds": .double(75), "network": .object(["requests": .int(4)])])
+        let text = StatsSummary.render(wire)
+        #expect(text.contains("uptime     1m15s"))
+        #expect(text.contains("sessions   2 connected"))
+        #expect(text.contains("network.requests = 4"))
+        #expect(text.contains("no memory, disk, providers sections"))
+    }
+
     @Test func statusNamesProvidersWithoutKeys() {
         let hello = HelloResult(version: "0.1.0", providers: [.init(name: "unsplash", configured: true), .init(name: "flickr", configured: false)])
         let text = StatusSummary.render(hello, socketPath: "/run/x.sock")

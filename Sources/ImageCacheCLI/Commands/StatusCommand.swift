@@ -45,7 +45,9 @@ public struct StatsCommand: ClientCommand {
     public init() {}
 
     public func run(connection: ImageCacheConnection) async throws {
-        let stats = try await connection.stats()
+        // Read as sent: a daemon without some engine parts reports fewer sections (see
+        // `StatsSummary.render(_: JSONValue)`), and --json passes the answer through unchanged.
+        let stats = try await connection.call(method: MethodName.stats.rawValue)
         Output.line(global.json ? try JSONOutput.text(stats) : StatsSummary.render(stats))
     }
 }

@@ -76,7 +76,7 @@ public enum DemoScript {
     }
 
     static let stats = DemoStep("the daemon's stats") { ctx in
-        StatsSummary.render(try await ctx.connection.stats())
+        StatsSummary.render(try await ctx.connection.call(method: MethodName.stats.rawValue))
     }
 }
 

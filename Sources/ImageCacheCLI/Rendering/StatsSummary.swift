@@ -3,6 +3,44 @@ import ImageCacheProtocol
 /// `imagecache stats` for a person: every figure of the `stats` answer, grouped, with units
 /// and the ratios worth knowing (hit rate, fill level, bytes wasted on cancelled transfers).
 public enum StatsSummary {
+    /// The summary of a `stats` answer as it came over the wire.
+    ///
+    /// A daemon built without some engine parts reports only the sections it has (a server
+    /// alone: `sessions`, `uptimeSeconds`). Such an answer is listed figure by figure, as
+    /// sent, with the sections it lacks named, rather than refused or padded with zeros.
+    public static func render(_ answer: JSONValue) -> String {
+        if let stats = try? answer.decode(as: StatsResult.self) { return render(stats) }
+        guard case .object(let sections) = answer else { return "stats: \(answer)" }
+        var lines: [String] = []
+        if case .double(let up)? = sections["uptimeSeconds"] { lines.append("uptime     \(Units.duration(up))") }
+        if case .int(let up)? = sections["uptimeSeconds"] { lines.append("uptime     \(Units.duration(Double(up)))") }
+        if case .int(let n)? = sections["sessions"] { lines.append("sessions   \(n) connected") }
+        for (path, value) in flatten(sections).sorted(by: { $0.0 < $1.0 }) where path != "uptimeSeconds" && path != "sessions" {
+            lines.append("\(path) = \(value)")
+        }
+        let missing = ["memory", "disk", "network", "providers"].filter { sections[$0] == nil }
+        if !missing.isEmpty {
+            lines.append("(this daemon reports no \(missing.joined(separator: ", ")) section\(missing.count == 1 ? "" : "s"))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `{"a": {"b": 1}}` → `[("a.b", "1")]`.
+    static func flatten(_ object: [String: JSONValue], prefix: String = "") -> [(String, String)] {
+        object.flatMap { key, value -> [(String, String)] in
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch value {
+            case .object(let inner): return flatten(inner, prefix: path)
+            case .string(let s): return [(path, s)]
+            case .int(let i): return [(path, String(i))]
+            case .double(let d): return [(path, String(d))]
+            case .bool(let b): return [(path, String(b))]
+            case .null: return [(path, "null")]
+            case .array(let a): return [(path, "\(a.count) items")]
+            }
+        }
+    }
+
     /// The summary, lines joined with `\n`.
     public static func render(_ stats: StatsResult) -> String {
         var lines: [String] = []

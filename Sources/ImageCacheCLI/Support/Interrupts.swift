@@ -20,7 +20,10 @@ public enum Interrupts {
         let queue = DispatchQueue(label: "imagecache.signals")
         var sources: [any DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
+            // A no-op handler rather than SIG_IGN: an ignored signal stays ignored in every
+            // child across exec, so the demo's daemon would not stop on SIGTERM; a handler
+            // is reset to the default in the child.
+            signal(sig, interruptsIgnoreSignal)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             source.setEventHandler { continuation.yield(sig) }
             source.resume()
@@ -46,3 +49,7 @@ public enum Interrupts {
         }
     }
 }
+
+/// Keeps SIGINT/SIGTERM from killing the process while a dispatch source reports them.
+/// Global, not a closure, because C calls it on whichever thread the signal lands (FIELD-NOTES).
+private func interruptsIgnoreSignal(_ signal: Int32) {}
