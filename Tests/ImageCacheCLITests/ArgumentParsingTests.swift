@@ -104,8 +104,8 @@ struct ArgumentParsingTests {
     }
 
     @Test func demoTakesItsOptions() throws {
-        let c = try parse(["demo", "--daemon", "/opt/imagecached", "--svg", "/tmp/g.svg", "--start-timeout", "5"], as: DemoCommand.self)
-        #expect(c.daemon == "/opt/imagecached" && c.svg == "/tmp/g.svg" && c.startTimeout == 5)
+        let c = try parse(["demo", "--daemon", "/opt/imagecached", "--svg", "/tmp/g.svg", "--start-timeout", "5", "--json"], as: DemoCommand.self)
+        #expect(c.daemon == "/opt/imagecached" && c.svg == "/tmp/g.svg" && c.startTimeout == 5 && c.global.json)
     }
 
     @Test func everyCommandsHelpHasExamples() {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import ImageCacheCLI
@@ -28,21 +29,55 @@ struct CLIProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         let collected = Collected()
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            for line in collected.appendOut(data) { onLine(line, process.processIdentifier) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in collected.appendErr(handle.availableData) }
+        // Plain threads doing blocking reads: FileHandle.readabilityHandler's dispatch
+        // sources crash libdispatch on Linux when the pipe closes under them.
+        let outFD = out.fileHandleForReading.fileDescriptor
+        let errFD = err.fileHandleForReading.fileDescriptor
+        let pid = PIDBox()
+        let readers = DispatchGroup()
+        readers.enter()
+        Thread {
+            readChunks(outFD) { chunk in
+                // Output means the child runs, and `run()` sets the pid as soon as it returns:
+                // wait for that, so `onLine` never gets 0 (kill(0, …) would hit the test runner).
+                while pid.value.withLock({ $0 }) == 0 { sched_yield() }
+                for line in collected.appendOut(chunk) { onLine(line, pid.value.withLock { $0 }) }
+            }
+            readers.leave()
+        }.start()
+        readers.enter()
+        Thread {
+            readChunks(errFD) { collected.appendErr($0) }
+            readers.leave()
+        }.start()
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+            do {
+                try process.run()
+                pid.value.withLock { $0 = process.processIdentifier }
+            } catch { continuation.resume(throwing: error) }
         }
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        collected.appendOut(out.fileHandleForReading.readDataToEndOfFile()).forEach { onLine($0, process.processIdentifier) }
-        collected.appendErr(err.fileHandleForReading.readDataToEndOfFile())
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        await withCheckedContinuation { continuation in readers.notify(queue: .global()) { continuation.resume() } }
         return Result(status: status, stdout: collected.stdout, stderr: collected.stderr)
     }
+}
+
+/// Reads `fd` to its end, handing each chunk over as it arrives; blocks the calling thread.
+func readChunks(_ fd: Int32, _ body: (Data) -> Void) {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { return }
+        body(Data(buffer[0..<count]))
+    }
+}
+
+/// The child's pid, set after it starts and read by the reader thread.
+final class PIDBox: Sendable {
+    let value = Mutex<Int32>(0)
 }
 
 /// Output gathered from pipe callbacks on Foundation's threads; a lock guards it.

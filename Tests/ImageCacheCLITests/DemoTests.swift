@@ -62,6 +62,16 @@ struct DemoTests {
         #expect(await DemoStep.classify { "ok" } == .passed("ok"))
     }
 
+    @Test func theJSONReportNamesEachStepsOutcome() throws {
+        let report = DemoReport(steps: [DemoReport.Step(title: "a", outcome: .passed("ok")),
+                                        DemoReport.Step(title: "b", outcome: .skipped("not in this build")),
+                                        DemoReport.Step(title: "c", outcome: .failed("boom"))], daemonStoppedCleanly: true)
+        let text = try JSONOutput.text(report)
+        let decoded = try JSONDecoder().decode(DemoReport.self, from: Data(text.utf8))
+        #expect(decoded.steps.map(\.outcome) == ["passed", "skipped", "failed"])
+        #expect(decoded.steps[1].detail == "not in this build")
+    }
+
     @Test func theStoryHasEveryStepOfTheIssue() {
         let titles = DemoScript.steps.map(\.title).joined(separator: "\n")
         for word in ["hello", "pagination", "layout", "SVG", "recycled", "cache", "download", "stats"] {

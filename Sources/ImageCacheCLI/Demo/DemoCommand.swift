@@ -34,6 +34,10 @@ public struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the daemon to answer after starting it.")
     public var startTimeout: Double = 30
 
+    /// `--json` prints a report of the steps on stdout, the narrative going to stderr;
+    /// `--socket` is not used (the demo's daemon has its own, in the temporary folder).
+    @OptionGroup public var global: GlobalOptions
+
     public init() {}
 
     public func run() async throws {
@@ -43,13 +47,15 @@ public struct DemoCommand: AsyncParsableCommand {
         }
         let svgPath = svg.hasPrefix("/") ? svg : FileManager.default.currentDirectoryPath + "/" + svg
         let resources = DemoResources()
-        let failed: Int
+        let report: [DemoReport.Step]
         do {
-            failed = try await Interrupts.race { [startTimeout] in
-                try await Self.story(executable: executable, svgPath: svgPath, startTimeout: startTimeout, resources: resources)
+            report = try await Output.$narrativeToStderr.withValue(global.json) {
+                try await Interrupts.race { [startTimeout] in
+                    try await Self.story(executable: executable, svgPath: svgPath, startTimeout: startTimeout, resources: resources)
+                }
             }
         } catch {
-            await resources.release(verbose: true)
+            await Output.$narrativeToStderr.withValue(global.json) { _ = await resources.release(verbose: true) }
             if error is Interrupted {
                 Output.error("imagecache: demo interrupted; daemon stopped and temporary files removed")
                 throw ExitCode(ExitStatus.interrupted.rawValue)
@@ -57,15 +63,17 @@ public struct DemoCommand: AsyncParsableCommand {
             Output.error("demo failed: \(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
-        let clean = await resources.release(verbose: true)
+        let clean = await Output.$narrativeToStderr.withValue(global.json) { await resources.release(verbose: true) }
+        let failed = report.filter { $0.outcome == "failed" }.count
+        if global.json { Output.line(try JSONOutput.text(DemoReport(steps: report, daemonStoppedCleanly: clean))) }
         if failed > 0 || !clean {
             Output.error("demo: \(failed) step\(failed == 1 ? "" : "s") failed\(clean ? "" : "; the daemon did not stop cleanly")")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
     }
 
-    /// Sets up, runs every step, and returns how many failed.
-    static func story(executable: String, svgPath: String, startTimeout: Double, resources: DemoResources) async throws -> Int {
+    /// Sets up, runs every step, and returns how each ended.
+    static func story(executable: String, svgPath: String, startTimeout: Double, resources: DemoResources) async throws -> [DemoReport.Step] {
         var template = Array("/tmp/imagecache-demo-XXXXXX".utf8CString)
         guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
             throw DemoFailure("cannot create a temporary folder: \(String(cString: strerror(errno)))")
@@ -75,7 +83,7 @@ public struct DemoCommand: AsyncParsableCommand {
         announce("start the provider simulator on 127.0.0.1")
         let simulator = try await LoopbackHTTPServer(handler: DemoSimulator.handler)
         await resources.setSimulator(simulator)
-        Output.line("    listening at \(simulator.baseURL)")
+        Output.narrate("    listening at \(simulator.baseURL)")
 
         announce("start imagecached with a temporary config")
         let paths = DemoConfig.Paths(workspace: dir)
@@ -85,26 +93,25 @@ public struct DemoCommand: AsyncParsableCommand {
         await resources.setDaemon(process)
         let connection = try await process.waitUntilReady(timeout: startTimeout)
         await resources.setConnection(connection)
-        Output.line("    \(executable) (pid \(process.pid)) answers on \(paths.socket)")
+        Output.narrate("    \(executable) (pid \(process.pid)) answers on \(paths.socket)")
 
         let context = DemoContext(connection: connection, workspace: dir, downloads: paths.downloads, svgPath: svgPath,
                                   width: Terminal.current().width, state: DemoState())
-        var failed = 0
+        var report: [DemoReport.Step] = []
         for (number, step) in DemoScript.steps.enumerated() {
             announce("\(number + 1)/\(DemoScript.steps.count) \(step.title)")
             let outcome = await step.execute(in: context)
             switch outcome {
-            case .passed(let text): Output.line(indent(text))
-            case .skipped(let reason): Output.line("    skipped: \(reason)")
-            case .failed(let message):
-                failed += 1
-                Output.line("    FAILED: \(message)")
+            case .passed(let text): Output.narrate(indent(text))
+            case .skipped(let reason): Output.narrate("    skipped: \(reason)")
+            case .failed(let message): Output.narrate("    FAILED: \(message)")
             }
+            report.append(DemoReport.Step(title: step.title, outcome: outcome))
         }
-        return failed
+        return report
     }
 
-    static func announce(_ title: String) { Output.line("==> \(title)") }
+    static func announce(_ title: String) { Output.narrate("==> \(title)") }
 
     static func indent(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
@@ -134,10 +141,10 @@ actor DemoResources {
             if verbose { DemoCommand.announce("stop imagecached (SIGTERM)") }
             let status = await daemon.stop()
             if status == 0 {
-                if verbose { Output.line("    exited with status 0") }
+                if verbose { Output.narrate("    exited with status 0") }
             } else {
                 clean = false
-                Output.line("    FAILED: imagecached exited with \(status.map { "status \($0)" } ?? "no status: killed after a timeout")\n\(daemon.logTail())")
+                Output.narrate("    FAILED: imagecached exited with \(status.map { "status \($0)" } ?? "no status: killed after a timeout")\n\(daemon.logTail())")
             }
         }
         daemon = nil
@@ -145,9 +152,34 @@ actor DemoResources {
         simulator = nil
         if let workspace {
             try? FileManager.default.removeItem(atPath: workspace)
-            if verbose { Output.line("    removed \(workspace)") }
+            if verbose { Output.narrate("    removed \(workspace)") }
         }
         workspace = nil
         return clean
     }
+}
+
+/// `imagecache demo --json`'s report.
+public struct DemoReport: Codable, Sendable {
+    /// One step's title and how it ended.
+    public struct Step: Codable, Sendable, Equatable {
+        public var title: String
+        /// `passed`, `skipped` or `failed`.
+        public var outcome: String
+        /// What it printed, the skip reason or the failure.
+        public var detail: String
+
+        public init(title: String, outcome: DemoOutcome) {
+            self.title = title
+            switch outcome {
+            case .passed(let text): self.outcome = "passed"; detail = text
+            case .skipped(let reason): self.outcome = "skipped"; detail = reason
+            case .failed(let message): self.outcome = "failed"; detail = message
+            }
+        }
+    }
+    /// The steps in order.
+    public var steps: [Step]
+    /// Whether imagecached exited 0 on SIGTERM.
+    public var daemonStoppedCleanly: Bool
 }

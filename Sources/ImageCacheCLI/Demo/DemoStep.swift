@@ -81,8 +81,14 @@ public actor DemoState {
 
     public init() {}
 
+    /// Thumbnails delivered by the thumbnail step, by photo id, for the layout's SVG.
+    public private(set) var thumbnails: [String: ThumbnailShowResult] = [:]
+
     /// Records the first page's photos for the layout, thumbnail and download steps.
     public func setPhotos(_ photos: [Photo]) { self.photos = photos }
+
+    /// Records a delivered thumbnail.
+    public func addThumbnail(_ photo: String, _ result: ThumbnailShowResult) { thumbnails[photo] = result }
 
     /// The photos, or a skip naming the step that should have found them.
     public func requirePhotos() throws -> [Photo] {

@@ -43,16 +43,39 @@ public struct Terminal: Sendable, Equatable {
 /// Writes to stdout and stderr without Swift's `print` buffering surprises: a progress bar
 /// must appear before the next network wait, and errors must never be lost at exit.
 public enum Output {
-    /// Writes `text` to stdout at once.
+    /// When set, what would go to stdout goes to stderr: `demo --json` keeps stdout for its
+    /// JSON report while the narrative still shows. Inherited by child tasks.
+    @TaskLocal public static var narrativeToStderr = false
+
+    /// Writes `text` to stdout at once (stderr under `narrativeToStderr`).
     public static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(text, to: narrativeToStderr ? STDERR_FILENO : STDOUT_FILENO)
+    }
+
+    /// Writes all of `text` with write(2). A reader that went away (`imagecache search … |
+    /// head`) is not an error worth a crash: the rest of the output is dropped and the
+    /// command carries on, so the demo still stops its daemon and removes its files.
+    /// (FileHandle.write would trap on EPIPE.)
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Writes a line to stdout.
     public static func line(_ text: String = "") { out(text + "\n") }
 
+    /// Writes a line of a command's narrative (stdout, or stderr under `narrativeToStderr`).
+    public static func narrate(_ text: String) { out(text + "\n") }
+
     /// Writes a line to stderr.
     public static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        write(text + "\n", to: STDERR_FILENO)
     }
 }
