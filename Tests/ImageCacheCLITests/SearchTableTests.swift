@@ -50,6 +50,14 @@ struct SearchTableTests {
         #expect(text.contains("the last page is 17"))
     }
 
+    @Test func aSearchWithoutResultsSaysSo() {
+        let empty = SearchResult(query: "zzqx", provider: "pixabay", page: 1, perPage: 20, total: 0, totalPages: 0,
+                                 hasMore: false, photos: [], fromCache: false, stale: false)
+        let text = SearchTable.render(empty, width: 100)
+        #expect(text.contains("0 results"))
+        #expect(text.hasSuffix("no results"))
+    }
+
     @Test func aVeryNarrowTerminalDropsTheDescriptionColumn() {
         let rows = SearchTable.rows(photos, width: 40)
         #expect(!rows[0].contains("DESCRIPTION"))

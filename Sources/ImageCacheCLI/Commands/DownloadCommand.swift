@@ -17,7 +17,7 @@ public struct DownloadCommand: ClientCommand {
 
         EXAMPLES
           imagecache download unsplash:Dwu85P9SOIk
-          imagecache download pixabay:195893 flickr:43213681030 -o ~/Downloads/trip --variant regular
+          imagecache download pixabay:195893 flickr:4321368 -o ~/Pictures --variant regular
           imagecache download unsplash:Dwu85P9SOIk --detach
         """)
 
@@ -26,6 +26,7 @@ public struct DownloadCommand: ClientCommand {
     @Argument(help: ArgumentHelp("Photo ids (provider:id) or image URLs.", valueName: "photo|url"))
     public var images: [String] = []
 
+    /// `-o DIR`, made absolute by `params(currentDirectory:)`.
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
         "Folder to save into, inside a download root (default: the first root).", valueName: "dir"))
     public var output: String?

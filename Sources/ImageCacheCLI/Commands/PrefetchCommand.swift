@@ -47,7 +47,8 @@ public struct PrefetchCommand: ClientCommand {
         var ids: [String] = []
         for page in 1...pages {
             let result = try await connection.search(SearchParams(query: query, provider: provider, page: page, perPage: perPage))
-            ids.append(contentsOf: result.photos.map(\.id))
+            // Pages of a live feed can overlap; each photo is prefetched (and counted) once.
+            ids.append(contentsOf: result.photos.map(\.id).filter { !ids.contains($0) })
             if !result.hasMore { break }
         }
         let notifications = connection.notifications()

@@ -163,6 +163,7 @@ actor DemoResources {
 public struct DemoReport: Codable, Sendable {
     /// One step's title and how it ended.
     public struct Step: Codable, Sendable, Equatable {
+        /// The step's title as printed.
         public var title: String
         /// `passed`, `skipped` or `failed`.
         public var outcome: String

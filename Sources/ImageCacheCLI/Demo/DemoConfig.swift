@@ -3,11 +3,17 @@
 public enum DemoConfig {
     /// The files and folders of one demo run.
     public struct Paths: Sendable, Equatable {
+        /// The temporary folder; removing it removes everything below.
         public var workspace: String
+        /// The daemon's cache.conf.
         public var config: String { workspace + "/cache.conf" }
+        /// The daemon's socket (short enough for a Unix socket address under /tmp).
         public var socket: String { workspace + "/imagecached.sock" }
+        /// The daemon's `cache_dir`.
         public var cache: String { workspace + "/cache" }
+        /// The daemon's only download root.
         public var downloads: String { workspace + "/downloads" }
+        /// The daemon's stdout and stderr, quoted when something fails.
         public var log: String { workspace + "/imagecached.log" }
         public init(workspace: String) { self.workspace = workspace }
     }

@@ -37,6 +37,7 @@ public enum SearchTable {
 
     /// `page 2 of 17`, with how to get the next one.
     public static func footer(_ result: SearchResult) -> String {
+        if result.total == 0 { return "no results" }
         var text = "page \(result.page) of \(result.totalPages)"
         if result.hasMore { text += " (next: --page \(result.page + 1))" }
         return text
