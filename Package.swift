@@ -84,6 +84,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "ImageCacheCLI",
+            dependencies: [
+                "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "ProviderSimulator",
             dependencies: [
                 "ImageCacheKit",
@@ -110,10 +118,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "imagecache",
-            dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["ImageCacheCLI"]
         ),
 
         // MARK: Tests
@@ -129,6 +134,10 @@ let package = Package(
         .testTarget(
             name: "ImageCacheClientTests",
             dependencies: ["ImageCacheClient", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "ImageCacheCLITests",
+            dependencies: ["ImageCacheCLI", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(
             name: "ImageCacheKitTests",

@@ -1,13 +1,4 @@
-import ArgumentParser
-import ImageCacheClient
+import ImageCacheCLI
 
-/// `imagecache`: the companion CLI of imagecached.
-struct ImageCacheCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "imagecache",
-        abstract: "Search, show, prefetch, lay out and download photos through the imagecached daemon.",
-        version: "0.1.0"
-    )
-}
-
-ImageCacheCommand.main()
+// Everything lives in ImageCacheCLI so it can be tested; this only runs the parsed command.
+await ImageCacheRoot.runMain()

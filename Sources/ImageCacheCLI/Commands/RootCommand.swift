@@ -1,0 +1,48 @@
+import ArgumentParser
+import ImageCacheClient
+
+/// `imagecache`: the companion CLI of imagecached. `main.swift` only calls `main()` on this,
+/// so every command can be parsed and tested from `ImageCacheCLITests`.
+public struct ImageCacheRoot: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "imagecache",
+        abstract: "Search, show, prefetch, lay out and download photos through the imagecached daemon.",
+        discussion: """
+        imagecache talks to a running imagecached over its Unix socket (JSON-RPC, one JSON \
+        object per line). Every command takes --socket PATH and --json.
+
+        EXAMPLES
+          imagecache demo                 # the whole story, offline
+          imagecache status               # who answers; which providers have keys
+          imagecache search "sunset beach" --page 2
+          imagecache show unsplash:Dwu85P9SOIk --size 512
+          imagecache download unsplash:Dwu85P9SOIk -o ~/Downloads/photos
+          imagecache layout beach --columns 3 --width 900 --svg grid.svg
+          imagecache --json stats | jq .network
+
+        EXIT STATUS
+        \(ExitStatus.helpTable)
+
+        FILES
+          $XDG_RUNTIME_DIR/imagecached.sock   the user daemon's socket
+          /run/imagecached/imagecached.sock   the system daemon's socket
+        """,
+        version: "0.1.0",
+        subcommands: [
+            StatusCommand.self, StatsCommand.self, SearchCommand.self, ShowCommand.self,
+            PrefetchCommand.self, DownloadCommand.self, LayoutCommand.self, CacheCommand.self,
+            DemoCommand.self,
+        ]
+    )
+
+    @OptionGroup public var global: GlobalOptions
+
+    public init() {}
+
+    /// Parses the process's arguments and runs the command, exiting with its status.
+    /// Called from `main.swift`, whose top-level code would otherwise pick the synchronous
+    /// `main()` overload, which cannot run async commands.
+    public static func runMain() async {
+        await main()
+    }
+}

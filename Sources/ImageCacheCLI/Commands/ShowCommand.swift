@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import ImageCacheClient
+import ImageCacheProtocol
+
+/// `imagecache show`: fetches one thumbnail through the daemon and says where it is.
+public struct ShowCommand: ClientCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Fetch a thumbnail through the daemon; print its path, dimensions and source.",
+        discussion: """
+        Shows the photo in slot 0 of a one-slot grid (thumbnail.show), with a progress bar \
+        while it downloads. The path printed is a complete file inside the daemon's cache_dir, \
+        readable for at least path_grace (default 60 s). Source is memory, disk or network.
+
+        EXAMPLES
+          imagecache show unsplash:Dwu85P9SOIk
+          imagecache show https://images.example.com/a.jpg --size 512
+          imagecache show pixabay:195893 --inline --json | jq -r .data | base64 -d > thumb.jpg
+        """)
+
+    @OptionGroup public var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("A photo id (provider:id) or an image URL.", valueName: "photo|url"))
+    public var image: String
+
+    @Option(help: "Pixel width you will draw (default: the daemon's thumbnail_size).")
+    public var size: Int?
+
+    @Flag(help: "Also receive the file's bytes in the answer (base64 in --json's data).")
+    public var inline = false
+
+    public init() {}
+
+    public func validate() throws {
+        if let size, !(1...ThumbnailLimits.maxSize).contains(size) {
+            throw ValidationError("--size must be between 1 and \(ThumbnailLimits.maxSize).")
+        }
+    }
+
+    /// The params this command line asks for.
+    public var params: ThumbnailShowParams {
+        ThumbnailShowParams(slot: 0, image: imageReference(image), size: size, inline: inline)
+    }
+
+    public func run(connection: ImageCacheConnection) async throws {
+        let terminal = Terminal.current()
+        let notifications = connection.notifications()
+        let showProgress = !global.json
+        let label = image
+        let watcher = Task {
+            guard showProgress else { return }
+            var board = ProgressBoard(terminal: terminal)
+            let start = MonotonicClock.now()
+            var index: Int?
+            for await note in notifications {
+                guard case .thumbnailProgress(let p) = note, p.slot == 0 else { continue }
+                let now = MonotonicClock.now()
+                if index == nil {
+                    let added = board.add(ProgressItem(label: label, total: p.total), now: now)
+                    index = added.index
+                    Output.out(added.output)
+                }
+                Output.out(board.update(index!, now: now) { item in
+                    item.received = p.received
+                    item.total = p.total
+                    item.elapsed = now - start
+                })
+            }
+        }
+        let params = self.params
+        let result: ThumbnailShowResult
+        do {
+            result = try await Interrupts.race { try await connection.showThumbnail(params) }
+        } catch {
+            watcher.cancel()
+            throw error
+        }
+        watcher.cancel()
+        _ = await watcher.value
+        if global.json {
+            Output.line(try JSONOutput.text(result))
+            return
+        }
+        Output.line(ShowSummary.render(result))
+    }
+}
+
+/// `imagecache show`'s text answer.
+public enum ShowSummary {
+    /// Path, dimensions, size, type and where it came from.
+    public static func render(_ r: ThumbnailShowResult) -> String {
+        var lines = [
+            "path    \(r.path)",
+            "size    \(r.width)×\(r.height) px, \(Units.bytes(r.bytes)), \(r.mime)",
+            "source  \(r.source.rawValue)\(r.source == .network ? " (downloaded now)" : " (cache hit)")",
+        ]
+        if let photo = r.photo { lines.insert("photo   \(photo)", at: 0) }
+        if let data = r.data {
+            let decoded = Data(base64Encoded: data)?.count
+            lines.append("inline  \(decoded.map { "\(Units.bytes($0)) received in the answer" } ?? "data is not valid base64")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

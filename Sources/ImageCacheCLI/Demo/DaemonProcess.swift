@@ -1,0 +1,175 @@
+import NIOConcurrencyHelpers
+import Foundation
+import ImageCacheClient
+
+/// A real `imagecached` child process for the demo: started with a config file, waited for
+/// until its socket answers `hello`, stopped with SIGTERM and its exit status checked.
+public final class DaemonProcess: Sendable {
+    /// Why the daemon could not be started or stopped cleanly.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    private let childPID: pid_t
+    private let exitState = ExitState()
+    private let exited: AsyncStream<Int32>
+    /// The daemon's stderr, for showing its last lines when something fails.
+    public let logPath: String
+    /// The socket it serves.
+    public let socketPath: String
+
+    /// Where `imagecached` is: next to this `imagecache` (the directory of
+    /// `CommandLine.arguments[0]`, resolved through `PATH` and symlinks), as `swift build`
+    /// and an install both put the two side by side.
+    public static func locate(argument0: String = CommandLine.arguments[0],
+                              environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        var candidate: String?
+        if argument0.contains("/") {
+            candidate = argument0
+        } else {
+            for dir in (environment["PATH"] ?? "").split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(argument0)") {
+                candidate = "\(dir)/\(argument0)"
+                break
+            }
+        }
+        guard let candidate else { return nil }
+        let resolved = URL(fileURLWithPath: candidate).resolvingSymlinksInPath()
+        let daemon = resolved.deletingLastPathComponent().appendingPathComponent("imagecached").path
+        return FileManager.default.isExecutableFile(atPath: daemon) ? daemon : nil
+    }
+
+    /// Starts `executable --config configPath`, stdout and stderr to `logPath`. API-key
+    /// variables of this environment are removed, so a real key never reaches the loopback
+    /// simulator.
+    ///
+    /// Spawned with `posix_spawn` and an empty signal mask and default signal actions:
+    /// this process's threads (NIO, dispatch) block most signals, and Foundation's `Process`
+    /// passes that mask on, which would leave the daemon deaf to SIGTERM.
+    public init(executable: String, configPath: String, socketPath: String, logPath: String) throws {
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["UNSPLASH_ACCESS_KEY", "FLICKR_API_KEY", "PIXABAY_API_KEY", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET", "CREDENTIALS_DIRECTORY"] {
+            environment[key] = nil
+        }
+        let pid = try Self.spawn(executable: executable, arguments: ["--config", configPath],
+                                 environment: environment, logPath: logPath)
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
+        let state = exitState
+        // waitpid blocks, so it gets a thread of its own rather than one of the pool's.
+        let waiter = Thread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let code = Self.exitCode(waitStatus: status)
+            state.status.withLockedValue { $0 = code }
+            continuation.yield(code)
+            continuation.finish()
+        }
+        waiter.start()
+        self.childPID = pid
+        self.exited = stream
+        self.logPath = logPath
+        self.socketPath = socketPath
+    }
+
+    /// The exit code, or 128 + the signal number for a process killed by a signal (as a
+    /// shell reports it).
+    static func exitCode(waitStatus status: Int32) -> Int32 {
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    private static func spawn(executable: String, arguments: [String], environment: [String: String], logPath: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+
+    /// The child's process id.
+    public var pid: Int32 { childPID }
+
+    /// The exit code once the daemon has exited, nil while it runs.
+    public var exitStatus: Int32? { exitState.status.withLockedValue { $0 } }
+
+    /// Waits until the socket answers `hello`, at most `timeout` seconds; fails at once if the
+    /// daemon exits first (a bad config, a socket in use), quoting its log.
+    public func waitUntilReady(timeout: Double) async throws -> ImageCacheConnection {
+        let deadline = MonotonicClock.now() + timeout
+        var pause: UInt64 = 10_000_000
+        while true {
+            if let status = exitStatus {
+                throw Failure(description: "imagecached exited with status \(status) before answering:\n\(logTail())")
+            }
+            if let connection = try? await ImageCacheConnection.connect(to: socketPath) {
+                if (try? await connection.hello()) != nil { return connection }
+                await connection.close()
+            }
+            if MonotonicClock.now() > deadline {
+                throw Failure(description: "imagecached did not answer on \(socketPath) within \(Int(timeout)) s:\n\(logTail())")
+            }
+            try await Task.sleep(nanoseconds: pause)
+            pause = min(pause * 2, 200_000_000)
+        }
+    }
+
+    /// Sends SIGTERM and waits (at most `timeout` s, then SIGKILL) for the exit status.
+    public func stop(timeout: Double = 15) async -> Int32? {
+        if exitStatus == nil { kill(childPID, SIGTERM) }
+        let exited = self.exited
+        let status: Int32? = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                for await status in exited { return status }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if status == nil, exitStatus == nil {
+            kill(childPID, SIGKILL)  // reaped by the waiter thread
+            return nil
+        }
+        return status ?? exitStatus
+    }
+
+    /// The daemon log's last lines.
+    public func logTail(lines: Int = 15) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).map { "    " + $0 }.joined(separator: "\n")
+    }
+}
+
+/// The daemon's exit code, written by the thread that reaps it and read by the demo.
+final class ExitState: Sendable {
+    let status = NIOLockedValueBox<Int32?>(nil)
+}

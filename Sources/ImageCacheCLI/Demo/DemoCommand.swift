@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import ImageCacheClient
+import ImageCacheProtocol
+import ProviderSimulator
+
+/// `imagecache demo`: the whole story offline, against a real daemon.
+public struct DemoCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run an offline demo: a provider simulator, a real imagecached, every feature.",
+        discussion: """
+        Starts a provider simulator on 127.0.0.1, starts the imagecached found next to this \
+        imagecache with a temporary config, cache and socket, then runs each step and prints \
+        what the daemon answered: hello, a search with pagination, a masonry layout (an SVG \
+        is written), visible thumbnails fetched while recycled ones are cancelled, the same \
+        search answered from the cache, a full-size download, and the stats. A step whose \
+        method this daemon does not implement yet says "not in this build".
+
+        Everything is removed at the end (processes, socket, temp files), also on failure and \
+        on Ctrl-C; only the SVG is kept. Exits 1 if any step failed.
+
+        EXAMPLES
+          imagecache demo
+          imagecache demo --svg /tmp/grid.svg --daemon .build/release/imagecached
+        """)
+
+    @Option(help: ArgumentHelp("The imagecached to run (default: the one next to this imagecache).", valueName: "path"))
+    public var daemon: String?
+
+    @Option(help: ArgumentHelp("Where to write the layout's SVG.", valueName: "file"))
+    public var svg: String = "imagecache-demo.svg"
+
+    @Option(help: "Seconds to wait for the daemon to answer after starting it.")
+    public var startTimeout: Double = 30
+
+    /// `--json` prints a report of the steps on stdout, the narrative going to stderr;
+    /// `--socket` is not used (the demo's daemon has its own, in the temporary folder).
+    @OptionGroup public var global: GlobalOptions
+
+    public init() {}
+
+    public func run() async throws {
+        guard let executable = daemon ?? DaemonProcess.locate() else {
+            Output.error("imagecache: no imagecached next to this imagecache (\(CommandLine.arguments[0])); build it with `swift build` or pass --daemon PATH")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        let svgPath = svg.hasPrefix("/") ? svg : FileManager.default.currentDirectoryPath + "/" + svg
+        let resources = DemoResources()
+        let report: [DemoReport.Step]
+        do {
+            report = try await Output.$narrativeToStderr.withValue(global.json) {
+                try await Interrupts.race { [startTimeout] in
+                    try await Self.story(executable: executable, svgPath: svgPath, startTimeout: startTimeout, resources: resources)
+                }
+            }
+        } catch {
+            await Output.$narrativeToStderr.withValue(global.json) { _ = await resources.release(verbose: true) }
+            if error is Interrupted {
+                Output.error("imagecache: demo interrupted; daemon stopped and temporary files removed")
+                throw ExitCode(ExitStatus.interrupted.rawValue)
+            }
+            Output.error("demo failed: \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        let clean = await Output.$narrativeToStderr.withValue(global.json) { await resources.release(verbose: true) }
+        let failed = report.filter { $0.outcome == "failed" }.count
+        if global.json { Output.line(try JSONOutput.text(DemoReport(steps: report, daemonStoppedCleanly: clean))) }
+        if failed > 0 || !clean {
+            Output.error("demo: \(failed) step\(failed == 1 ? "" : "s") failed\(clean ? "" : "; the daemon did not stop cleanly")")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+    }
+
+    /// Sets up, runs every step, and returns how each ended.
+    static func story(executable: String, svgPath: String, startTimeout: Double, resources: DemoResources) async throws -> [DemoReport.Step] {
+        var template = Array("/tmp/imagecache-demo-XXXXXX".utf8CString)
+        guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+            throw DemoFailure("cannot create a temporary folder: \(String(cString: strerror(errno)))")
+        }
+        await resources.setWorkspace(dir)
+
+        announce("start the provider simulator on 127.0.0.1")
+        let simulator = try await LoopbackHTTPServer(handler: DemoSimulator.handler)
+        await resources.setSimulator(simulator)
+        Output.narrate("    listening at \(simulator.baseURL)")
+
+        announce("start imagecached with a temporary config")
+        let paths = DemoConfig.Paths(workspace: dir)
+        try FileManager.default.createDirectory(atPath: paths.downloads, withIntermediateDirectories: true)
+        try DemoConfig.text(paths: paths, simulatorURL: simulator.baseURL).write(toFile: paths.config, atomically: true, encoding: .utf8)
+        let process = try DaemonProcess(executable: executable, configPath: paths.config, socketPath: paths.socket, logPath: paths.log)
+        await resources.setDaemon(process)
+        let connection = try await process.waitUntilReady(timeout: startTimeout)
+        await resources.setConnection(connection)
+        Output.narrate("    \(executable) (pid \(process.pid)) answers on \(paths.socket)")
+
+        let context = DemoContext(connection: connection, workspace: dir, downloads: paths.downloads, svgPath: svgPath,
+                                  width: Terminal.current().width, state: DemoState())
+        var report: [DemoReport.Step] = []
+        for (number, step) in DemoScript.steps.enumerated() {
+            announce("\(number + 1)/\(DemoScript.steps.count) \(step.title)")
+            let outcome = await step.execute(in: context)
+            switch outcome {
+            case .passed(let text): Output.narrate(indent(text))
+            case .skipped(let reason): Output.narrate("    skipped: \(reason)")
+            case .failed(let message): Output.narrate("    FAILED: \(message)")
+            }
+            report.append(DemoReport.Step(title: step.title, outcome: outcome))
+        }
+        return report
+    }
+
+    static func announce(_ title: String) { Output.narrate("==> \(title)") }
+
+    static func indent(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+    }
+}
+
+/// Everything the demo started, released in reverse order whatever happened.
+actor DemoResources {
+    private var workspace: String?
+    private var simulator: LoopbackHTTPServer?
+    private var daemon: DaemonProcess?
+    private var connection: ImageCacheConnection?
+
+    func setWorkspace(_ path: String) { workspace = path }
+    func setSimulator(_ server: LoopbackHTTPServer) { simulator = server }
+    func setDaemon(_ process: DaemonProcess) { daemon = process }
+    func setConnection(_ connection: ImageCacheConnection) { self.connection = connection }
+
+    /// Closes the session, stops the daemon (SIGTERM, its exit status checked), stops the
+    /// simulator and removes the workspace. Returns false when the daemon did not exit 0.
+    @discardableResult
+    func release(verbose: Bool) async -> Bool {
+        var clean = true
+        if let connection { await connection.close() }
+        connection = nil
+        if let daemon {
+            if verbose { DemoCommand.announce("stop imagecached (SIGTERM)") }
+            let status = await daemon.stop()
+            if status == 0 {
+                if verbose { Output.narrate("    exited with status 0") }
+            } else {
+                clean = false
+                Output.narrate("    FAILED: imagecached exited with \(status.map { "status \($0)" } ?? "no status: killed after a timeout")\n\(daemon.logTail())")
+            }
+        }
+        daemon = nil
+        if let simulator { await simulator.shutdown() }
+        simulator = nil
+        if let workspace {
+            try? FileManager.default.removeItem(atPath: workspace)
+            if verbose { Output.narrate("    removed \(workspace)") }
+        }
+        workspace = nil
+        return clean
+    }
+}
+
+/// `imagecache demo --json`'s report.
+public struct DemoReport: Codable, Sendable {
+    /// One step's title and how it ended.
+    public struct Step: Codable, Sendable, Equatable {
+        /// The step's title as printed.
+        public var title: String
+        /// `passed`, `skipped` or `failed`.
+        public var outcome: String
+        /// What it printed, the skip reason or the failure.
+        public var detail: String
+
+        public init(title: String, outcome: DemoOutcome) {
+            self.title = title
+            switch outcome {
+            case .passed(let text): self.outcome = "passed"; detail = text
+            case .skipped(let reason): self.outcome = "skipped"; detail = reason
+            case .failed(let message): self.outcome = "failed"; detail = message
+            }
+        }
+    }
+    /// The steps in order.
+    public var steps: [Step]
+    /// Whether imagecached exited 0 on SIGTERM.
+    public var daemonStoppedCleanly: Bool
+}

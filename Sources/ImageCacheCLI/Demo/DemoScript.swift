@@ -1,0 +1,176 @@
+import Foundation
+import ImageCacheClient
+import ImageCacheProtocol
+
+/// The demo's story, step by step, against the real daemon. Each step calls real methods
+/// and prints what came back; nothing is computed in place of the daemon.
+public enum DemoScript {
+    /// The steps in order.
+    public static let steps: [DemoStep] = [hello, search, thumbnails, layout, searchAgain, download, stats]
+
+    static let hello = DemoStep("hello: who answers on the socket") { ctx in
+        let hello = try await ctx.connection.hello()
+        return StatusSummary.render(hello, socketPath: ctx.connection.socketPath)
+    }
+
+    static let search = DemoStep("search with pagination: page 1 and page 2") { ctx in
+        let query = ctx.state.query
+        let first = try await ctx.connection.search(SearchParams(query: query, page: 1, perPage: 12))
+        await ctx.state.setPhotos(first.photos)
+        var text = SearchTable.render(first, width: ctx.width)
+        if first.hasMore {
+            let second = try await ctx.connection.search(SearchParams(query: query, page: 2, perPage: 12))
+            text += "\n\n" + SearchTable.render(second, width: ctx.width)
+        }
+        return text
+    }
+
+    static let layout = DemoStep("masonry layout from decoded dimensions (SVG written)") { ctx in
+        let photos = try await ctx.state.requirePhotos()
+        let result = try await ctx.connection.layout(LayoutParams(photos: photos.map(\.id), columns: 3, width: 900, spacing: 8))
+        // Thumbnails the previous step delivered are drawn in their frames, read from the
+        // paths the daemon gave (valid for path_grace).
+        var images: [String: (mime: String, bytes: Data)] = [:]
+        for (photo, shown) in await ctx.state.thumbnails {
+            if let bytes = FileManager.default.contents(atPath: shown.path) { images[photo] = (shown.mime, bytes) }
+        }
+        try GridSVG.render(result, width: 900, images: images).write(toFile: ctx.svgPath, atomically: true, encoding: .utf8)
+        let decoded = result.frames.filter { $0.dims == .decoded }.count
+        return LayoutTable.render(result, width: ctx.width)
+            + "\n\(decoded) of \(result.frames.count) frames use decoded dimensions"
+            + "\nSVG: \(ctx.svgPath) (\(images.count) thumbnails embedded)"
+    }
+
+    static let thumbnails = DemoStep("visible thumbnails load with progress; recycled ones are cancelled") { ctx in
+        let photos = try await ctx.state.requirePhotos()
+        let connection = ctx.connection
+        let before = try await connection.stats()
+        let visible = Array(photos.prefix(6))
+        let recycled = Array(photos.dropFirst(6).prefix(6))
+        let watch = SlotWatch()
+        let notifications = connection.notifications()
+        let terminal = Terminal.current()
+        let progress = Task {
+            var board = ProgressBoard(terminal: terminal)
+            var bars: [Int: Int] = [:]
+            let start = MonotonicClock.now()
+            for await note in notifications {
+                let now = MonotonicClock.now()
+                switch note {
+                case .thumbnailDimensions(let d):
+                    await watch.mark(d.slot)
+                case .thumbnailProgress(let p):
+                    await watch.mark(p.slot)
+                    if bars[p.slot] == nil {
+                        let added = board.add(ProgressItem(label: "slot \(p.slot) \(p.photo ?? "")", total: p.total), now: now)
+                        bars[p.slot] = added.index
+                        Output.out(added.output)
+                    }
+                    Output.out(board.update(bars[p.slot]!, now: now) { item in
+                        item.received = p.received
+                        item.total = p.total
+                        item.elapsed = now - start
+                        if let total = p.total, p.received >= total { item.outcome = "done" }
+                    })
+                default:
+                    continue
+                }
+            }
+        }
+        defer { progress.cancel() }
+        // Slots 6… scroll away while loading: each is recycled once its bytes start flowing.
+        let doomed = recycled.enumerated().map { offset, photo in
+            Task { try await connection.showThumbnail(ThumbnailShowParams(slot: 6 + offset, image: .photo(photo.id), size: 256)) }
+        }
+        let shown = try await withThrowingTaskGroup(of: (Int, String, ThumbnailShowResult).self) { group in
+            for (slot, photo) in visible.enumerated() {
+                group.addTask { (slot, photo.id, try await connection.showThumbnail(ThumbnailShowParams(slot: slot, image: .photo(photo.id), size: 256))) }
+            }
+            var results: [(Int, String, ThumbnailShowResult)] = []
+            for try await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }
+        }
+        var recycledCount = 0
+        var finishedFirst = 0
+        for (offset, task) in doomed.enumerated() {
+            let slot = 6 + offset
+            await watch.waitUntilLoading(slot, orFinished: task)
+            if try await connection.recycleThumbnail(slot: slot).cancelled { recycledCount += 1 }
+            if case .success = await task.result { finishedFirst += 1 }
+        }
+        var lines: [String] = []
+        for (slot, id, result) in shown {
+            await ctx.state.addThumbnail(id, result)
+            lines.append("slot \(slot): \(id) \(result.width)×\(result.height) \(Units.bytes(result.bytes)) from \(result.source.rawValue)")
+        }
+        let after = try await connection.stats()
+        lines.append("recycled \(recycledCount) of \(recycled.count) slots while loading (\(finishedFirst) finished first); "
+                     + "received \(Units.bytes(after.network.bytesReceived - before.network.bytesReceived)), "
+                     + "discarded by the cancellations \(Units.bytes(after.network.bytesDiscarded - before.network.bytesDiscarded))")
+        return lines.joined(separator: "\n")
+    }
+
+    static let searchAgain = DemoStep("the same search again is answered from the cache") { ctx in
+        let query = ctx.state.query
+        let again = try await ctx.connection.search(SearchParams(query: query, page: 1, perPage: 12))
+        guard again.fromCache else {
+            throw DemoFailure("the repeated search was not answered from the cache (fromCache = false)")
+        }
+        return SearchTable.heading(again)
+    }
+
+    static let download = DemoStep("a full-size download to a folder") { ctx in
+        let photo = try await ctx.state.requirePhotos()[0]
+        let notifications = ctx.connection.notifications()
+        let job = try await ctx.connection.download(DownloadParams(image: .photo(photo.id), variant: .full, directory: ctx.downloads))
+        let follower = DownloadFollower(jobs: [(photo.id, job.job)], terminal: Terminal.current(), quiet: false)
+        let outcomes = try await follower.follow(notifications)
+        if let error = outcomes.first?.error { throw error }
+        return DownloadSummary.render(outcomes)
+    }
+
+    static let stats = DemoStep("the daemon's stats") { ctx in
+        StatsSummary.render(try await ctx.connection.call(method: MethodName.stats.rawValue))
+    }
+}
+
+/// A step's check that did not hold.
+public struct DemoFailure: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Which slots have started receiving bytes, so the demo recycles a slot while it loads
+/// (not before its request reached the daemon, when there would be nothing to cancel).
+actor SlotWatch {
+    private var loading: Set<Int> = []
+    private var waiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
+
+    /// The slot reported progress or dimensions.
+    func mark(_ slot: Int) {
+        loading.insert(slot)
+        for waiter in waiters.removeValue(forKey: slot) ?? [] { waiter.resume() }
+    }
+
+    /// Returns once `slot` is loading, or once `task` (its request) has ended.
+    nonisolated func waitUntilLoading<T: Sendable>(_ slot: Int, orFinished task: Task<T, any Error>) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForMark(slot) }
+            group.addTask { _ = await task.result }
+            await group.next()
+            group.cancelAll()
+            await self.release(slot)
+        }
+    }
+
+    private func waitForMark(_ slot: Int) async {
+        if loading.contains(slot) { return }
+        await withCheckedContinuation { waiters[slot, default: []].append($0) }
+    }
+
+    /// Lets a waiter go when the request ended first (and any later one at once).
+    private func release(_ slot: Int) {
+        loading.insert(slot)
+        for waiter in waiters.removeValue(forKey: slot) ?? [] { waiter.resume() }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Human-readable sizes, rates and durations for tables and progress bars.
+///
+/// Binary units (KiB, MiB) as cache.conf writes its limits, so a figure in `stats` can be
+/// compared with the configuration by eye.
+public enum Units {
+    /// `1536` → `"1.5 KiB"`; bytes below 1 KiB stay exact.
+    public static func bytes(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count) / 1024
+        var index = 0
+        while value >= 1024, index < units.count - 1 {
+            value /= 1024
+            index += 1
+        }
+        return String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[index])
+    }
+
+    /// A transfer rate per second.
+    public static func rate(_ bytesPerSecond: Double) -> String {
+        guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "-- B/s" }
+        return bytes(Int(bytesPerSecond)) + "/s"
+    }
+
+    /// `75` → `"1m15s"`, `3700` → `"1h01m"`; seconds below a minute as `"42s"`.
+    public static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "--" }
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m\(String(format: "%02d", s % 60))s" }
+        if s < 86400 { return "\(s / 3600)h\(String(format: "%02d", (s % 3600) / 60))m" }
+        return "\(s / 86400)d\(String(format: "%02d", (s % 86400) / 3600))h"
+    }
+
+    /// A percentage of a ratio, `"—"` when the denominator is 0.
+    public static func percent(_ part: Int, of whole: Int) -> String {
+        guard whole > 0 else { return "—" }
+        return String(format: "%.1f%%", Double(part) * 100 / Double(whole))
+    }
+}

@@ -1,0 +1,60 @@
+/// How many terminal columns text takes, and how to cut it to a width.
+///
+/// `String.count` counts grapheme clusters, but a terminal gives East Asian wide characters
+/// and emoji two columns and combining marks none; a table padded by `count` comes out
+/// ragged as soon as a description holds "日本" or "🌅". This follows wcwidth's rules closely
+/// enough for tables: a cluster is 2 columns when its first scalar is East Asian wide/full
+/// width or has emoji presentation (or carries VS16), 0 for controls, else 1.
+public enum DisplayWidth {
+    /// Columns of one grapheme cluster.
+    public static func of(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.properties.generalCategory == .control || first.properties.generalCategory == .format { return 0 }
+        if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        if first.properties.isEmojiPresentation || isWide(first.value) { return 2 }
+        return 1
+    }
+
+    /// Columns of a whole string.
+    public static func of(_ text: some StringProtocol) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    /// `text` cut to at most `width` columns, ending with "…" when something was cut.
+    /// Newlines and tabs become spaces first, so one description stays on one table row.
+    public static func truncate(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        if of(flat) <= width { return flat }
+        var result = ""
+        var used = 0
+        for character in flat {
+            let w = of(character)
+            if used + w > width - 1 { break }
+            result.append(character)
+            used += w
+        }
+        return result + "…"
+    }
+
+    /// `text` padded with spaces to exactly `width` columns (cut first when wider).
+    public static func pad(_ text: String, to width: Int, alignRight: Bool = false) -> String {
+        let cut = truncate(text, to: width)
+        let fill = String(repeating: " ", count: max(0, width - of(cut)))
+        return alignRight ? fill + cut : cut + fill
+    }
+
+    /// East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and F, condensed).
+    private static func isWide(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
+             0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF,
+             0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+}

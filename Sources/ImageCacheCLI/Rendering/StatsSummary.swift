@@ -1,0 +1,90 @@
+import ImageCacheProtocol
+
+/// `imagecache stats` for a person: every figure of the `stats` answer, grouped, with units
+/// and the ratios worth knowing (hit rate, fill level, bytes wasted on cancelled transfers).
+public enum StatsSummary {
+    /// The summary of a `stats` answer as it came over the wire.
+    ///
+    /// A daemon built without some engine parts reports only the sections it has (a server
+    /// alone: `sessions`, `uptimeSeconds`). Such an answer is listed figure by figure, as
+    /// sent, with the sections it lacks named, rather than refused or padded with zeros.
+    public static func render(_ answer: JSONValue) -> String {
+        if let stats = try? answer.decode(as: StatsResult.self) { return render(stats) }
+        guard case .object(let sections) = answer else { return "stats: \(answer)" }
+        var lines: [String] = []
+        if case .double(let up)? = sections["uptimeSeconds"] { lines.append("uptime     \(Units.duration(up))") }
+        if case .int(let up)? = sections["uptimeSeconds"] { lines.append("uptime     \(Units.duration(Double(up)))") }
+        if case .int(let n)? = sections["sessions"] { lines.append("sessions   \(n) connected") }
+        for (path, value) in flatten(sections).sorted(by: { $0.0 < $1.0 }) where path != "uptimeSeconds" && path != "sessions" {
+            lines.append("\(path) = \(value)")
+        }
+        let missing = ["memory", "disk", "network", "providers"].filter { sections[$0] == nil }
+        if !missing.isEmpty {
+            lines.append("(this daemon reports no \(missing.joined(separator: ", ")) section\(missing.count == 1 ? "" : "s"))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `{"a": {"b": 1}}` → `[("a.b", "1")]`.
+    static func flatten(_ object: [String: JSONValue], prefix: String = "") -> [(String, String)] {
+        object.flatMap { key, value -> [(String, String)] in
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch value {
+            case .object(let inner): return flatten(inner, prefix: path)
+            case .string(let s): return [(path, s)]
+            case .int(let i): return [(path, String(i))]
+            case .double(let d): return [(path, String(d))]
+            case .bool(let b): return [(path, String(b))]
+            case .null: return [(path, "null")]
+            case .array(let a): return [(path, "\(a.count) items")]
+            }
+        }
+    }
+
+    /// The summary, lines joined with `\n`.
+    public static func render(_ stats: StatsResult) -> String {
+        var lines: [String] = []
+        lines.append("uptime     \(Units.duration(stats.uptimeSeconds)), \(stats.sessions) session\(stats.sessions == 1 ? "" : "s") connected")
+        lines.append(cache("memory", stats.memory))
+        lines.append(cache("disk", stats.disk))
+        let n = stats.network
+        lines.append("network    \(n.inFlight) in flight, \(n.queued) queued, \(n.requests) requests, "
+                     + "\(Units.bytes(n.bytesReceived)) received, \(Units.bytes(n.bytesDiscarded)) discarded "
+                     + "(\(Units.percent(n.bytesDiscarded, of: n.bytesReceived)) of received, from cancelled transfers)")
+        if stats.providers.isEmpty {
+            lines.append("providers  none used yet")
+        } else {
+            lines.append("providers")
+            for name in stats.providers.keys.sorted() {
+                let p = stats.providers[name]!
+                let remaining = p.rateLimitRemaining.map { "\($0) requests left in the rate limit" } ?? "rate limit not reported yet"
+                lines.append("  \(DisplayWidth.pad(name, to: 9)) \(p.requests) requests, \(p.errors) errors, \(remaining)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func cache(_ name: String, _ c: StatsResult.Cache) -> String {
+        DisplayWidth.pad(name, to: 10) + " "
+            + "\(c.entries) entr\(c.entries == 1 ? "y" : "ies"), \(Units.bytes(c.bytes)) of \(Units.bytes(c.limit)) "
+            + "(\(Units.percent(c.bytes, of: c.limit)) full), \(c.hits) hits, \(c.misses) misses "
+            + "(hit rate \(Units.percent(c.hits, of: c.hits + c.misses)))"
+    }
+}
+
+/// `imagecache status`: who answers on the socket.
+public enum StatusSummary {
+    /// The summary, lines joined with `\n`.
+    public static func render(_ hello: HelloResult, socketPath: String) -> String {
+        var lines = ["\(hello.name) \(hello.version) at \(socketPath), protocol \(hello.protocolVersion)"]
+        if hello.protocolVersion != ProtocolVersion.current {
+            lines.append("warning: this imagecache speaks protocol \(ProtocolVersion.current); some commands may fail")
+        }
+        lines.append("providers:")
+        for p in hello.providers {
+            lines.append("  \(DisplayWidth.pad(p.name, to: 9)) \(p.configured ? "configured" : "no API key (searches naming it answer provider_unavailable)")")
+        }
+        if hello.providers.isEmpty { lines.append("  none") }
+        return lines.joined(separator: "\n")
+    }
+}

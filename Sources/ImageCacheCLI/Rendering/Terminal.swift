@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the CLI knows about where its output goes.
+///
+/// Renderers take these values as parameters (so tests choose them); only commands read the
+/// real terminal through `Terminal.current()`.
+public struct Terminal: Sendable, Equatable {
+    /// Whether stdout is a terminal: progress bars redraw in place only then.
+    public var isTTY: Bool
+    /// Columns available for a line.
+    public var width: Int
+
+    public init(isTTY: Bool, width: Int) {
+        self.isTTY = isTTY
+        self.width = width
+    }
+
+    /// The width used when neither the terminal nor `COLUMNS` says.
+    public static let fallbackWidth = 100
+
+    /// The width: the terminal's (`TIOCGWINSZ`) when stdout is one, else `COLUMNS`, else 100.
+    public static func width(isTTY: Bool, windowColumns: Int?, environment: [String: String]) -> Int {
+        if isTTY, let columns = windowColumns, columns > 0 { return columns }
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        return fallbackWidth
+    }
+
+    /// The real stdout.
+    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> Terminal {
+        let tty = isatty(STDOUT_FILENO) == 1
+        var columns: Int?
+        if tty {
+            var size = winsize()
+            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 { columns = Int(size.ws_col) }
+        }
+        return Terminal(isTTY: tty, width: width(isTTY: tty, windowColumns: columns, environment: environment))
+    }
+}
+
+/// Writes to stdout and stderr without Swift's `print` buffering surprises: a progress bar
+/// must appear before the next network wait, and errors must never be lost at exit.
+public enum Output {
+    /// When set, what would go to stdout goes to stderr: `demo --json` keeps stdout for its
+    /// JSON report while the narrative still shows. Inherited by child tasks.
+    @TaskLocal public static var narrativeToStderr = false
+
+    /// Writes `text` to stdout at once (stderr under `narrativeToStderr`).
+    public static func out(_ text: String) {
+        write(text, to: narrativeToStderr ? STDERR_FILENO : STDOUT_FILENO)
+    }
+
+    /// Writes all of `text` with write(2). A reader that went away (`imagecache search … |
+    /// head`) is not an error worth a crash: the rest of the output is dropped and the
+    /// command carries on, so the demo still stops its daemon and removes its files.
+    /// (FileHandle.write would trap on EPIPE.)
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// Writes a line to stdout.
+    public static func line(_ text: String = "") { out(text + "\n") }
+
+    /// Writes a line of a command's narrative (stdout, or stderr under `narrativeToStderr`).
+    public static func narrate(_ text: String) { out(text + "\n") }
+
+    /// Writes a line to stderr.
+    public static func error(_ text: String) {
+        write(text + "\n", to: STDERR_FILENO)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import ImageCacheClient
+import ImageCacheProtocol
+
+/// `--json` output: the protocol's own result objects, pretty-printed with sorted keys so
+/// the output is stable for diffs and tests, one document per command.
+public enum JSONOutput {
+    /// The JSON text of `value`.
+    public static func text(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// The `{"error": …}` document of a failure: the daemon's error object as it was sent, or
+    /// one of the same shape for a client-side failure (kind `daemon_not_running`, …).
+    public static func errorText(_ error: any Error) -> String {
+        let object: JSONValue
+        if let rpc = error as? RPCError, let value = try? JSONValue(encoding: rpc) {
+            object = value
+        } else {
+            let kind: String
+            switch error {
+            case ImageCacheClientError.daemonNotRunning: kind = "daemon_not_running"
+            case ImageCacheClientError.permissionDenied: kind = "permission_denied"
+            case ImageCacheClientError.connectFailed: kind = "connect_failed"
+            case is ImageCacheClientError: kind = "connection_failed"
+            case is UsageError: kind = "usage"
+            case is CancellationError: kind = "interrupted"
+            default: kind = "failure"
+            }
+            let message = (error as? ImageCacheClientError)?.description ?? (error as? UsageError)?.description ?? String(describing: error)
+            object = .object(["code": .int(Int(ExitStatus(error: error).rawValue)), "message": .string(message),
+                              "data": .object(["kind": .string(kind)])])
+        }
+        return (try? text(JSONValue.object(["error": object]))) ?? "{\"error\": null}"
+    }
+}

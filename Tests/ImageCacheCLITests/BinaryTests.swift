@@ -1,0 +1,158 @@
+import NIOConcurrencyHelpers
+import Foundation
+import Testing
+import TestSupport
+@testable import ImageCacheCLI
+
+/// Runs the real `imagecache` executable built beside this test bundle.
+struct CLIProcess: Sendable {
+    /// What the run printed and how it ended.
+    struct Result: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("imagecache").path
+    }
+
+    /// Starts `imagecache arguments`; `onLine` sees each stdout line as it comes (with the
+    /// child's pid), so a test can act on an event such as "daemon started".
+    static func run(_ arguments: [String], onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let collected = Collected()
+        // Plain threads doing blocking reads: FileHandle.readabilityHandler's dispatch
+        // sources crash libdispatch on Linux when the pipe closes under them.
+        let outFD = out.fileHandleForReading.fileDescriptor
+        let errFD = err.fileHandleForReading.fileDescriptor
+        let pid = PIDBox()
+        let readers = DispatchGroup()
+        readers.enter()
+        Thread {
+            readChunks(outFD) { chunk in
+                // Output means the child runs, and `run()` sets the pid as soon as it returns:
+                // wait for that, so `onLine` never gets 0 (kill(0, …) would hit the test runner).
+                while pid.value.withLockedValue({ $0 }) == 0 { sched_yield() }
+                for line in collected.appendOut(chunk) { onLine(line, pid.value.withLockedValue { $0 }) }
+            }
+            readers.leave()
+        }.start()
+        readers.enter()
+        Thread {
+            readChunks(errFD) { collected.appendErr($0) }
+            readers.leave()
+        }.start()
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+                pid.value.withLockedValue { $0 = process.processIdentifier }
+            } catch { continuation.resume(throwing: error) }
+        }
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        await withCheckedContinuation { continuation in readers.notify(queue: .global()) { continuation.resume() } }
+        return Result(status: status, stdout: collected.stdout, stderr: collected.stderr)
+    }
+}
+
+/// Reads `fd` to its end, handing each chunk over as it arrives; blocks the calling thread.
+func readChunks(_ fd: Int32, _ body: (Data) -> Void) {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { return }
+        body(Data(buffer[0..<count]))
+    }
+}
+
+/// The child's pid, set after it starts and read by the reader thread.
+final class PIDBox: Sendable {
+    let value = NIOLockedValueBox<Int32>(0)
+}
+
+/// Output gathered from pipe callbacks on Foundation's threads; a lock guards it.
+final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+    private var partial = ""
+
+    /// Appends stdout bytes and returns the lines completed by them.
+    func appendOut(_ data: Data) -> [String] {
+        lock.lock(); defer { lock.unlock() }
+        out.append(data)
+        partial += String(decoding: data, as: UTF8.self)
+        var lines = partial.components(separatedBy: "\n")
+        partial = lines.removeLast()
+        return lines
+    }
+
+    func appendErr(_ data: Data) {
+        lock.lock(); defer { lock.unlock() }
+        err.append(data)
+    }
+
+    var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
+    var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+}
+
+@Suite("The imagecache executable", .timeLimit(.minutes(2)))
+struct BinaryTests {
+    @Test func statusWithoutADaemonExits69AndSaysHowToStartIt() async throws {
+        let socket = "/tmp/icli-missing-\(UUID().uuidString.prefix(8)).sock"
+        let result = try await withTimeout(seconds: 60) { try await CLIProcess.run(["status", "--socket", socket]) }
+        #expect(result.status == 69)
+        #expect(result.stderr.contains(socket))
+        #expect(result.stderr.contains("Start it with `imagecached`"))
+    }
+
+    @Test func aUsageErrorExits64() async throws {
+        let result = try await withTimeout(seconds: 60) { try await CLIProcess.run(["search", "beach", "--page", "0"]) }
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--page must be 1 or more"))
+    }
+
+    @Test func theDemoFailsCleanlyWhenTheDaemonExitsAtOnce() async throws {
+        let result = try await withTimeout(seconds: 90) {
+            try await CLIProcess.run(["demo", "--daemon", "/bin/false", "--svg", "/tmp/icli-unused.svg"])
+        }
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("exited with status 1 before answering"))
+        let removed = try #require(result.stdout.split(separator: "\n").first { $0.contains("removed /tmp/imagecache-demo-") })
+        let workspace = String(removed.split(separator: " ").last!)
+        #expect(!FileManager.default.fileExists(atPath: workspace))
+    }
+
+    @Test func ctrlCDuringTheDemoStopsTheDaemonAndRemovesTheWorkspace() async throws {
+        // A "daemon" that never answers, so the interrupt always lands while the demo waits.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("icli-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fake = dir.appendingPathComponent("imagecached").path
+        try "#!/bin/sh\nexec sleep 300\n".write(toFile: fake, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake)
+
+        let result = try await withTimeout(seconds: 90) {
+            try await CLIProcess.run(["demo", "--daemon", fake, "--start-timeout", "80"]) { line, pid in
+                if line.contains("start imagecached") { kill(pid, SIGINT) }
+            }
+        }
+        #expect(result.status == 130)
+        #expect(result.stderr.contains("demo interrupted"))
+        let removed = try #require(result.stdout.split(separator: "\n").first { $0.contains("removed /tmp/imagecache-demo-") })
+        #expect(!FileManager.default.fileExists(atPath: String(removed.split(separator: " ").last!)))
+        #expect(result.stdout.contains("stop imagecached (SIGTERM)"))
+        // 128 + 15: the stand-in died of the SIGTERM, so the signal reached it.
+        #expect(result.stdout.contains("exited with status 143"))
+    }
+}

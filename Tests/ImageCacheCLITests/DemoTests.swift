@@ -1,0 +1,81 @@
+import Foundation
+import ImageCacheProtocol
+import Testing
+@testable import ImageCacheCLI
+
+@Suite("Demo frame", .timeLimit(.minutes(1)))
+struct DemoTests {
+    @Test func configPointsProvidersAtTheSimulatorAndKeepsEverythingInTheWorkspace() {
+        let paths = DemoConfig.Paths(workspace: "/tmp/imagecache-demo-abc")
+        let text = DemoConfig.text(paths: paths, simulatorURL: "http://127.0.0.1:4242")
+        #expect(text.contains("socket = \"/tmp/imagecache-demo-abc/imagecached.sock\""))
+        #expect(text.contains("cache_dir = \"/tmp/imagecache-demo-abc/cache\""))
+        #expect(text.contains("allow_http = true"))
+        #expect(text.contains("allowed_hosts = 127.0.0.1"))
+        #expect(text.contains("api_url = \"http://127.0.0.1:4242/unsplash\""))
+        #expect(text.contains("api_url = \"http://127.0.0.1:4242/flickr/services/rest\""))
+        #expect(text.contains("api_url = \"http://127.0.0.1:4242/pixabay/api\""))
+        #expect(text.contains("download_dir = \"/tmp/imagecache-demo-abc/downloads\""))
+    }
+
+    @Test func theDaemonIsFoundNextToTheCLIThroughSymlinks() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("icli-\(UUID().uuidString.prefix(8))")
+        let bin = dir.appendingPathComponent("bin")
+        let links = dir.appendingPathComponent("links")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["imagecache", "imagecached"] {
+            #expect(FileManager.default.createFile(atPath: bin.appendingPathComponent(name).path, contents: Data(),
+                                                   attributes: [.posixPermissions: 0o755]))
+        }
+        try FileManager.default.createSymbolicLink(atPath: links.appendingPathComponent("imagecache").path,
+                                                   withDestinationPath: bin.appendingPathComponent("imagecache").path)
+        let viaLink = DaemonProcess.locate(argument0: links.appendingPathComponent("imagecache").path, environment: [:])
+        #expect(viaLink.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+                == bin.appendingPathComponent("imagecached").resolvingSymlinksInPath().path)
+        let viaPath = DaemonProcess.locate(argument0: "imagecache", environment: ["PATH": "/nonexistent:\(links.path)"])
+        #expect(viaPath != nil)
+        #expect(DaemonProcess.locate(argument0: "imagecache", environment: ["PATH": "/nonexistent"]) == nil)
+    }
+
+    @Test func methodNotFoundSkipsAStepWithAReason() async {
+        let outcome = await DemoStep.classify { throw RPCError(.methodNotFound, "unknown method 'layout'") }
+        guard case .skipped(let reason) = outcome else { Issue.record("got \(outcome)"); return }
+        #expect(reason.contains("not in this build"))
+    }
+
+    @Test func anyOtherErrorFailsTheStep() async {
+        let outcome = await DemoStep.classify { throw RPCError(.upstreamError, "HTTP 404") }
+        guard case .failed(let message) = outcome else { Issue.record("got \(outcome)"); return }
+        #expect(message.contains("HTTP 404"))
+    }
+
+    @Test func aMissingEarlierResultSkipsWithTheReason() async {
+        let state = DemoState()
+        let outcome = await DemoStep.classify { _ = try await state.requirePhotos(); return "" }
+        guard case .skipped(let reason) = outcome else { Issue.record("got \(outcome)"); return }
+        #expect(reason.contains("search step"))
+    }
+
+    @Test func aStepThatReturnsPasses() async {
+        #expect(await DemoStep.classify { "ok" } == .passed("ok"))
+    }
+
+    @Test func theJSONReportNamesEachStepsOutcome() throws {
+        let report = DemoReport(steps: [DemoReport.Step(title: "a", outcome: .passed("ok")),
+                                        DemoReport.Step(title: "b", outcome: .skipped("not in this build")),
+                                        DemoReport.Step(title: "c", outcome: .failed("boom"))], daemonStoppedCleanly: true)
+        let text = try JSONOutput.text(report)
+        let decoded = try JSONDecoder().decode(DemoReport.self, from: Data(text.utf8))
+        #expect(decoded.steps.map(\.outcome) == ["passed", "skipped", "failed"])
+        #expect(decoded.steps[1].detail == "not in this build")
+    }
+
+    @Test func theStoryHasEveryStepOfTheIssue() {
+        let titles = DemoScript.steps.map(\.title).joined(separator: "\n")
+        for word in ["hello", "pagination", "layout", "SVG", "recycled", "cache", "download", "stats"] {
+            #expect(titles.contains(word), "\(word)")
+        }
+    }
+}

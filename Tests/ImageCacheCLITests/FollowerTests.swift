@@ -1,0 +1,61 @@
+import ImageCacheClient
+import ImageCacheProtocol
+import Testing
+import TestSupport
+@testable import ImageCacheCLI
+
+/// The download and prefetch commands follow the daemon's notifications; these feed them the
+/// notifications a daemon sends (typed as the client decodes them) and check the outcome.
+@Suite("Following download and prefetch notifications", .timeLimit(.minutes(1)))
+struct FollowerTests {
+    let quiet = Terminal(isTTY: false, width: 100)
+
+    @Test func downloadsEndWithTheirFinishedOrFailedNotification() async throws {
+        let (stream, feed) = AsyncStream.makeStream(of: ServerNotification.self)
+        feed.yield(.downloadProgress(DownloadProgress(job: "j1", received: 10, total: 100, bytesPerSecond: 50)))
+        feed.yield(.downloadProgress(DownloadProgress(job: "other", received: 1, total: 2, bytesPerSecond: 1)))
+        feed.yield(.downloadFailed(DownloadFailed(job: "j2", error: RPCError(.forbidden, "outside the download roots"))))
+        feed.yield(.downloadFinished(DownloadFinished(job: "j1", path: "/d/a.jpg", bytes: 100, width: 40, height: 30)))
+        let follower = DownloadFollower(jobs: [("unsplash:a", "j1"), ("unsplash:b", "j2")], terminal: quiet, quiet: true)
+        let outcomes = try await withTimeout(seconds: 20) { try await follower.follow(stream) }
+        #expect(outcomes.map(\.job) == ["j1", "j2"])
+        #expect(outcomes[0].path == "/d/a.jpg" && outcomes[0].width == 40)
+        #expect(outcomes[1].error?.kind == .forbidden)
+        let summary = DownloadSummary.render(outcomes)
+        #expect(summary.contains("saved   /d/a.jpg (40×30, 100 B)"))
+        #expect(summary.contains("failed  unsplash:b: outside the download roots [forbidden]"))
+        #expect(summary.contains("1 of 2 saved"))
+    }
+
+    @Test func aConnectionThatEndsBeforeEveryDownloadEndedIsAnError() async {
+        let (stream, feed) = AsyncStream.makeStream(of: ServerNotification.self)
+        feed.yield(.downloadFinished(DownloadFinished(job: "j1", path: "/d/a.jpg", bytes: 1, width: 1, height: 1)))
+        feed.finish()
+        let follower = DownloadFollower(jobs: [("a:1", "j1"), ("a:2", "j2")], terminal: quiet, quiet: true)
+        await #expect(throws: ImageCacheClientError.self) { try await follower.follow(stream) }
+    }
+
+    @Test func prefetchCountsEachPhotoOnceAndCollectsFailures() async throws {
+        let (stream, feed) = AsyncStream.makeStream(of: ServerNotification.self)
+        feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("p:1"), ok: true)))
+        feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("p:1"), ok: true)))
+        feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("x:9"), ok: true)))
+        feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("p:2"), ok: false, error: RPCError(.notFound, "404"))))
+        feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("p:3"), ok: true)))
+        let outcome = try await withTimeout(seconds: 20) {
+            try await PrefetchCommand.follow(ids: ["p:1", "p:2", "p:3"], notifications: stream, json: true)
+        }
+        #expect(outcome.ok == 2)
+        #expect(outcome.failed == ["p:2": "not_found: 404"])
+    }
+
+    @Test func prefetchOfNothingEndsAtOnce() async throws {
+        let (stream, _) = AsyncStream.makeStream(of: ServerNotification.self)
+        let outcome = try await withTimeout(seconds: 20) { try await PrefetchCommand.follow(ids: [], notifications: stream, json: true) }
+        #expect(outcome.ok == 0 && outcome.failed.isEmpty)
+    }
+
+    @Test func cacheSummarySaysWhatWasRemoved() {
+        #expect(CacheSummary.render(CacheRemovalResult(removed: 1, bytes: 2048), what: "evicted a:1") == "evicted a:1: 1 entry removed, 2.0 KiB freed")
+    }
+}
