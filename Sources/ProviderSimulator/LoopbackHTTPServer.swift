@@ -10,6 +10,14 @@ public struct SimulatedRequest: Sendable {
     public var headers: [(String, String)]
     public var body: [UInt8]
 
+    /// A request as a route sees it; public so a route can be exercised without a socket.
+    public init(method: String, uri: String, headers: [(String, String)], body: [UInt8]) {
+        self.method = method
+        self.uri = uri
+        self.headers = headers
+        self.body = body
+    }
+
     /// The path without the query.
     public var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
 

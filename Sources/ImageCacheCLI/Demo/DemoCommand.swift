@@ -81,7 +81,7 @@ public struct DemoCommand: AsyncParsableCommand {
         await resources.setWorkspace(dir)
 
         announce("start the provider simulator on 127.0.0.1")
-        let simulator = try await LoopbackHTTPServer(handler: DemoSimulator.handler)
+        let simulator = try await DemoSimulator.start().server
         await resources.setSimulator(simulator)
         Output.narrate("    listening at \(simulator.baseURL)")
 

@@ -1,14 +1,14 @@
 import ProviderSimulator
 
-/// The routes the demo's loopback server answers.
-///
-/// This build has only the bare `LoopbackHTTPServer`; the provider APIs and image routes
-/// are being added to ProviderSimulator separately. Until they land here, every request is
-/// answered 404 with a body saying so: a search that reaches it fails honestly
-/// (upstream_error) instead of being given invented photos. Replace `handler` with the
-/// simulator's routes when they exist.
+/// The demo's loopback server: the three provider APIs (`ProviderAPISimulator`) with image
+/// URLs pointing back at the same server, which generates each picture at the size the API
+/// answer claimed (`SimulatedImageRoute`). Its keys are the ones `DemoConfig` writes.
 enum DemoSimulator {
-    static let handler: LoopbackHTTPServer.Handler = { request in
-        .text("imagecache demo: no simulated route for \(request.path) in this build\n", status: 404)
+    /// The keys the demo's config carries; placeholders the simulator accepts, not secrets.
+    static let keys = ["unsplash": "demo-unsplash-key", "flickr": "demo-flickr-key", "pixabay": "demo-pixabay-key"]
+
+    /// Starts the simulator on a free loopback port.
+    static func start() async throws -> SimulatedProviders {
+        try await SimulatedProviders.start(keys: keys, fallback: SimulatedImageRoute.handler)
     }
 }
