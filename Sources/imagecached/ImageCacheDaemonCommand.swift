@@ -54,8 +54,8 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(Self.configurationErrorStatus)
         }
-        if let socket { configuration.daemon.socket = socket }
-        if let logLevel { configuration.daemon.logLevel = logLevel.level }
+        let overrides = CommandLineOverrides(socket: socket, logLevel: logLevel?.level)
+        overrides.apply(to: &configuration)
 
         if checkConfig {
             if let path = configuration.sourcePath {
@@ -66,7 +66,23 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
             }
             return
         }
-        try await runDaemon(configuration: configuration)
+        let explicitPath = config
+        try await runDaemon(configuration: configuration) {
+            var fresh = try CacheConfiguration.load(explicitPath: explicitPath, environment: environment)
+            overrides.apply(to: &fresh)
+            return fresh
+        }
+    }
+}
+
+/// What the command line sets over the file, kept so that a SIGHUP reload applies it again.
+struct CommandLineOverrides: Sendable {
+    var socket: String?
+    var logLevel: Logger.Level?
+
+    func apply(to configuration: inout CacheConfiguration) {
+        if let socket { configuration.daemon.socket = socket }
+        if let logLevel { configuration.daemon.logLevel = logLevel }
     }
 }
 

@@ -1,12 +1,42 @@
 import ArgumentParser
 import Foundation
 import ImageCacheKit
+import ImageCacheServer
+import Logging
 
 /// Runs the daemon with a loaded, validated configuration until SIGTERM/SIGINT.
 ///
-/// The server is not part of this build yet: this says so and exits with status 78, like a
-/// configuration that cannot be served, so a service manager does not restart it in a loop.
-func runDaemon(configuration: CacheConfiguration) async throws {
-    FileHandle.standardError.write(Data("imagecached: the server is not yet part of this build\n".utf8))
-    throw ExitCode(78)
+/// - Parameters:
+///   - configuration: the configuration with the command line's overrides applied.
+///   - reload: reads the configuration again for SIGHUP, with the same file and the same
+///     command-line overrides (so `--socket` and `--log-level` survive a reload).
+/// - Throws: `ExitCode(1)` after printing why, when the daemon cannot start (socket in use,
+///   unknown `socket_group`…). A clean stop returns, and the process exits 0.
+func runDaemon(configuration: CacheConfiguration,
+               reload: (@Sendable () throws -> CacheConfiguration)? = nil) async throws {
+    // Before any other thread reads the environment: systemd's variables are for us alone.
+    let inherited: ListeningSocket?
+    do {
+        inherited = try SocketActivation.takeInheritedSocket()
+    } catch {
+        FileHandle.standardError.write(Data("imagecached: \(error)\n".utf8))
+        throw ExitCode(1)
+    }
+    let level = LogLevelControl(configuration.daemon.logLevel)
+    DaemonLogHandler.bootstrap(control: level)
+    let logger = Logger(label: "imagecached")
+    let daemon = ImageCacheDaemon(
+        configuration: configuration,
+        logger: logger,
+        options: ImageCacheDaemon.Options(
+            environment: ProcessInfo.processInfo.environment,
+            reload: reload,
+            logLevel: level,
+            inheritedSocket: inherited))
+    do {
+        try await daemon.run()
+    } catch let error as DaemonStartError {
+        logger.critical("cannot start: \(error)")
+        throw ExitCode(1)
+    }
 }

@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ImageCacheKit
+import Logging
+import ServiceLifecycle
+
+/// The daemon as a whole: socket, server, methods, systemd integration, signals.
+///
+/// `main` builds one from the parsed configuration and calls `run()`, which returns when the
+/// daemon has stopped after SIGTERM/SIGINT (the process then exits 0) and throws when it
+/// cannot start (socket in use, bad group…; the process prints the error and exits non-zero).
+///
+/// Later features register their methods and stats sections on `router` / `stats` before
+/// `run()`.
+public final class ImageCacheDaemon: Sendable {
+    /// What the command line adds to the configuration.
+    public struct Options: Sendable {
+        /// `--socket`: wins over `socket =` in cache.conf, and survives reloads.
+        public var socketPath: String?
+        /// The process environment, for default paths and `NOTIFY_SOCKET`.
+        public var environment: [String: String]
+        /// Reads the configuration again for SIGHUP (the same file and rules as at start).
+        /// nil: SIGHUP is logged and ignored.
+        public var reload: (@Sendable () throws -> CacheConfiguration)?
+        /// The process-wide log level to update when `log_level` changes on reload.
+        public var logLevel: LogLevelControl?
+        /// How long in-flight requests may run after SIGTERM before they are abandoned.
+        public var shutdownGracePeriod: Duration
+        /// A socket inherited from systemd, if `main` already took it; otherwise `run()`
+        /// looks for one itself.
+        public var inheritedSocket: ListeningSocket?
+
+        /// Defaults: no overrides, an empty environment (no systemd notification), no reload,
+        /// ten seconds of grace on shutdown.
+        public init(socketPath: String? = nil, environment: [String: String] = [:],
+                    reload: (@Sendable () throws -> CacheConfiguration)? = nil, logLevel: LogLevelControl? = nil,
+                    shutdownGracePeriod: Duration = .seconds(10), inheritedSocket: ListeningSocket? = nil) {
+            self.socketPath = socketPath
+            self.environment = environment
+            self.reload = reload
+            self.logLevel = logLevel
+            self.shutdownGracePeriod = shutdownGracePeriod
+            self.inheritedSocket = inheritedSocket
+        }
+    }
+
+    /// The running configuration (replaced on a successful reload).
+    public let configuration: ConfigurationStore
+    /// The `stats` sections; features add theirs.
+    public let stats = StatsRegistry()
+    /// The server (available for its metrics; started by `run()`).
+    public let server: RPCServer
+
+    private let options: Options
+    private let logger: Logger
+    private let notifier: SystemdNotifier
+    private let startTime = ContinuousClock.now
+
+    /// - Parameters:
+    ///   - configuration: the validated configuration.
+    ///   - logger: where every event goes.
+    ///   - options: what the command line adds.
+    ///   - extend: registers further methods (later features) beside `hello`/`stats`/`cancel`.
+    public init(configuration: CacheConfiguration, logger: Logger, options: Options = Options(),
+                extend: (inout RPCRouter, StatsRegistry) -> Void = { _, _ in }) {
+        let store = ConfigurationStore(configuration)
+        self.configuration = store
+        self.options = options
+        self.logger = logger
+        self.notifier = SystemdNotifier(environment: options.environment)
+        var router = RPCRouter()
+        let stats = self.stats
+        CoreMethods.register(in: &router, configuration: store, stats: stats)
+        extend(&router, stats)
+        server = RPCServer(router: router, limits: { store.limits }, logger: logger)
+        let server = self.server
+        let startTime = self.startTime
+        stats.register("sessions") { .int(server.sessionCount) }
+        stats.register("uptimeSeconds") {
+            let elapsed = ContinuousClock.now - startTime
+            return .int(Int(elapsed.components.seconds))
+        }
+    }
+
+    /// The socket path this daemon binds when not socket-activated: `--socket`, else
+    /// `socket =`, else the contract's default (`resolvedSocketPath`).
+    public var socketPath: String {
+        options.socketPath ?? configuration.current.resolvedSocketPath
+    }
+
+    /// Binds (or inherits) the socket, serves until SIGTERM/SIGINT, then stops cleanly.
+    ///
+    /// - Throws: `DaemonStartError` when it cannot start serving.
+    public func run() async throws {
+        let hangups = HangupSignals()
+        defer { hangups.stop() }
+        let listener = try await start()
+        let service = ServingService(daemon: self, listener: listener)
+        let reloader = ReloadService(daemon: self, hangups: hangups)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: reloader, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    /// Takes the systemd socket or binds our own, starts the server, reports READY.
+    func start() async throws -> ListeningSocket {
+        let listener: ListeningSocket
+        if let inherited = try options.inheritedSocket ?? SocketActivation.takeInheritedSocket() {
+            listener = inherited
+            logger.info("using the socket passed by systemd", metadata: ["socket": "\(inherited.path ?? "fd 3")"])
+        } else {
+            let path = socketPath
+            listener = try SocketBinder.bind(path: path, group: configuration.current.daemon.socketGroup, logger: logger)
+        }
+        do {
+            try await server.start(on: listener)
+        } catch {
+            listener.removeSocketFile()
+            listener.releaseLock()
+            throw error
+        }
+        listener.releaseLock()
+        let place = listener.path ?? "the socket passed by systemd"
+        logger.notice("serving", metadata: ["socket": "\(place)", "pid": "\(getpid())", "version": "\(ImageCacheVersion.current)"])
+        notifier.ready(status: "Serving on \(place)")
+        return listener
+    }
+
+    /// Stops accepting, lets in-flight requests finish within the grace period, removes the
+    /// socket file if it is ours.
+    func stop(listener: ListeningSocket) async {
+        logger.notice("shutting down", metadata: ["sessions": "\(server.sessionCount)"])
+        notifier.stopping(status: "Shutting down")
+        await server.shutdown(gracePeriod: options.shutdownGracePeriod)
+        listener.removeSocketFile()
+        logger.notice("stopped")
+    }
+
+    /// Re-reads the configuration (SIGHUP). A bad file is reported and the running
+    /// configuration kept; a good one replaces it: limits, keys and log level apply at once,
+    /// while the socket path and group only apply at the next start (they are logged).
+    ///
+    /// - Returns: whether the new configuration was applied.
+    @discardableResult
+    public func reloadConfiguration() -> Bool {
+        guard let reload = options.reload else {
+            logger.notice("SIGHUP received, but this daemon has no configuration file to reload")
+            return false
+        }
+        notifier.reloading(status: "Reloading configuration")
+        defer { notifier.status("Serving") ; notifier.notify(["READY=1"]) }
+        let fresh: CacheConfiguration
+        do {
+            fresh = try reload()
+        } catch {
+            logger.error("configuration reload failed; keeping the running configuration", metadata: ["reason": "\(error)"])
+            return false
+        }
+        let previous = configuration.replace(with: fresh)
+        options.logLevel?.level = fresh.daemon.logLevel
+        if previous.daemon.socket != fresh.daemon.socket || previous.daemon.socketGroup != fresh.daemon.socketGroup {
+            logger.notice("the socket path and socket_group apply at the next start, not on reload")
+        }
+        logger.notice("configuration reloaded", metadata: ["file": "\(fresh.sourcePath ?? "defaults")"])
+        return true
+    }
+}
+
+/// Serves until graceful shutdown, then stops the daemon.
+private struct ServingService: Service {
+    let daemon: ImageCacheDaemon
+    let listener: ListeningSocket
+
+    func run() async throws {
+        // Returns on SIGTERM/SIGINT (graceful shutdown) or throws on cancellation; both stop.
+        try? await gracefulShutdown()
+        await daemon.stop(listener: listener)
+    }
+}
+
+/// Reloads the configuration on each SIGHUP until shutdown.
+private struct ReloadService: Service {
+    let daemon: ImageCacheDaemon
+    let hangups: HangupSignals
+
+    func run() async throws {
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            daemon.reloadConfiguration()
+        }
+    }
+}

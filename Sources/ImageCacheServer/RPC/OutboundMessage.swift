@@ -1,0 +1,112 @@
+import Foundation
+import NIOCore
+
+/// How much a message matters when its client reads slowly (CONTRACT §2): progress may be
+/// dropped, everything else must arrive or the connection must end.
+public enum OutboundPriority: Sendable, Hashable {
+    /// A response: never dropped.
+    case response
+    /// A notification the client relies on (`*.finished`, `*.failed`, dimensions…): never dropped.
+    case essential
+    /// A `*.progress` notification: superseded by the next one, so it may be dropped.
+    case progress
+
+    /// The class of a notification, by the contract's naming rule: a method ending in
+    /// `.progress` is droppable; every other notification is not.
+    static func forNotification(method: String) -> OutboundPriority {
+        method.hasSuffix(".progress") ? .progress : .essential
+    }
+}
+
+/// One encoded line on its way to a client, with the class the slow-reader policy needs.
+struct OutboundMessage: Sendable {
+    var bytes: ByteBuffer
+    var priority: OutboundPriority
+}
+
+/// Encodes the daemon's messages into NDJSON lines.
+///
+/// A result is encoded straight from the handler's typed value (no intermediate
+/// `JSONValue`), which keeps a trivial round trip cheap. Foundation's encoder never emits a
+/// raw newline (control characters in strings are escaped), so a line is one message.
+enum MessageEncoder {
+    /// One encoder for every message (Foundation's encoder is Sendable and keeps no state
+    /// between calls); slashes unescaped so paths and URLs read naturally.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The decoder for the rare path that turns `EncodedJSON` back into a value.
+    static let decoder = JSONDecoder()
+
+
+    private static func line(_ data: Data) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(data.count + 1)
+        buffer.writeBytes(data)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
+    }
+
+    /// The success response for `id`. Throws only when the result cannot be encoded
+    /// (a non-finite number, say); the caller answers -32603 then.
+    ///
+    /// The envelope is written by hand around the encoded result (it is three fixed members),
+    /// and an `EncodedJSON` result is spliced in without encoding anything.
+    static func success<R: Encodable>(id: RequestID, result: R) throws -> OutboundMessage {
+        let resultBytes: [UInt8]
+        if let encoded = result as? EncodedJSON {
+            resultBytes = encoded.bytes
+        } else {
+            resultBytes = Array(try encoder.encode(result))
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(resultBytes.count + 48)
+        buffer.writeString(#"{"jsonrpc":"2.0","id":"#)
+        switch id {
+        case .int(let number):
+            buffer.writeString(String(number))
+        case .string:
+            buffer.writeBytes(try encoder.encode(id))
+        }
+        buffer.writeString(#","result":"#)
+        buffer.writeBytes(resultBytes)
+        buffer.writeString("}\n")
+        return OutboundMessage(bytes: buffer, priority: .response)
+    }
+
+    /// The error response for `id` (null when the request's id could not be read).
+    static func failure(id: RequestID?, error: RPCError) -> OutboundMessage {
+        do {
+            let data = try encoder.encode(RPCResponse(id: id, error: error))
+            return OutboundMessage(bytes: line(data), priority: .response)
+        } catch {
+            // An RPCError holds only strings and finite numbers; this cannot fail, but if it
+            // ever did the client must still get an answer.
+            var buffer = ByteBuffer()
+            buffer.writeString(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error","data":{"kind":"internal"}}}"#)
+            buffer.writeString("\n")
+            return OutboundMessage(bytes: buffer, priority: .response)
+        }
+    }
+
+    /// A notification from the daemon.
+    static func notification<P: Encodable>(method: String, params: P) throws -> OutboundMessage {
+        let data = try encoder.encode(NotificationEnvelope(method: method, params: params))
+        return OutboundMessage(bytes: line(data), priority: .forNotification(method: method))
+    }
+}
+
+private struct NotificationEnvelope<P: Encodable>: Encodable {
+    let method: String
+    let params: P
+    enum CodingKeys: String, CodingKey { case jsonrpc, method, params }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("2.0", forKey: .jsonrpc)
+        try c.encode(method, forKey: .method)
+        try c.encode(params, forKey: .params)
+    }
+}

@@ -1,0 +1,132 @@
+import Logging
+
+/// The dispatch table: method name → typed handler.
+///
+/// Every later feature adds its methods here with `register`, never touching the framing,
+/// the sessions or the error model: the router decodes the handler's params strictly
+/// (`StrictParamsDecoder`: named only, unknown names refused, `data.field` on failure),
+/// and the server turns what the handler returns or throws into exactly one answer.
+///
+/// ```swift
+/// var router = RPCRouter()
+/// router.register("photo.get") { (params: PhotoGetParams, context) in
+///     try await engine.photo(params.photo)
+/// }
+/// ```
+///
+/// A value type: it is filled in before the server starts and read-only afterwards, so
+/// dispatch needs no lock.
+public struct RPCRouter: Sendable {
+    /// A handler with its params type erased; what the server calls.
+    struct Route: Sendable {
+        /// How the handler runs.
+        enum Body: Sendable {
+            /// In its own task: may wait for anything, can be cancelled.
+            case task(@Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable)
+            /// Inline on the connection's event loop: answers from memory, never waits.
+            case immediate(@Sendable (JSONValue?, RequestContext) throws -> any Encodable & Sendable)
+        }
+
+        var options: RouteOptions
+        var body: Body
+    }
+
+    private var routes: [String: Route] = [:]
+
+    /// An empty table; `hello`, `stats` and `cancel` are added by the daemon.
+    public init() {}
+
+    /// Adds (or replaces) the handler for `method`.
+    ///
+    /// `P` is decoded from the request's params before the handler runs; a failure answers
+    /// -32602 without calling it. Whatever the handler throws is answered as is when it is
+    /// an `RPCError`, as 1007 `cancelled` for `CancellationError`, and as -32603 (logged with
+    /// detail, never sent) otherwise.
+    public mutating func register<P: Decodable & Sendable, R: Encodable & Sendable>(
+        _ method: String,
+        options: RouteOptions = RouteOptions(),
+        _ handler: @escaping @Sendable (P, RequestContext) async throws -> R
+    ) {
+        routes[method] = Route(options: options, body: .task { params, context in
+            let typed = try StrictParamsDecoder.decode(P.self, from: params)
+            return try await handler(typed, context)
+        })
+    }
+
+    /// Adds a handler that answers at once from memory (`hello`, `stats`, `cancel`, `layout`):
+    /// it runs inline on the connection's event loop, with no task and no thread hop, which
+    /// is what makes a trivial round trip cheap. It must never block or wait; anything that
+    /// does belongs in `register`. Params are decoded as strictly as for `register`.
+    public mutating func registerImmediate<P: Decodable & Sendable, R: Encodable & Sendable>(
+        _ method: String,
+        _ handler: @escaping @Sendable (P, RequestContext) throws -> R
+    ) {
+        routes[method] = Route(options: RouteOptions(countsTowardPendingCap: false), body: .immediate { params, context in
+            let typed = try StrictParamsDecoder.decode(P.self, from: params)
+            return try handler(typed, context)
+        })
+    }
+
+    /// `registerImmediate` for a method without params.
+    public mutating func registerImmediate<R: Encodable & Sendable>(
+        _ method: String,
+        _ handler: @escaping @Sendable (RequestContext) throws -> R
+    ) {
+        registerImmediate(method) { (_: NoParams, context: RequestContext) in
+            try handler(context)
+        }
+    }
+
+    /// Adds a handler for a method that takes no params: any param given is refused with
+    /// -32602, like any other unknown param.
+    public mutating func register<R: Encodable & Sendable>(
+        _ method: String,
+        options: RouteOptions = RouteOptions(),
+        _ handler: @escaping @Sendable (RequestContext) async throws -> R
+    ) {
+        register(method, options: options) { (_: NoParams, context: RequestContext) in
+            try await handler(context)
+        }
+    }
+
+    /// The registered method names, sorted (for logs and docs).
+    public var methods: [String] { routes.keys.sorted() }
+
+    func route(for method: String) -> Route? { routes[method] }
+}
+
+/// How the server treats a method's requests.
+public struct RouteOptions: Sendable {
+    /// Whether the request counts against `max_pending_per_session`. `cancel` does not:
+    /// a client at its cap must still be able to cancel.
+    public var countsTowardPendingCap: Bool
+
+    /// The default counts every request, which is right for anything that does work.
+    public init(countsTowardPendingCap: Bool = true) {
+        self.countsTowardPendingCap = countsTowardPendingCap
+    }
+}
+
+/// The params of a method that takes none: an empty object, or no params at all.
+public struct NoParams: Decodable, Sendable {
+    /// No params, for calling a handler directly (tests, other handlers).
+    public init() {}
+
+    /// Accepts `{}` only: every member of the object is reported as an unknown param.
+    public init(from decoder: any Decoder) throws {
+        // Opening the container records the object's keys, so any member is reported unknown.
+        _ = try decoder.container(keyedBy: NoKeys.self)
+    }
+
+    private enum NoKeys: CodingKey {}
+}
+
+/// What a handler knows about the request it serves.
+public struct RequestContext: Sendable {
+    /// The connection the request came on; owns whatever the handler starts for it.
+    public let session: Session
+    /// The request's id; nil for a JSON-RPC notification (whose result nobody reads).
+    public let requestID: RequestID?
+    /// A logger carrying the session and request ids.
+    public let logger: Logger
+}

@@ -1,0 +1,274 @@
+import Logging
+import NIOCore
+
+/// One client connection, and everything it owns (CONTRACT §2: a connection is a session).
+///
+/// The session is the single arbiter of "answered exactly once": a request is answered by
+/// whoever takes it from the pending table first — its handler finishing (`claim`), `cancel`,
+/// or nobody when the connection closes (then its task is cancelled and the answer has nowhere
+/// to go). Later features hang their per-session state on it (`onClose`) so it dies with
+/// the connection.
+///
+/// State lives behind a lock (`LockedState`): handlers finish on arbitrary threads while the event loop
+/// admits new requests.
+public final class Session: Sendable {
+    /// Unique within the daemon's lifetime; appears in every log line about the session.
+    public let id: UInt64
+    /// Who is on the other end (SO_PEERCRED), when the kernel told us.
+    public let peer: PeerCredentials?
+
+    let channel: any Channel
+    let logger: Logger
+    private let state = LockedState(State())
+
+    /// A pending unit of work: a request by its id, or a client notification by a serial.
+    enum PendingKey: Hashable {
+        case request(RequestID)
+        case notification(UInt64)
+    }
+
+    private struct Pending {
+        var serial: UInt64
+        var task: Task<Void, Never>?
+        var countsTowardCap: Bool
+        /// Its answer is being sent; too late to cancel.
+        var answered = false
+    }
+
+    private struct State {
+        var pending: [PendingKey: Pending] = [:]
+        var counted = 0
+        var nextSerial: UInt64 = 0
+        var closed = false
+        var inputClosed = false
+        var draining = false
+        var closeHandlers: [@Sendable () -> Void] = []
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    init(id: UInt64, peer: PeerCredentials?, channel: any Channel, logger: Logger) {
+        self.id = id
+        self.peer = peer
+        self.channel = channel
+        var logger = logger
+        logger[metadataKey: "session"] = "\(id)"
+        self.logger = logger
+    }
+
+    // MARK: Admission
+
+    enum Admission {
+        case admitted(serial: UInt64, key: PendingKey)
+        case busy(cap: Int)
+        case duplicateID
+        case shuttingDown
+        case closed
+    }
+
+    /// Reserves a pending entry for a request (id) or a notification (nil), or says why not.
+    func admit(id: RequestID?, cap: Int?) -> Admission {
+        state.withLock { state in
+            if state.closed { return .closed }
+            if state.draining { return .shuttingDown }
+            if let cap, state.counted >= cap { return .busy(cap: cap) }
+            state.nextSerial += 1
+            let serial = state.nextSerial
+            let key: PendingKey = id.map { .request($0) } ?? .notification(serial)
+            if state.pending[key] != nil { return .duplicateID }
+            state.pending[key] = Pending(serial: serial, task: nil, countsTowardCap: cap != nil)
+            if cap != nil { state.counted += 1 }
+            return .admitted(serial: serial, key: key)
+        }
+    }
+
+    /// Whether an immediate request may run: the session is open and no pending request
+    /// uses the same id (which would make two answers with one id).
+    func immediateAdmission(id: RequestID?) -> ImmediateAdmission {
+        state.withLock { state in
+            if state.closed { return .closed }
+            if let id, state.pending[.request(id)] != nil { return .duplicateID }
+            return .admitted
+        }
+    }
+
+    enum ImmediateAdmission {
+        case admitted
+        case duplicateID
+        case closed
+    }
+
+    /// Records the task doing the admitted work, so `cancel` and closing can stop it. If the
+    /// entry is already gone (cancelled in between), the task is cancelled at once.
+    func attach(_ task: Task<Void, Never>, key: PendingKey, serial: UInt64) {
+        let orphaned = state.withLock { state -> Bool in
+            guard state.pending[key]?.serial == serial else { return true }
+            state.pending[key]?.task = task
+            return false
+        }
+        if orphaned { task.cancel() }
+    }
+
+    /// Claims the right to answer when the work is done: true when nobody cancelled it
+    /// meanwhile. The entry stays pending (so the connection does not close under the answer)
+    /// until `release`, which the caller invokes after queueing the answer.
+    func claim(key: PendingKey, serial: UInt64) -> Bool {
+        state.withLock { state in
+            guard let entry = state.pending[key], entry.serial == serial, !entry.answered else { return false }
+            state.pending[key]?.answered = true
+            return true
+        }
+    }
+
+    /// Removes a finished entry (claimed or not). When it was the last pending work of a
+    /// client that closed its input, the connection is closed after the queued answers.
+    func release(key: PendingKey, serial: UInt64) {
+        let (closeNow, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            guard let entry = state.pending[key], entry.serial == serial else { return (false, []) }
+            state.pending[key] = nil
+            if entry.countsTowardCap { state.counted -= 1 }
+            var waiters: [CheckedContinuation<Void, Never>] = []
+            if state.pending.isEmpty {
+                waiters = state.drainWaiters
+                state.drainWaiters = []
+            }
+            return (state.pending.isEmpty && state.inputClosed && !state.closed, waiters)
+        }
+        for waiter in waiters { waiter.resume() }
+        if closeNow { closeAfterPendingWrites() }
+    }
+
+    /// How many requests and notifications are being worked on now.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    // MARK: Cancellation
+
+    /// Cancels the session's pending request `id`: it answers 1007 (`reason: "cancelled"`)
+    /// at once and its task is cancelled. Returns false when no such request is pending.
+    @discardableResult
+    public func cancel(id: RequestID) -> Bool {
+        let removed = state.withLock { state -> Pending? in
+            guard let entry = state.pending[.request(id)], !entry.answered else { return nil }
+            state.pending[.request(id)] = nil
+            if entry.countsTowardCap { state.counted -= 1 }
+            return entry
+        }
+        guard let removed else { return false }
+        removed.task?.cancel()
+        send(MessageEncoder.failure(id: id, error: RPCError(.cancelled, "the request was cancelled", reason: "cancelled")))
+        logger.debug("request cancelled", metadata: ["request": "\(id)"])
+        return true
+    }
+
+    // MARK: Sending
+
+    /// Sends a notification to this client. `*.progress` notifications may be dropped when
+    /// the client reads slowly; all others are delivered or the connection is closed.
+    public func notify<P: Encodable & Sendable>(method: String, params: P) {
+        do {
+            send(try MessageEncoder.notification(method: method, params: params))
+        } catch {
+            logger.error("a notification could not be encoded", metadata: ["method": "\(method)", "error": "\(error)"])
+        }
+    }
+
+    /// Queues one line; the connection's `OutboundLimiter` applies the slow-reader policy.
+    func send(_ message: OutboundMessage) {
+        channel.writeAndFlush(message, promise: nil)
+    }
+
+    // MARK: Lifetime
+
+    /// Runs `handler` once when the session ends (at once if it already has). Whatever a
+    /// feature keeps per session (slots, queued prefetches) is released here.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.closeHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Whether the connection has ended.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// The client shut its writing side: no more requests will come, so the connection ends
+    /// once every pending request is answered.
+    func inputDidClose() {
+        let closeNow = state.withLock { state -> Bool in
+            state.inputClosed = true
+            return state.pending.isEmpty && !state.closed
+        }
+        if closeNow { closeAfterPendingWrites() }
+    }
+
+    /// Refuses new work from now on (shutdown) and waits until the pending work is done.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                state.draining = true
+                if state.pending.isEmpty || state.closed { return true }
+                state.drainWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// The connection has ended: cancel everything the session owns. Nothing is answered;
+    /// there is nobody left to read it.
+    func didClose() {
+        let (tasks, handlers, waiters) = state.withLock { state -> ([Task<Void, Never>], [@Sendable () -> Void], [CheckedContinuation<Void, Never>]) in
+            guard !state.closed else { return ([], [], []) }
+            state.closed = true
+            let tasks = state.pending.values.compactMap(\.task)
+            state.pending = [:]
+            state.counted = 0
+            let handlers = state.closeHandlers
+            state.closeHandlers = []
+            let waiters = state.drainWaiters
+            state.drainWaiters = []
+            return (tasks, handlers, waiters)
+        }
+        for task in tasks { task.cancel() }
+        for handler in handlers { handler() }
+        for waiter in waiters { waiter.resume() }
+        if !tasks.isEmpty {
+            logger.debug("session closed with work pending; cancelled", metadata: ["cancelled": "\(tasks.count)"])
+        }
+    }
+
+    /// Closes once the lines already queued have been handed to the kernel.
+    ///
+    /// Always goes through the event loop's task queue, even from the event loop itself, so
+    /// that answers other threads queued before this call are written before the close.
+    func closeAfterPendingWrites() {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            channel.writeAndFlush(OutboundMessage(bytes: ByteBuffer(), priority: .response)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        }
+    }
+}
+
+/// The peer process of a connection, from SO_PEERCRED: logged per connection so an operator
+/// can tell who used the daemon.
+public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
+    /// The peer's process id (of the process that connected; it may have exited since).
+    public var pid: Int32
+    /// The peer's effective user id: who is using the daemon.
+    public var uid: UInt32
+    /// The peer's effective group id.
+    public var gid: UInt32
+
+    /// Credentials as the kernel reported them.
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
+    /// `pid=… uid=… gid=…`, as it appears in the connection log line.
+    public var description: String { "pid=\(pid) uid=\(uid) gid=\(gid)" }
+}

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the daemon could not start serving. Each message says what to do about it, since
+/// it is what an operator reads on stderr before the process exits non-zero.
+public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
+    /// A live process answers on the socket path: it is never replaced.
+    case socketInUse(path: String)
+    /// Something that is not a socket sits at the socket path: it is never deleted.
+    case notASocket(path: String)
+    /// The path does not fit in `sockaddr_un` (108 bytes on Linux).
+    case socketPathTooLong(path: String)
+    /// `socket_group` names no group of this system.
+    case unknownGroup(String)
+    /// The socket inherited from systemd is unusable.
+    case badInheritedSocket(String)
+    /// A system call failed.
+    case system(call: String, path: String?, errno: Int32)
+
+    /// The message printed before exiting: what is wrong and what to do.
+    public var description: String {
+        switch self {
+        case .socketInUse(let path):
+            return "another daemon is already serving on \(path); stop it first, or choose another path with --socket or `socket =` in cache.conf"
+        case .notASocket(let path):
+            return "\(path) exists and is not a socket; refusing to replace it (remove it or choose another socket path)"
+        case .socketPathTooLong(let path):
+            return "the socket path \(path) is longer than a Unix socket address allows (107 bytes)"
+        case .unknownGroup(let name):
+            return "socket_group \"\(name)\" is not a group on this system"
+        case .badInheritedSocket(let why):
+            return "the socket passed by systemd is unusable: \(why)"
+        case .system(let call, let path, let code):
+            let reason = String(cString: strerror(code))
+            if let path { return "\(call) \(path): \(reason)" }
+            return "\(call): \(reason)"
+        }
+    }
+}

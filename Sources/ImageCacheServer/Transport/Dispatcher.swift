@@ -1,0 +1,154 @@
+import Logging
+import NIOCore
+
+/// Validates a line, admits it against the session's caps and runs its handler: the one
+/// path from bytes to exactly one answer.
+final class Dispatcher: Sendable {
+    let router: RPCRouter
+    let limits: @Sendable () -> ServerLimits
+    let registry: SessionRegistry
+
+    init(router: RPCRouter, limits: @escaping @Sendable () -> ServerLimits, registry: SessionRegistry) {
+        self.router = router
+        self.limits = limits
+        self.registry = registry
+    }
+
+    func sessionEnded(_ session: Session) {
+        registry.remove(session)
+    }
+
+    func handle(line: ByteBuffer, session: Session) {
+        guard let parsed = IncomingMessageParser.parse(line) else { return }
+        switch parsed {
+        case .failure(let failure):
+            session.logger.debug("invalid request", metadata: ["error": "\(failure.error)"])
+            session.send(MessageEncoder.failure(id: failure.id, error: failure.error))
+        case .success(.request(let id, let method, let params)):
+            guard let route = router.route(for: method) else {
+                session.send(MessageEncoder.failure(id: id, error: RPCError(.methodNotFound, "unknown method \"\(method)\"")))
+                return
+            }
+            start(route: route, method: method, id: id, params: params, session: session)
+        case .success(.notification(let method, let params)):
+            guard let route = router.route(for: method) else {
+                session.logger.debug("notification for an unknown method ignored", metadata: ["method": "\(method)"])
+                return
+            }
+            start(route: route, method: method, id: nil, params: params, session: session)
+        }
+    }
+
+    private func start(route: RPCRouter.Route, method: String, id: RequestID?, params: JSONValue?, session: Session) {
+        switch route.body {
+        case .immediate(let handler):
+            runImmediately(handler, method: method, id: id, params: params, session: session)
+        case .task(let handler):
+            startTask(handler, options: route.options, method: method, id: id, params: params, session: session)
+        }
+    }
+
+    /// Answers on the spot: nothing is pending, so nothing can be cancelled or answered twice.
+    private func runImmediately(_ handler: @Sendable (JSONValue?, RequestContext) throws -> any Encodable & Sendable,
+                                method: String, id: RequestID?, params: JSONValue?, session: Session) {
+        switch session.immediateAdmission(id: id) {
+        case .closed:
+            return
+        case .duplicateID:
+            if let id {
+                session.send(MessageEncoder.failure(id: id, error: RPCError(
+                    .invalidRequest, "a request with id \(id) is already pending on this connection")))
+            }
+            return
+        case .admitted:
+            break
+        }
+        var logger = session.logger
+        if let id { logger[metadataKey: "request"] = "\(id)" }
+        logger[metadataKey: "method"] = "\(method)"
+        let context = RequestContext(session: session, requestID: id, logger: logger)
+        let answer = Self.outcome(context: context) { try handler(params, context) }
+        if let id { session.send(answer(id)) }
+    }
+
+    private func startTask(_ handler: @escaping @Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable,
+                           options: RouteOptions, method: String, id: RequestID?, params: JSONValue?, session: Session) {
+        let cap = options.countsTowardPendingCap ? limits().maxPendingPerSession : nil
+        switch session.admit(id: id, cap: cap) {
+        case .closed:
+            return
+        case .busy(let cap):
+            if let id {
+                session.send(MessageEncoder.failure(id: id, error: RPCError(
+                    .busy, "too many pending requests on this connection (max_pending_per_session = \(cap))")))
+            }
+        case .shuttingDown:
+            if let id {
+                session.send(MessageEncoder.failure(id: id, error: RPCError(.busy, "the daemon is shutting down")))
+            }
+        case .duplicateID:
+            if let id {
+                session.send(MessageEncoder.failure(id: id, error: RPCError(
+                    .invalidRequest, "a request with id \(id) is already pending on this connection")))
+            }
+        case .admitted(let serial, let key):
+            var logger = session.logger
+            if let id { logger[metadataKey: "request"] = "\(id)" }
+            logger[metadataKey: "method"] = "\(method)"
+            let context = RequestContext(session: session, requestID: id, logger: logger)
+            let task = Task {
+                let answer = await Self.run(handler, params: params, context: context)
+                if session.claim(key: key, serial: serial), let id {
+                    session.send(answer(id))
+                }
+                session.release(key: key, serial: serial)
+            }
+            session.attach(task, key: key, serial: serial)
+        }
+    }
+
+    /// Runs a handler and maps its outcome to the contract's error model. Returns a function
+    /// of the id so a notification's outcome is computed but never encoded for sending.
+    private static func run(_ handler: @Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable,
+                            params: JSONValue?, context: RequestContext) async -> @Sendable (RequestID) -> OutboundMessage {
+        do {
+            let result = try await handler(params, context)
+            return success(result, context: context)
+        } catch {
+            return failure(error, context: context)
+        }
+    }
+
+    /// The synchronous twin of `run`, for immediate handlers.
+    private static func outcome(context: RequestContext, _ body: () throws -> any Encodable & Sendable) -> @Sendable (RequestID) -> OutboundMessage {
+        do {
+            return success(try body(), context: context)
+        } catch {
+            return failure(error, context: context)
+        }
+    }
+
+    private static func success(_ result: any Encodable & Sendable, context: RequestContext) -> @Sendable (RequestID) -> OutboundMessage {
+        return { id in
+            do {
+                return try MessageEncoder.success(id: id, result: result)
+            } catch {
+                context.logger.error("a result could not be encoded", metadata: ["error": "\(error)"])
+                return MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error: the result could not be encoded"))
+            }
+        }
+    }
+
+    /// Maps what a handler threw to the contract's error model.
+    private static func failure(_ error: any Error, context: RequestContext) -> @Sendable (RequestID) -> OutboundMessage {
+        switch error {
+        case let error as RPCError:
+            return { id in MessageEncoder.failure(id: id, error: error) }
+        case is CancellationError:
+            return { id in MessageEncoder.failure(id: id, error: RPCError(.cancelled, "the request was cancelled", reason: "cancelled")) }
+        default:
+            context.logger.error("a handler failed unexpectedly", metadata: ["error": "\(error)"])
+            return { id in MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error")) }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Glibc
+import ImageCacheServer
+import Testing
+import TestSupport
+
+/// The real `imagecached` process: start-up, signals, systemd integration (CONTRACT §1, §2).
+@Suite("imagecached process", .serialized, .timeLimit(.minutes(3)))
+struct DaemonProcessTests {
+    /// A folder with a socket path and a home for the child.
+    struct Place {
+        let folder = TestServer.makeFolder()
+        var socket: String { folder + "/d.sock" }
+        var config: String { folder + "/cache.conf" }
+
+        func write(config text: String) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: config))
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
+    private func hello(_ socket: String) async throws -> [String: Any] {
+        let client = try await RawClient.connect(socket)
+        let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+        await client.close()
+        return try #require(answer.resultObject)
+    }
+
+    private func configured(_ hello: [String: Any]) -> [String: Bool] {
+        let providers = hello["providers"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: providers.map { ($0["name"] as! String, $0["configured"] as! Bool) })
+    }
+
+    @Test("it serves on its socket, reports READY=1 and STOPPING=1, and exits 0 on SIGTERM, removing its socket", arguments: [SIGTERM, SIGINT])
+    func readyAndStop(signal: Int32) async throws {
+        let place = Place()
+        defer { place.remove() }
+        let notify = try NotifySocket(abstract: true)
+        let daemon = try DaemonProcess(arguments: ["--socket", place.socket],
+                                       environment: DaemonProcess.environment(home: place.folder, extra: ["NOTIFY_SOCKET": notify.address]))
+        defer { daemon.kill() }
+        let ready = try #require(notify.receive())
+        #expect(ready.split(separator: "\n").contains("READY=1"))
+        #expect(ready.contains("STATUS=Serving on \(place.socket)"))
+        #expect(try await hello(place.socket)["name"] as? String == "imagecached")
+
+        let client = try await RawClient.connect(place.socket)
+        let stats = try #require(try await client.call(#"{"jsonrpc":"2.0","id":2,"method":"stats"}"#).resultObject)
+        // Only the figures this build measures; nothing reported as a made-up zero.
+        #expect(Set(stats.keys) == ["sessions", "uptimeSeconds"])
+        // This client, and possibly the previous one if its close is still being processed.
+        #expect((1...2).contains(stats["sessions"] as? Int ?? 0))
+        await client.close()
+
+        daemon.signal(signal)
+        let stopping = try #require(notify.receive())
+        #expect(stopping.split(separator: "\n").contains("STOPPING=1"))
+        #expect(try await daemon.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: place.socket))
+        // One line per event, with a timestamp and a level, and no colour on a pipe.
+        #expect(daemon.log.allSatisfy { !$0.contains("\u{1B}[") })
+        #expect(daemon.log.contains { $0.contains(" notice imagecached: serving") })
+        #expect(daemon.log.contains { $0.contains("client connected") && $0.contains("uid=\(getuid())") && $0.contains("pid=") })
+    }
+
+    @Test("a second daemon on the same socket exits non-zero with a clear message, and the first keeps serving")
+    func socketInUse() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let first = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
+        defer { first.kill() }
+        try await first.waitForLog("serving")
+        let second = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
+        defer { second.kill() }
+        let status = try await second.waitForExit()
+        #expect(status != 0)
+        #expect(second.log.contains { $0.contains("already serving on \(place.socket)") })
+        #expect(try await hello(place.socket)["protocol"] as? Int == 1)
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+    }
+
+    @Test("a stale socket file left by a dead daemon is replaced")
+    func staleSocket() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let killed = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
+        try await killed.waitForLog("serving")
+        killed.signal(SIGKILL)
+        _ = try await killed.waitForExit()
+        #expect(try SocketBinder.probe(path: place.socket) == .stale)
+
+        let daemon = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
+        defer { daemon.kill() }
+        try await daemon.waitForLog("serving")
+        #expect(daemon.log.contains { $0.contains("removed a stale socket") })
+        #expect(try await hello(place.socket)["name"] as? String == "imagecached")
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+    }
+
+    @Test("SIGHUP with a good file applies it; with a bad file it is reported and the running configuration kept")
+    func reload() async throws {
+        let place = Place()
+        defer { place.remove() }
+        try place.write(config: "[daemon]\nlog_level = info\n")
+        let daemon = try DaemonProcess(arguments: ["--config", place.config, "--socket", place.socket],
+                                       environment: DaemonProcess.environment(home: place.folder))
+        defer { daemon.kill() }
+        try await daemon.waitForLog("serving")
+        #expect(configured(try await hello(place.socket))["flickr"] == false)
+
+        try place.write(config: "[daemon]\nlog_level = info\n[providers.flickr]\napi_key = \"reload-secret-1\"\n")
+        daemon.signal(SIGHUP)
+        try await daemon.waitForLog("configuration reloaded")
+        #expect(configured(try await hello(place.socket))["flickr"] == true)
+
+        try place.write(config: "[daemon]\nno_such_key = 1\n[providers.flickr]\napi_key = \"\"\n")
+        daemon.signal(SIGHUP)
+        try await daemon.waitForLog("configuration reload failed")
+        #expect(daemon.log.contains { $0.contains("reload failed") && $0.contains("cache.conf:2") })
+        // The running configuration (with the key) is kept.
+        #expect(configured(try await hello(place.socket))["flickr"] == true)
+
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+        #expect(!daemon.log.contains { $0.contains("reload-secret-1") })
+    }
+
+    @Test("under systemd socket activation it serves on the inherited socket and leaves the socket file to systemd")
+    func socketActivation() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let activator = try DaemonProcess(
+            executable: URL(fileURLWithPath: "/usr/bin/systemd-socket-activate"),
+            arguments: ["-l", place.socket, DaemonProcess.executable.path, "--socket", place.folder + "/unused.sock"],
+            environment: DaemonProcess.environment(home: place.folder))
+        defer { activator.kill() }
+        try await activator.waitForLog("Listening on")
+        // The first connection makes systemd-socket-activate exec the daemon with fd 3.
+        #expect(try await hello(place.socket)["name"] as? String == "imagecached")
+        try await activator.waitForLog("using the socket passed by systemd")
+        #expect(!FileManager.default.fileExists(atPath: place.folder + "/unused.sock"))
+        activator.signal(SIGTERM)
+        #expect(try await activator.waitForExit() == 0)
+        // systemd owns the socket file; the daemon does not remove it.
+        #expect(FileManager.default.fileExists(atPath: place.socket))
+    }
+}

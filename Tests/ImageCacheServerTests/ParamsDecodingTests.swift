@@ -1,0 +1,44 @@
+import ImageCacheServer
+import Testing
+import TestSupport
+
+/// Typed params as later methods will declare them: nested objects, arrays, optionals.
+/// A handler registered with such a type gets -32602 with the exact field on any mistake.
+@Suite("Typed params", .timeLimit(.minutes(1)))
+struct ParamsDecodingTests {
+    struct Author: Decodable, Sendable { var name: String; var likes: Int? }
+    struct Params: Decodable, Sendable { var photos: [String]; var author: Author?; var size: Int? }
+
+    private func call(_ params: String) async throws -> [String: Any] {
+        let server = try await TestServer.start { router in
+            router.register("test.typed") { (params: Params, _) -> Int in params.photos.count + (params.size ?? 0) }
+        }
+        let client = try await server.connect()
+        let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"test.typed","params":\#(params)}"#)
+        await client.close()
+        await server.stop()
+        return answer
+    }
+
+    @Test("well-typed params reach the handler")
+    func valid() async throws {
+        let answer = try await call(#"{"photos":["a","b"],"author":{"name":"x","likes":null},"size":3}"#)
+        #expect(answer["result"] as? Int == 5)
+    }
+
+    @Test("mistakes name the exact field", arguments: [
+        (#"{"photos":["a",2]}"#, "photos[1]"),
+        (#"{"photos":[],"author":{"name":"x","extra":1}}"#, "author.extra"),
+        (#"{"photos":[],"author":{}}"#, "author.name"),
+        (#"{"photos":[],"size":"3"}"#, "size"),
+        (#"{"photos":[],"size":1e30}"#, "size"),
+        (#"{"author":{"name":"x"}}"#, "photos"),
+        (#"{"photos":null}"#, "photos"),
+    ])
+    func fieldNamed(params: String, field: String) async throws {
+        let answer = try await call(params)
+        #expect(answer.errorCode == -32602)
+        #expect(answer.errorKind == "invalid_params")
+        #expect(answer.errorData["field"] as? String == field)
+    }
+}
