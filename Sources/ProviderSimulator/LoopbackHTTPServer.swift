@@ -45,6 +45,9 @@ public struct SimulatedResponse: Sendable {
 public final class LoopbackHTTPServer: Sendable {
     /// Answers one request; called on a NIO event loop, so it must not block.
     public typealias Handler = @Sendable (SimulatedRequest) -> SimulatedResponse
+    /// Answers one request by writing through the writer, at its own pace; called on a NIO
+    /// event loop, so it must not block (schedule later writes with `writer.after`).
+    public typealias StreamingHandler = @Sendable (SimulatedRequest, ResponseWriter) -> Void
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -56,7 +59,16 @@ public final class LoopbackHTTPServer: Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts listening on 127.0.0.1 at a free port chosen by the kernel.
-    public init(handler: @escaping Handler) async throws {
+    public convenience init(handler: @escaping Handler) async throws {
+        try await self.init(streaming: { request, writer in writer.respond(handler(request)) })
+    }
+
+    /// Starts listening with a handler that writes its response over time through a
+    /// `ResponseWriter` (slow, stalled, endless or broken bodies). `onAbort` is told of every
+    /// request whose connection closed before its response ended (the client gave up), with
+    /// the body bytes already written, so tests can see that a cancelled transfer stopped.
+    public init(streaming handler: @escaping StreamingHandler,
+                onAbort: (@Sendable (SimulatedRequest, Int) -> Void)? = nil) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let channel = try await ServerBootstrap(group: group)
@@ -65,7 +77,7 @@ public final class LoopbackHTTPServer: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(HTTPHandler(handler: handler))
+                        try channel.pipeline.syncOperations.addHandler(HTTPHandler(handler: handler, onAbort: onAbort))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)
@@ -90,12 +102,15 @@ private final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let handler: LoopbackHTTPServer.Handler
+    private let handler: LoopbackHTTPServer.StreamingHandler
+    private let onAbort: (@Sendable (SimulatedRequest, Int) -> Void)?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
+    private var current: ResponseWriter?
 
-    init(handler: @escaping LoopbackHTTPServer.Handler) {
+    init(handler: @escaping LoopbackHTTPServer.StreamingHandler, onAbort: (@Sendable (SimulatedRequest, Int) -> Void)?) {
         self.handler = handler
+        self.onAbort = onAbort
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -111,26 +126,21 @@ private final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             let request = SimulatedRequest(
                 method: head.method.rawValue, uri: head.uri,
                 headers: head.headers.map { ($0.name, $0.value) }, body: body)
-            let response = handler(request)
-            write(response, keepAlive: head.isKeepAlive, context: context)
+            let writer = ResponseWriter(context: context, request: request, keepAlive: head.isKeepAlive)
+            current = writer
+            handler(request, writer)
         }
     }
 
-    private func write(_ response: SimulatedResponse, keepAlive: Bool, context: ChannelHandlerContext) {
-        var headers = HTTPHeaders(response.headers)
-        if !headers.contains(name: "Content-Length") {
-            headers.add(name: "Content-Length", value: String(response.body.count))
+    func channelInactive(context: ChannelHandlerContext) {
+        if let current, let written = current.abandonedBytes() {
+            onAbort?(current.request, written)
         }
-        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: .http1_1, status: .init(statusCode: response.status), headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if !response.body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
-        }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            let channel = context.channel
-            done.whenComplete { _ in channel.close(promise: nil) }
-        }
+        current = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
     }
 }

@@ -12,6 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
     /// Every benchmark area. Add one line per area.
     static let areas: [any ParsableCommand.Type] = [
         HelloBenchmark.self,
+        FetchBenchmark.self,
     ]
 }
 

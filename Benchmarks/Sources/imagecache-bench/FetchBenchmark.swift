@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import ImageCacheKit
+import ProviderSimulator
+
+/// `imagecache-bench fetch`: the transfer engine alone, bodies to memory, against a list of
+/// URLs (Benchmarks/scripts/fetch.sh serves them from a loopback nginx and runs curl and
+/// aria2c on the same list, interleaved). `--prepare DIR` writes the image set first.
+struct FetchBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch a list of URLs with the libcurl engine (bodies to memory) and report time and CPU.",
+        discussion: """
+            Run through Benchmarks/scripts/fetch.sh, which starts nginx, writes the URL lists and \
+            puts the engine beside curl --parallel and aria2c.
+
+            Examples:
+              imagecache-bench fetch --prepare /dev/shm/www
+              imagecache-bench fetch --urls small.txt --connections 16
+            """
+    )
+
+    @Option(help: "Write the image set (small/NNNN.jpg ~30 KB ×2000, large/NNN.jpg ~1 MB ×200) into this folder and exit.")
+    var prepare: String?
+
+    @Option(help: "A file with one URL per line to fetch.")
+    var urls: String?
+
+    @Option(help: "max_connections and max_connections_per_host of the engine.")
+    var connections = 16
+
+    @Option(help: "Small images to write with --prepare.")
+    var smallCount = 2000
+
+    @Option(help: "Large images to write with --prepare.")
+    var largeCount = 200
+
+    /// Synchronous on purpose: `await BenchCommand.main()` in main.swift resolves to the
+    /// synchronous entry point, which never calls an async `run()` (it prints the help instead),
+    /// so the async work runs in a task this thread waits for.
+    func run() throws {
+        if let prepare {
+            try writeImageSet(into: prepare)
+            return
+        }
+        guard let urls else { throw ValidationError("give --urls FILE or --prepare DIR") }
+        let list = try String(contentsOfFile: urls, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        let connections = connections
+        let outcome = LockedState<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await FetchBenchmark.fetchAll(list, connections: connections)
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }?.get()
+    }
+
+    private func writeImageSet(into root: String) throws {
+        let manager = FileManager.default
+        for (folder, count, bytes, variants) in [("small", smallCount, 30_000, 16), ("large", largeCount, 1_000_000, 4)] {
+            let dir = root + "/" + folder
+            try manager.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            // A few distinct real JPEGs, repeated under distinct names (content does not matter
+            // to a transfer; encoding 2 200 noise images would dominate the set-up time).
+            let images = (0..<variants).map { SyntheticImages.jpeg(approximateBytes: bytes, seed: UInt64($0 + 1)) }
+            for index in 0..<count {
+                let path = String(format: "%@/%04d.jpg", dir, index)
+                try Data(images[index % variants]).write(to: URL(fileURLWithPath: path))
+            }
+            let sizes = images.map(\.count)
+            print("\(folder): \(count) files, \(sizes.min()!)–\(sizes.max()!) bytes each")
+        }
+    }
+
+    private static func fetchAll(_ list: [String], connections: Int) async throws {
+        var configuration = CacheConfiguration()
+        configuration.network.allowHTTP = true
+        configuration.network.allowedHosts = ["127.0.0.1"]
+        configuration.network.maxConnections = connections
+        configuration.network.maxConnectionsPerHost = connections
+        var options = TransferEngine.Options()
+        options.maxQueued = max(list.count, 1)
+        let engine = TransferEngine(configuration: configuration, options: options)
+        defer { engine.shutdown() }
+
+        let cpuBefore = cpuSeconds()
+        let started = ContinuousClock.now
+        let handles = list.map { engine.start(TransferRequest(url: $0, keepInMemory: true)) }
+        var bytes = 0
+        var failures = 0
+        for handle in handles {
+            do { bytes += try await handle.result().body.count } catch { failures += 1 }
+        }
+        let elapsed = ContinuousClock.now - started
+        let cpu = cpuSeconds() - cpuBefore
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let stats = engine.stats
+        print(String(format: "{\"files\":%d,\"failures\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_seconds\":%.4f,"
+                     + "\"files_per_s\":%.1f,\"mb_per_s\":%.1f,\"cpu_us_per_transfer\":%.1f,\"requests\":%d}",
+                     list.count, failures, bytes, seconds, cpu, Double(list.count) / seconds,
+                     Double(bytes) / seconds / 1e6, cpu / Double(max(list.count, 1)) * 1e6, stats.requests))
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    private static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return s(usage.ru_utime) + s(usage.ru_stime)
+    }
+}

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a body's bytes go while they arrive: memory up to a small bound, then a file, so a
+/// 40 MB photo costs a file, not 40 MB of RAM per transfer (CONTRACT §7 memory bound).
+/// Confined to the curl thread, like the transfer that owns it.
+final class BodySink {
+    /// The body while in memory (empty once spilled).
+    private var buffer: [UInt8] = []
+    /// The open file once spilled or when resuming; -1 while in memory.
+    private var fd: Int32 = -1
+    private var path: String?
+    private let memoryLimit: Int
+    private let directory: String
+    /// A caller's partial-download file is kept on failure (it can be resumed later);
+    /// a temporary spill file is deleted.
+    private let ownsFile: Bool
+    private(set) var size = 0
+    private(set) var failure: String?
+
+    /// A sink that starts in memory and spills to a temporary file in `directory` past `memoryLimit`.
+    init(memoryLimit: Int, directory: String) {
+        self.memoryLimit = memoryLimit
+        self.directory = directory
+        ownsFile = true
+    }
+
+    /// A sink that appends to an existing partial body (a resumed download).
+    init?(appendingTo path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return nil }
+        let end = lseek(fd, 0, SEEK_END)
+        guard end >= 0 else { close(fd); return nil }
+        self.fd = fd
+        self.path = path
+        size = Int(end)
+        memoryLimit = 0
+        directory = ""
+        ownsFile = false
+    }
+
+    /// Makes room for a body of known length in one allocation (no regrowth copies).
+    func reserve(_ total: Int) {
+        if fd < 0, total <= memoryLimit, total > buffer.capacity { buffer.reserveCapacity(total) }
+    }
+
+    /// Appends bytes; false (with `failure` set) when the disk refused them.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if fd < 0 {
+            if buffer.count + bytes.count <= memoryLimit {
+                buffer.append(contentsOf: bytes)
+                size += bytes.count
+                return true
+            }
+            guard spill() else { return false }
+        }
+        guard writeAll(fd, bytes) else { return false }
+        size += bytes.count
+        return true
+    }
+
+    /// Empties the sink (the server answered 200 to a range request: the whole body follows).
+    func restart() -> Bool {
+        if fd >= 0 {
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+                failure = "cannot truncate the body file (errno \(errno))"
+                return false
+            }
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
+        size = 0
+        return true
+    }
+
+    /// The complete body; the sink is done after this.
+    func finish() -> TransferBody {
+        if fd >= 0, let path {
+            close(fd)
+            fd = -1
+            return .file(path: path, size: size)
+        }
+        defer { buffer = [] }
+        return .memory(buffer)
+    }
+
+    /// Drops the body: closes the file and deletes it when it was a temporary one.
+    func discard() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+            if ownsFile, let path { unlink(path) }
+        }
+        buffer = []
+        size = 0
+    }
+
+    /// Moves the in-memory bytes to a new temporary file and continues there.
+    private func spill() -> Bool {
+        var template = Array("\(directory)/imagecached-body-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            failure = "cannot create a body file in \(directory) (errno \(errno))"
+            return false
+        }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard buffer.withUnsafeBytes({ writeAll(fd, $0) }) else {
+            close(fd)
+            unlink(path)
+            return false
+        }
+        self.fd = fd
+        self.path = path
+        buffer = []
+        return true
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = "cannot write the body file (errno \(errno))"
+                return false
+            }
+            offset += n
+        }
+        return true
+    }
+}

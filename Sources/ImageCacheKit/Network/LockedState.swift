@@ -1,0 +1,27 @@
+import Foundation
+
+/// State shared between the curl thread and its callers, behind a pthread-based lock.
+///
+/// Why not `Synchronization.Mutex`: on Linux its futex lock lives in the uninstrumented
+/// standard library, so ThreadSanitizer sees no ordering between two `withLock` calls and
+/// reports every cross-thread use as a race (checked with this toolchain: a two-thread
+/// append/drain through `Mutex` gives six reports, through this type none). With an
+/// `NSLock` (a pthread mutex, which TSan intercepts) the `--sanitize=thread` run stays
+/// meaningful. `@unchecked Sendable`: `value` is only touched inside `withLock`, under `lock`.
+public final class LockedState<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    /// Wraps an initial value.
+    public init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Runs `body` with exclusive access to the value. Keep it short: the curl thread waits
+    /// on the same lock.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

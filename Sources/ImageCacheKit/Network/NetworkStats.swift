@@ -1,0 +1,18 @@
+/// The engine's counters, as `stats` reports them (`network: {inFlight, queued, requests,
+/// bytesReceived, bytesDiscarded}`), plus `retries` for tests and tuning.
+public struct NetworkStats: Sendable, Equatable {
+    /// Transfers inside the curl multi handle right now.
+    public var inFlight = 0
+    /// Transfers waiting for admission (or for a retry's backoff to elapse).
+    public var queued = 0
+    /// HTTP requests started since launch (every retry and redirect hop counts).
+    public var requests = 0
+    /// Body bytes received since launch.
+    public var bytesReceived = 0
+    /// Body bytes received by transfers that were then cancelled: bandwidth spent for nothing.
+    public var bytesDiscarded = 0
+    /// Requests sent again after a failure.
+    public var retries = 0
+    /// All counters at zero (a new engine).
+    public init() {}
+}

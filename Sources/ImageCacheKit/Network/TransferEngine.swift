@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import ImageCacheProtocol
+import Synchronization
+
+/// The daemon's HTTP client: one libcurl multi handle on one thread, with admission by
+/// priority, the URL policy on every hop, limits, retries and real cancellation.
+///
+/// Use `start(_:events:)` for images and downloads (progress, chunks, cancellation through
+/// the handle) and `fetch(_:)` (the `HTTPFetching` seam) for provider API calls. Coalescing
+/// many demands for one image into one transfer is `TransferCoalescer`'s job, on top.
+/// Call `shutdown()` when done: it cancels what is left and ends the thread.
+public final class TransferEngine: HTTPFetching, Sendable {
+    /// Tuning that is not part of `cache.conf`: sensible defaults, overridable by tests and
+    /// benchmarks.
+    public struct Options: Sendable {
+        /// Waiting transfers beyond which `start` fails with `busy` (backpressure).
+        public var maxQueued = 4096
+        /// Bodies larger than this stream to a file in `temporaryDirectory` (unless the request
+        /// says `keepInMemory`): a bound on memory per transfer.
+        public var memoryBodyLimit = 256 << 10
+        /// Where spilled bodies go (`$TMPDIR` by default); the daemon points it inside its cache
+        /// directory so a finished body can be renamed into place.
+        public var temporaryDirectory = NSTemporaryDirectory().hasSuffix("/")
+            ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+        /// Retry counts and backoff (see `RetryPolicy`).
+        public var retry = RetryPolicy()
+        /// Redirect hops followed before `upstream_error` (CONTRACT: at most 5).
+        public var maxRedirects = 5
+        /// Slots only visible transfers may use; nil means a quarter of `max_connections`
+        /// (at least one when there are two or more).
+        public var visibleReserve: Int?
+        /// The shortest gap between two progress events of one transfer (≤ 10 per second).
+        public var progressInterval: Duration = .milliseconds(100)
+        /// Where retries and failures are logged (at debug level; URLs always redacted).
+        public var logger = Logger(label: "imagecached.network")
+        /// The defaults described on each property.
+        public init() {}
+    }
+
+    private let loop: CurlMultiLoop
+    private let nextID = Atomic<UInt64>(0)
+
+    /// An engine for a configuration. `policy` defaults to the configuration's own (provider
+    /// API and image hosts plus `allowed_hosts`).
+    public init(configuration: CacheConfiguration, policy: URLPolicy? = nil, options: Options = Options()) {
+        let network = configuration.network
+        let environment = TransferEnvironment(network: network,
+                                              policy: policy ?? URLPolicy(configuration: configuration),
+                                              options: options)
+        let maxConnections = max(1, network.maxConnections)
+        let reserve = options.visibleReserve ?? (maxConnections >= 2 ? max(1, maxConnections / 4) : 0)
+        let limits = TransferScheduler.Limits(maxConnections: maxConnections,
+                                              maxPerHost: max(1, network.maxConnectionsPerHost),
+                                              visibleReserve: min(reserve, maxConnections - 1),
+                                              maxQueued: options.maxQueued)
+        loop = CurlMultiLoop(environment: environment, limits: limits)
+        loop.startThread()
+    }
+
+    deinit {
+        loop.commands.send(.shutdown)
+    }
+
+    /// Queues a transfer and returns its handle at once; the outcome arrives through the handle.
+    /// `events` is called on the curl thread, in order, and must return quickly.
+    public func start(_ request: TransferRequest, events: (@Sendable (TransferEvent) -> Void)? = nil) -> TransferHandle {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        let handle = TransferHandle(id: id, commands: loop.commands)
+        loop.commands.send(.start(request, handle, events))
+        return handle
+    }
+
+    /// A whole-body GET for provider API calls: any final status is returned (after retries
+    /// of 5xx and short 429/503), the body kept in memory; transport failures throw `RPCError`.
+    /// Cancelling the calling task cancels the transfer.
+    public func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let handle = start(TransferRequest(url: request.url, priority: request.priority, headers: request.headers,
+                                           statusHandling: .returnAll, keepInMemory: true))
+        let result = try await handle.result()
+        guard case .memory(let bytes) = result.body else {
+            throw RPCError(.internal, "an in-memory body was written to a file")
+        }
+        return HTTPResponse(status: result.status, headers: result.headers, body: bytes)
+    }
+
+    /// The counters `stats` reports (a consistent snapshot).
+    public var stats: NetworkStats {
+        loop.environment.stats.withLock { $0 }
+    }
+
+    /// Cancels every transfer (reason `shutdown`) and ends the curl thread. Further `start`s
+    /// fail with `cancelled` at once.
+    public func shutdown() {
+        loop.commands.send(.shutdown)
+    }
+}

@@ -1,0 +1,266 @@
+import CCurl
+
+/// One transfer's life on the curl thread: its target (which changes with each redirect hop),
+/// its retry count and deadline, and the state of the current HTTP attempt that curl's
+/// callbacks fill in. Confined to the curl thread: created, called back and finished there.
+final class TransferJob {
+    let id: UInt64
+    let handle: TransferHandle
+    let request: TransferRequest
+    let events: (@Sendable (TransferEvent) -> Void)?
+    let environment: TransferEnvironment
+    var priority: TransferPriority
+    /// The current hop's checked URL.
+    var target: URLPolicy.Target
+    /// Every URL of the redirect chain so far, to catch a loop.
+    var chain: [String]
+    var hops = 0
+    var retries = 0
+    var requests = 0
+    /// The total deadline (`transfer_timeout`), set when the transfer is first admitted.
+    var deadline: ContinuousClock.Instant?
+    /// The partial body to continue (the body is always written to its file).
+    var resume: TransferRequest.Resume?
+    /// False after a 416: the file is emptied and the body fetched whole (a clean restart).
+    private var rangeUsable = true
+    /// Body bytes received over every attempt (what a cancellation discards).
+    var totalReceived = 0
+
+    // MARK: The current attempt
+    var easy: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private(set) var status = 0
+    private(set) var headers: [(String, String)] = []
+    private(set) var contentLength: Int?
+    private(set) var sink: BodySink?
+    /// The start of an error answer's body, for `upstream_error`'s `data.body`.
+    private(set) var excerpt: [UInt8] = []
+    private(set) var rangeSent = false
+    private(set) var abort: AbortReason?
+    private(set) var refusalReason: String?
+    private var bodyDecided = false
+    private var keepsBody = false
+    private var lastActivity = ContinuousClock.now
+    private var lastProgress: ContinuousClock.Instant?
+
+    init(id: UInt64, request: TransferRequest, handle: TransferHandle, target: URLPolicy.Target,
+         events: (@Sendable (TransferEvent) -> Void)?, environment: TransferEnvironment) {
+        self.id = id
+        self.request = request
+        self.handle = handle
+        self.target = target
+        self.events = events
+        self.environment = environment
+        priority = request.priority
+        chain = [target.url]
+        resume = request.resume
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+        sink?.discard()
+    }
+
+    /// Resets the per-attempt state and opens the body sink; false when the partial file of a
+    /// resume cannot be opened.
+    func beginAttempt() -> Bool {
+        status = 0
+        headers = []
+        contentLength = nil
+        excerpt = []
+        abort = nil
+        refusalReason = nil
+        bodyDecided = false
+        keepsBody = false
+        rangeSent = false
+        lastActivity = .now
+        lastProgress = nil
+        errorBuffer[0] = 0
+        sink?.discard()
+        if let resume {
+            guard let partial = BodySink(appendingTo: resume.path) else {
+                sink = nil
+                abort = .diskFailure("cannot open the partial download \(resume.path)")
+                return false
+            }
+            if !rangeUsable, !partial.restart() {
+                abort = .diskFailure(partial.failure ?? "cannot empty the partial download")
+                partial.discard()
+                return false
+            }
+            sink = partial
+            rangeSent = rangeUsable && partial.size > 0
+        } else {
+            sink = BodySink(memoryLimit: request.keepInMemory ? Int.max : environment.memoryBodyLimit,
+                            directory: environment.temporaryDirectory)
+        }
+        return true
+    }
+
+    /// The request headers of this attempt, `Range`/`If-Range` included for a resume.
+    func attemptHeaders() -> [String] {
+        var lines = request.headers.map { "\($0.0): \($0.1)" }
+        if rangeSent, let resume, let sink {
+            lines.append("Range: bytes=\(sink.size)-")
+            lines.append("If-Range: \(resume.validator)")
+        }
+        return lines
+    }
+
+    /// The sink's body, handed over (the job no longer owns it).
+    func takeBody() -> TransferBody {
+        let body = sink?.finish() ?? .memory([])
+        sink = nil
+        return body
+    }
+
+    /// Drops the sink (a spill file is deleted; a caller's partial file is kept for later).
+    func discardBody() {
+        sink?.discard()
+        sink = nil
+    }
+
+    /// Stops asking for a range (after a 416): the next attempt empties the file and starts over.
+    func dropResume() {
+        rangeUsable = false
+    }
+
+    var bodySize: Int { sink?.size ?? 0 }
+
+    // MARK: Called back by curl (on the curl thread)
+
+    /// One header line, parsed on bytes (this runs for every line of every response, so it
+    /// avoids String searching): a status line starts a new response, `Content-Length` is
+    /// checked against `max_image_bytes` at once.
+    func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        lastActivity = .now
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x0A { end -= 1 }
+        if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F {  // "HTTP/"
+            // A new response (a 100 Continue, a proxy's CONNECT answer, or the real one).
+            var index = 5
+            while index < end, line[index] != 0x20 { index += 1 }
+            while index < end, line[index] == 0x20 { index += 1 }
+            var code = 0
+            while index < end, (0x30...0x39).contains(line[index]) {
+                code = code * 10 + Int(line[index] - 0x30)
+                index += 1
+            }
+            status = code
+            headers = []
+            contentLength = nil
+            return true
+        }
+        guard let colon = line[..<end].firstIndex(of: 0x3A) else { return true }
+        var valueStart = colon + 1
+        while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        var valueEnd = end
+        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        let value = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
+        headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        if TransferJob.isContentLength(name) {
+            var length = 0
+            for byte in value {
+                guard (0x30...0x39).contains(byte), length < Int.max / 20 else { return true }
+                length = length * 10 + Int(byte - 0x30)
+            }
+            contentLength = length
+            // Refuse early what will be too large, before a single body byte is paid for.
+            let offset = status == 206 ? bodySize : 0
+            if (200..<300).contains(status), offset + length > environment.network.maxImageBytes {
+                abort = .tooLarge(limit: environment.network.maxImageBytes)
+                return false
+            }
+            if (200..<300).contains(status), !rangeSent || status == 206 { sink?.reserve(offset + length) }
+        }
+        return true
+    }
+
+    private static let contentLengthName = Array("content-length".utf8)
+
+    private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard name.count == contentLengthName.count else { return false }
+        for (byte, expected) in zip(name, contentLengthName) where byte | 0x20 != expected && byte != expected {
+            return false
+        }
+        return true
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let now = ContinuousClock.now
+        lastActivity = now
+        totalReceived += bytes.count
+        environment.stats.withLock { $0.bytesReceived += bytes.count }
+        if !bodyDecided { decideBody() }
+        if abort != nil { return false }
+        guard keepsBody, let sink else {
+            if excerpt.count < 1024 { excerpt.append(contentsOf: bytes.prefix(1024 - excerpt.count)) }
+            return true
+        }
+        if sink.size + bytes.count > environment.network.maxImageBytes {
+            abort = .tooLarge(limit: environment.network.maxImageBytes)
+            return false
+        }
+        let offset = sink.size
+        guard sink.write(bytes) else {
+            abort = .diskFailure(sink.failure ?? "cannot store the body")
+            return false
+        }
+        if let events {
+            if request.deliverChunks { events(.chunk(offset: offset, bytes: Array(bytes))) }
+            if lastProgress.map({ now - $0 >= environment.progressInterval }) ?? true {
+                lastProgress = now
+                events(.progress(received: sink.size, expected: expectedSize))
+            }
+        }
+        return true
+    }
+
+    /// False when the transfer has stalled or run out of time (curl then aborts it).
+    func checkTimers() -> Bool {
+        let now = ContinuousClock.now
+        if now - lastActivity > environment.network.stallTimeout {
+            abort = .stalled(seconds: TransferEnvironment.seconds(environment.network.stallTimeout))
+            return false
+        }
+        if let deadline, now > deadline {
+            abort = .deadline(seconds: TransferEnvironment.seconds(environment.network.transferTimeout))
+            return false
+        }
+        return true
+    }
+
+    /// The policy's verdict on a resolved address for the current hop.
+    func refusal(for address: IPAddress) -> String? {
+        environment.policy.refusal(for: address, target: target)
+    }
+
+    func refuse(_ reason: String) {
+        refusalReason = reason
+    }
+
+    /// The body's expected total, counting bytes already on disk for a resumed body.
+    var expectedSize: Int? {
+        guard let contentLength else { return nil }
+        return contentLength + (status == 206 ? (bodySizeAtStart ?? 0) : 0)
+    }
+
+    private var bodySizeAtStart: Int?
+
+    /// On the first body byte: keep this body (a success, or any answer when the caller maps
+    /// statuses itself), or keep only an excerpt (errors, redirects).
+    func decideBody() {
+        guard !bodyDecided else { return }
+        bodyDecided = true
+        bodySizeAtStart = bodySize
+        let redirect = (300..<400).contains(status)
+        keepsBody = (200..<300).contains(status) || (request.statusHandling == .returnAll && !redirect)
+        if keepsBody && rangeSent && status != 206 {
+            // The server ignored the range (or If-Range said the file changed): the whole body follows.
+            if sink?.restart() == false { abort = .diskFailure(sink?.failure ?? "cannot restart the body") }
+            bodySizeAtStart = 0
+        }
+    }
+}

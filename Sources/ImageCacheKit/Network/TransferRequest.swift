@@ -1,0 +1,56 @@
+/// One GET the engine should perform: an image for the cache, a download to disk, or a
+/// provider API call (through `HTTPFetching`).
+public struct TransferRequest: Sendable {
+    /// Where a partially downloaded body lies, so a download can continue with `Range` and
+    /// `If-Range` instead of starting over (CONTRACT: downloads resume).
+    public struct Resume: Sendable, Equatable {
+        /// The file holding the first `offset` bytes of the body; the rest is appended to it.
+        public var path: String
+        /// The `ETag` (or `Last-Modified`) the partial body came with: sent as `If-Range`, so a
+        /// changed resource answers 200 with the whole new body instead of a mismatched tail.
+        public var validator: String
+        /// A resume of the file at `path` whose bytes came with `validator`.
+        public init(path: String, validator: String) {
+            self.path = path
+            self.validator = validator
+        }
+    }
+
+    /// How HTTP statuses are treated.
+    public enum StatusHandling: Sendable {
+        /// Images: 404/410 → `not_found`, 429 → `rate_limited`, other ≥ 400 → `upstream_error`.
+        case mapErrors
+        /// API calls: every final status is returned to the caller (a provider knows that Flickr
+        /// fails with a 200); 5xx and short 429/503 are still retried first.
+        case returnAll
+    }
+
+    /// Absolute http(s) URL; checked by the URL policy before anything is sent.
+    public var url: String
+    /// The admission lane; changeable while queued through the handle.
+    public var priority: TransferPriority
+    /// Extra request headers (an API's `Authorization`, `Accept-Version`).
+    public var headers: [(String, String)]
+    /// Deliver `.chunk` events as bytes arrive (to probe an image header before the body ends).
+    public var deliverChunks: Bool
+    /// Continue a partial download (see `Resume`); the body is then always written to its file.
+    public var resume: Resume?
+    /// Whether statuses become errors (images) or are returned (API calls).
+    public var statusHandling: StatusHandling
+    /// Keep the whole body in memory whatever its size (API answers, benchmarks); otherwise a
+    /// body past the engine's `memoryBodyLimit` streams to a temporary file.
+    public var keepInMemory: Bool
+
+    /// A visible image GET by default: statuses mapped to errors, large bodies to a file.
+    public init(url: String, priority: TransferPriority = .visible, headers: [(String, String)] = [],
+                deliverChunks: Bool = false, resume: Resume? = nil, statusHandling: StatusHandling = .mapErrors,
+                keepInMemory: Bool = false) {
+        self.url = url
+        self.priority = priority
+        self.headers = headers
+        self.deliverChunks = deliverChunks
+        self.resume = resume
+        self.statusHandling = statusHandling
+        self.keepInMemory = keepInMemory
+    }
+}

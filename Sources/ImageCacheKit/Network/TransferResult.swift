@@ -1,0 +1,35 @@
+/// Where a finished body lives: small bodies stay in memory, large ones were streamed to a file
+/// so memory does not grow with image size (CONTRACT §7).
+public enum TransferBody: Sendable, Equatable {
+    case memory([UInt8])
+    /// A file the caller now owns (move it into place or delete it).
+    case file(path: String, size: Int)
+
+    /// The body's length in bytes.
+    public var count: Int {
+        switch self {
+        case .memory(let bytes): return bytes.count
+        case .file(_, let size): return size
+        }
+    }
+}
+
+/// A completed transfer: the final answer after redirects and retries.
+public struct TransferResult: Sendable {
+    /// The status of the final response (206 when a resume appended to the partial file).
+    public var status: Int
+    /// The final response's headers (ETag, Content-Type…), as received.
+    public var headers: [(String, String)]
+    /// The body, in memory or in a file the caller now owns.
+    public var body: TransferBody
+    /// The URL that answered, after redirects (redact before showing it).
+    public var finalURL: String
+    /// How many HTTP requests it took (1 plus retries plus redirect hops).
+    public var requests: Int
+
+    /// The value of the last header with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.last { $0.0.lowercased() == lower }?.1
+    }
+}

@@ -1,0 +1,80 @@
+import CPNG
+import CTurboJPEG
+
+/// Real JPEG and PNG bodies made on the spot, deterministic for a given seed, so the
+/// simulator and the benchmarks serve images that decode like photos without shipping any.
+///
+/// The pixels are a gradient with seeded noise: noise makes the encoded size grow with the
+/// area as a photo's does, so a target byte size maps to a predictable pixel size.
+public enum SyntheticImages {
+    /// A baseline JPEG (4:2:0, quality 90) of `width` × `height`.
+    public static func jpeg(width: Int, height: Int, seed: UInt64 = 1, quality: Int32 = 90) -> [UInt8] {
+        let pixels = rgb(width: width, height: height, seed: seed)
+        guard let handle = tjInitCompress() else { return [] }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let rc = pixels.withUnsafeBufferPointer { source in
+            tjCompress2(handle, source.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue),
+                        &output, &size, Int32(TJSAMP_420.rawValue), quality, 0)
+        }
+        defer { tjFree(output) }
+        guard rc == 0, let output else { return [] }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// An 8-bit RGB PNG of `width` × `height`.
+    public static func png(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
+        let pixels = rgb(width: width, height: height, seed: seed)
+        var image = png_image()
+        image.version = IC_PNG_IMAGE_VERSION
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = IC_PNG_FORMAT_RGB
+        var size: Int = 0
+        let probed = pixels.withUnsafeBytes { raw in
+            png_image_write_to_memory(&image, nil, &size, 0, raw.baseAddress, 0, nil)
+        }
+        guard probed != 0, size > 0 else { return [] }
+        var output = [UInt8](repeating: 0, count: size)
+        let written = output.withUnsafeMutableBytes { out in
+            pixels.withUnsafeBytes { raw in
+                png_image_write_to_memory(&image, out.baseAddress, &size, 0, raw.baseAddress, 0, nil)
+            }
+        }
+        png_image_free(&image)
+        guard written != 0 else { return [] }
+        return Array(output.prefix(size))
+    }
+
+    /// A JPEG of roughly `bytes` bytes (within about 15 %), found by scaling a square's side.
+    public static func jpeg(approximateBytes bytes: Int, seed: UInt64 = 1) -> [UInt8] {
+        var side = 64
+        var image = jpeg(width: side, height: side, seed: seed)
+        for _ in 0..<6 where !image.isEmpty {
+            let ratio = Double(bytes) / Double(image.count)
+            if abs(ratio - 1) < 0.1 { break }
+            side = max(16, Int((Double(side) * ratio.squareRoot()).rounded()))
+            image = jpeg(width: side, height: side, seed: seed)
+        }
+        return image
+    }
+
+    private static func rgb(width: Int, height: Int, seed: UInt64) -> [UInt8] {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                let noise = Int(state & 0x3f)
+                let i = (y * width + x) * 3
+                pixels[i] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) / 2 + noise)
+                pixels[i + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1) / 2 + noise)
+                pixels[i + 2] = UInt8(truncatingIfNeeded: 128 + noise)
+            }
+        }
+        return pixels
+    }
+}

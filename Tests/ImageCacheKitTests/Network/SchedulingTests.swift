@@ -1,0 +1,122 @@
+import ImageCacheKit
+import ImageCacheProtocol
+import ProviderSimulator
+import Testing
+import TestSupport
+
+@Suite("Network: admission, priorities and backpressure", .timeLimit(.minutes(2)))
+struct NetworkSchedulingTests {
+    @Test("no more transfers run at once than max_connections_per_host")
+    func perHostLimitHeld() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine { $0.maxConnections = 8; $0.maxConnectionsPerHost = 2 }
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/p.jpg", body: photo, faults: [.latency(milliseconds: 150)])
+            let handles = (0..<6).map { _ in engine.start(TransferRequest(url: server.url("/p.jpg"))) }
+            for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(server.counters.requests("/p.jpg") == 6)
+            #expect(server.counters.peakInFlight <= 2)
+            #expect(server.counters.peakInFlight == 2)
+        }
+    }
+
+    @Test("no more transfers run at once than max_connections")
+    func totalLimitHeld() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine { $0.maxConnections = 3; $0.maxConnectionsPerHost = 6 }
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/p.jpg", body: photo, faults: [.latency(milliseconds: 150)])
+            let handles = (0..<7).map { _ in engine.start(TransferRequest(url: server.url("/p.jpg"))) }
+            for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(server.counters.peakInFlight <= 3)
+        }
+    }
+
+    @Test("waiting transfers start visible first, then download, then prefetch, FIFO within one")
+    func priorityOrder() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine(
+            { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.visibleReserve = 0 })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            for name in ["p1", "d1", "v1", "p2", "v2", "d2"] { server.serve("/\(name)", body: photo) }
+            let blocker = engine.start(TransferRequest(url: server.url("/block")))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
+            let queued: [(String, TransferPriority)] = [("p1", .prefetch), ("d1", .download), ("v1", .visible),
+                                                      ("p2", .prefetch), ("v2", .visible), ("d2", .download)]
+            let handles = queued.map { engine.start(TransferRequest(url: server.url("/\($0.0)"), priority: $0.1)) }
+            blocker.cancel()  // commands are handled in order: every start above is queued first
+            for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(server.counters.arrivals == ["/block", "/v1", "/v2", "/d1", "/d2", "/p1", "/p2"])
+        }
+    }
+
+    @Test("a queued prefetch upgraded to visible jumps the queue")
+    func upgradeJumpsQueue() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine(
+            { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.visibleReserve = 0 })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            for name in ["a", "b", "c"] { server.serve("/\(name)", body: photo) }
+            let blocker = engine.start(TransferRequest(url: server.url("/block")))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
+            let a = engine.start(TransferRequest(url: server.url("/a"), priority: .prefetch))
+            let b = engine.start(TransferRequest(url: server.url("/b"), priority: .prefetch))
+            let c = engine.start(TransferRequest(url: server.url("/c"), priority: .prefetch))
+            c.setPriority(.visible)
+            blocker.cancel()
+            for handle in [a, b, c] { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(server.counters.arrivals == ["/block", "/c", "/a", "/b"])
+        }
+    }
+
+    @Test("capacity kept for visible: prefetches cannot take the last slots")
+    func visibleReserve() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine(
+            { $0.maxConnections = 2; $0.maxConnectionsPerHost = 2 }, options: { $0.visibleReserve = 1 })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/stuck", body: photo, faults: [.stall(afterBytes: 10)])
+            server.serve("/p2", body: photo)
+            server.serve("/v", body: photo)
+            let first = engine.start(TransferRequest(url: server.url("/stuck"), priority: .prefetch))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/stuck") == 1 } }
+            let second = engine.start(TransferRequest(url: server.url("/p2"), priority: .prefetch))
+            let visible = engine.start(TransferRequest(url: server.url("/v"), priority: .visible))
+            _ = try await withTimeout(seconds: 30) { try await visible.result() }
+            // The visible one got the reserved slot; the second prefetch still waits for a free one.
+            #expect(server.counters.requests("/p2") == 0)
+            #expect(engine.stats.queued == 1)
+            first.cancel()
+            _ = try await withTimeout(seconds: 30) { try await second.result() }
+            #expect(server.counters.arrivals == ["/stuck", "/v", "/p2"])
+        }
+    }
+
+    @Test("a full queue answers busy")
+    func fullQueueIsBusy() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine(
+            { $0.maxConnections = 1; $0.maxConnectionsPerHost = 1 }, options: { $0.maxQueued = 2 })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/block", body: photo, faults: [.stall(afterBytes: 10)])
+            server.serve("/p", body: photo)
+            let blocker = engine.start(TransferRequest(url: server.url("/block")))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/block") == 1 } }
+            let waiting = (0..<2).map { _ in engine.start(TransferRequest(url: server.url("/p"))) }
+            let refused = engine.start(TransferRequest(url: server.url("/p")))
+            let error = await rpcError { _ = try await withTimeout(seconds: 30) { try await refused.result() } }
+            #expect(error?.kind == .busy)
+            blocker.cancel()
+            for handle in waiting { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(server.counters.requests("/p") == 2)
+        }
+    }
+}
