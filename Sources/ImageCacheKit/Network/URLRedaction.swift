@@ -1,7 +1,14 @@
-/// The one place where URLs lose their secrets before they are logged, put in an error or
-/// used as a key (CONTRACT §7): Flickr and Pixabay carry API keys in query strings, and a
-/// URL with credentials in its user-info part would leak them just the same.
+import Foundation
+
+/// The one place where URLs and texts lose their secrets before they are logged, put in an
+/// error, shown in `stats` or used as a cache key (CONTRACT §7): Flickr and Pixabay carry API
+/// keys in query strings, Unsplash in a header that some proxies echo back, and a URL with
+/// credentials in its user-info part would leak them just the same. The engine and the
+/// providers both call it, so there is a single list of secret parameter names.
 public enum URLRedaction {
+    /// What a removed secret is replaced with.
+    public static let placeholder = "REDACTED"
+
     /// Query keys (compared case-insensitively) whose values are secrets.
     public static let secretQueryKeys: Set<String> = [
         "key", "api_key", "apikey", "client_id", "client_secret", "access_key", "accesskey",
@@ -29,6 +36,55 @@ public enum URLRedaction {
             return secretQueryKeys.contains(name) ? String(pair[...eq]) + "REDACTED" : String(pair)
         }.joined(separator: "&")
         result.replaceSubrange(result.index(after: question)..<fragmentStart, with: redacted)
+        return result
+    }
+
+    /// A free text (an error body, a message) with every known secret value (as is and
+    /// percent-encoded) and every `name=value` pair of a secret parameter replaced. Secrets
+    /// shorter than 4 characters are not searched for: they would match ordinary words, and no
+    /// provider issues keys that short.
+    public static func redact(text: String, secrets: [String] = []) -> String {
+        var out = text
+        for secret in secrets where secret.count >= 4 {
+            out = out.replacingOccurrences(of: secret, with: placeholder)
+            let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret
+            if encoded != secret { out = out.replacingOccurrences(of: encoded, with: placeholder) }
+        }
+        return redactParameters(in: out)
+    }
+
+    /// Header pairs fit for a log: `Authorization` and the like keep their name only.
+    public static func redact(headers: [(String, String)]) -> [(String, String)] {
+        headers.map { name, value in
+            ["authorization", "proxy-authorization", "cookie", "x-api-key"].contains(name.lowercased())
+                ? (name, placeholder) : (name, value)
+        }
+    }
+
+    /// Replaces `name=value` for secret names anywhere in a text (URLs inside messages, bodies).
+    static func redactParameters(in text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.count)
+        var rest = Substring(text)
+        while let eq = rest.firstIndex(of: "=") {
+            // The parameter name is the run of name characters right before "=".
+            var nameStart = eq
+            while nameStart > rest.startIndex {
+                let before = rest.index(before: nameStart)
+                let c = rest[before]
+                guard c.isLetter || c.isNumber || c == "_" || c == "-" else { break }
+                nameStart = before
+            }
+            let name = rest[nameStart..<eq].lowercased()
+            result += rest[rest.startIndex...eq]
+            rest = rest[rest.index(after: eq)...]
+            if secretQueryKeys.contains(name) {
+                let end = rest.firstIndex { "&#; \t\r\n\"'<>".contains($0) } ?? rest.endIndex
+                if end > rest.startIndex { result += placeholder }
+                rest = rest[end...]
+            }
+        }
+        result += rest
         return result
     }
 }
