@@ -204,10 +204,7 @@ func rpcError(_ body: () throws -> Void) -> RPCError? {
     return nil
 }
 
-func rpcError(_ body: () async throws -> Void) async -> RPCError? {
-    do { try await body() } catch let e as RPCError { return e } catch { return nil }
-    return nil
-}
+// The async form is `NetworkTestSupport.swift`'s `rpcError` (one declaration per test target).
 
 /// The decoded query items of a URL (as a server reads them, `+` meaning space).
 func queryItems(_ url: String) -> [String: String] {
