@@ -79,9 +79,16 @@ final class SearchDaemon: Sendable {
 }
 
 /// A simulator, a temporary folder and helpers for one test; `finish()` cleans up.
-struct SearchFixture {
+final class SearchFixture: Sendable {
     let sim: SimulatedProviders
     let folder: String
+    /// Whether the simulator was stopped already (NIO must not be shut down twice).
+    private let stopped = LockedState(false)
+
+    private init(sim: SimulatedProviders, folder: String) {
+        self.sim = sim
+        self.folder = folder
+    }
 
     static func make() async throws -> SearchFixture {
         SearchFixture(sim: try await SimulatedProviders.start(), folder: TestServer.makeFolder())
@@ -93,8 +100,17 @@ struct SearchFixture {
         SearchDaemon.configuration(sim: sim, folder: folder, keys: keys, searchTTL: searchTTL)
     }
 
+    /// Stops the simulator: the providers can no longer be reached.
+    func stopSimulator() async {
+        let first = stopped.withLock { was in
+            defer { was = true }
+            return !was
+        }
+        if first { await sim.shutdown() }
+    }
+
     func finish() async {
-        await sim.shutdown()
+        await stopSimulator()
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
