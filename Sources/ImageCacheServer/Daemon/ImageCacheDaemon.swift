@@ -52,6 +52,10 @@ public final class ImageCacheDaemon: Sendable {
     public let stats = StatsRegistry()
     /// The server (available for its metrics; started by `run()`).
     public let server: RPCServer
+    /// `search` and `photo.get` (issue 7): the providers, their page cache and photo registry.
+    public let search: SearchMethods
+    /// The libcurl engine provider calls go through; shut down with the daemon.
+    private let engine: TransferEngine
 
     private let options: Options
     private let logger: Logger
@@ -76,6 +80,11 @@ public final class ImageCacheDaemon: Sendable {
         var router = RPCRouter()
         let stats = self.stats
         CoreMethods.register(in: &router, configuration: store, stats: stats)
+        // Search (issue 7): built from the configuration, registered beside the core methods.
+        let (searchMethods, searchEngine) = SearchMethods.forDaemon(configuration: store, logger: logger)
+        searchMethods.register(in: &router, stats: stats)
+        search = searchMethods
+        engine = searchEngine
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
@@ -146,6 +155,7 @@ public final class ImageCacheDaemon: Sendable {
         logger.notice("shutting down", metadata: ["sessions": "\(server.sessionCount)"])
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
+        engine.shutdown()
         listener.removeSocketFile()
         try? await eventLoops.shutdownGracefully()
         logger.notice("stopped")

@@ -38,7 +38,8 @@ public enum CoreMethods {
     /// set and not empty.
     public static func hello(for configuration: CacheConfiguration) -> Hello {
         func configured(_ provider: CacheConfiguration.Provider) -> Bool {
-            !(provider.apiKey ?? "").isEmpty
+            // The providers' own rule (a key that is blank after trimming is no key).
+            ProviderSettings(apiKey: provider.apiKey, apiURL: provider.apiURL).usableKey != nil
         }
         return Hello(providers: [
             .init(name: "unsplash", configured: configured(configuration.unsplash)),

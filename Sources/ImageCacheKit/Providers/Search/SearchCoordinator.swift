@@ -213,8 +213,16 @@ public actor SearchCoordinator {
                 finish(token, .success(answer))
                 return
             }
-            if debounce > .zero { try await clock.sleep(for: debounce) }
-            // Superseded or cancelled while waiting: never reach the provider.
+            if debounce > .zero {
+                try await clock.sleep(for: debounce)
+                // Superseded or cancelled while waiting: never reach the provider.
+                guard !Task.isCancelled, pending[token] != nil else { return }
+                // An identical search may have completed during the wait.
+                if let answer = await answerWithoutProvider(client: client, key: key) {
+                    finish(token, .success(answer))
+                    return
+                }
+            }
             guard !Task.isCancelled, pending[token] != nil else { return }
             do {
                 let page = try await shared(client: client, key: key)
@@ -283,12 +291,18 @@ public actor SearchCoordinator {
         return try await task.value
     }
 
+    /// The in-flight entry is dropped only once the page is in the store: a search arriving
+    /// meanwhile (the actor is re-entered at each `await`) joins the finished request instead
+    /// of finding neither a request in flight nor a stored page and sending a second one.
     private func completed(_ key: SearchPageKey, _ page: ProviderSearchPage?) async {
-        inFlight[key] = nil
-        guard let page else { return }
+        guard let page else {
+            inFlight[key] = nil
+            return
+        }
         learn(key, page)
         await registry.remember(page.photos)
         await store.save(StoredSearchPage(page: page, storedAt: wallClock()), for: key)
+        inFlight[key] = nil
     }
 
     private func learn(_ key: SearchPageKey, _ page: ProviderSearchPage) {

@@ -1,0 +1,159 @@
+import ImageCacheKit
+import Logging
+
+/// `search` and `photo.get` (CONTRACT §5) on the socket, over one `SearchCoordinator` whose
+/// provider calls go through the daemon's libcurl engine (`HTTPFetching`, so the URL policy,
+/// limits and retries apply to them as to images, at `visible` priority).
+///
+/// What this layer adds to the coordinator is only what belongs to sockets:
+/// - the session: its id scopes `channel` supersession, and a closing session has its pending
+///   searches cancelled and its channel state dropped (`closeSession`);
+/// - the configuration's generation: after a SIGHUP that changes keys, `api_url`,
+///   `default_provider` or `search_ttl`, new searches go to a coordinator built from the new
+///   settings, sharing the page store and the photo registry (cached pages and remembered
+///   photos survive a reload; searches already running finish on the old one);
+/// - `stats.providers`: `stats` is answered inline and must not wait for the coordinator
+///   actor, so the figures are copied here after every search and `photo.get`.
+///
+/// Keys never leave the providers: errors are scrubbed there, and the figures copied into
+/// `stats` hold counts only.
+public final class SearchMethods: Sendable {
+    /// The coordinator of the running configuration, with what it was built from.
+    private struct Current: Sendable {
+        var generation: Int
+        var settings: SearchSettings
+        var coordinator: SearchCoordinator
+    }
+
+    /// The parts of the configuration a coordinator is built from.
+    private struct SearchSettings: Equatable, Sendable {
+        var providers: [ProviderSettings]
+        var defaultProvider: String
+        var searchTTL: Duration
+
+        init(_ configuration: CacheConfiguration) {
+            providers = ProviderID.allCases.map { ProviderSettings(configuration, for: $0) }
+            defaultProvider = configuration.search.defaultProvider
+            searchTTL = configuration.cache.searchTTL
+        }
+    }
+
+    private let configuration: ConfigurationStore
+    private let fetcher: any HTTPFetching
+    private let store: any SearchPageStore
+    /// Every photo returned, resolvable by id (persisted when the store is on disk).
+    public let registry: PhotoRegistry
+    private let current: LockedState<Current>
+    private let watchedSessions = LockedState<Set<UInt64>>([])
+    private let figures: LockedState<[String: ProviderStats]>
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - configuration: read at every call, so a reload's keys apply to the next search.
+    ///   - fetcher: the transfer engine (or any `HTTPFetching`).
+    ///   - store: where result pages are kept (memory, layered over disk in the daemon).
+    ///   - registry: remembered photos (persisted in the daemon).
+    public init(configuration: ConfigurationStore, fetcher: any HTTPFetching, store: any SearchPageStore,
+                registry: PhotoRegistry, logger: Logger) {
+        self.configuration = configuration
+        self.fetcher = fetcher
+        self.store = store
+        self.registry = registry
+        self.logger = logger
+        let (config, generation) = configuration.snapshot
+        let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry)
+        current = LockedState(Current(generation: generation, settings: SearchSettings(config), coordinator: coordinator))
+        figures = LockedState(Dictionary(uniqueKeysWithValues: ProviderID.allCases.map { ($0.rawValue, ProviderStats()) }))
+    }
+
+    /// The coordinator for the configuration as it is now.
+    public var coordinator: SearchCoordinator {
+        let (config, generation) = configuration.snapshot
+        return current.withLock { current in
+            guard current.generation != generation else { return current.coordinator }
+            current.generation = generation
+            let settings = SearchSettings(config)
+            if settings != current.settings {
+                current.settings = settings
+                current.coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store,
+                                                             registry: registry)
+            }
+            return current.coordinator
+        }
+    }
+
+    /// Adds `search`, `photo.get` and the `providers` section of `stats`.
+    public func register(in router: inout RPCRouter, stats: StatsRegistry) {
+        router.register("search") { [self] (params: SearchParams, context) in
+            try params.validate()
+            let coordinator = watch(context.session)
+            let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
+                                              page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
+                                              channel: params.channel, safe: params.safe)
+            let answer = try await refreshingFigures(of: coordinator) {
+                try await coordinator.search(parameters, session: String(context.session.id))
+            }
+            return ImageCacheProtocol.SearchResult(
+                query: answer.query, feed: answer.feed.flatMap(SearchFeed.init(rawValue:)), provider: answer.provider,
+                page: answer.page, perPage: answer.perPage, total: answer.total, totalPages: answer.totalPages,
+                hasMore: answer.hasMore, photos: answer.photos, fromCache: answer.fromCache, stale: answer.stale)
+        }
+        router.register("photo.get") { [self] (params: PhotoGetParams, _) in
+            try params.validate()
+            let coordinator = self.coordinator
+            return try await refreshingFigures(of: coordinator) {
+                try await coordinator.photo(id: params.photo).photo
+            }
+        }
+        let figures = self.figures
+        stats.register("providers") {
+            let snapshot = figures.withLock { $0 }
+            return .object(snapshot.mapValues { stats in
+                .object(["requests": .int(stats.requests), "errors": .int(stats.errors),
+                         "rateLimitRemaining": stats.rateLimitRemaining.map(JSONValue.int) ?? .null])
+            })
+        }
+    }
+
+    /// Which providers have a usable key, as the running coordinator sees them (`hello`).
+    public func configuredProviders() -> [(name: String, configured: Bool)] {
+        coordinator.configuredProviders()
+    }
+
+    /// Runs `body`, then copies the coordinator's per-provider figures for `stats` (which is
+    /// answered inline and cannot wait for the actor), so a `stats` sent after an answer
+    /// counts that answer's requests.
+    private func refreshingFigures<T: Sendable>(of coordinator: SearchCoordinator,
+                                                _ body: @Sendable () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            await refreshFigures(coordinator)
+            return value
+        } catch {
+            await refreshFigures(coordinator)
+            throw error
+        }
+    }
+
+    private func refreshFigures(_ coordinator: SearchCoordinator) async {
+        let fresh = await coordinator.providerStatistics()
+        figures.withLock { $0.merge(fresh) { _, new in new } }
+    }
+
+    /// The current coordinator, after making sure the session's close reaches it once.
+    private func watch(_ session: Session) -> SearchCoordinator {
+        let coordinator = self.coordinator
+        let first = watchedSessions.withLock { $0.insert(session.id).inserted }
+        if first {
+            let id = session.id
+            session.onClose { [self] in
+                watchedSessions.withLock { _ = $0.remove(id) }
+                // Pending searches are also cancelled with their request tasks; this drops the
+                // session's channels and debounce waits in every coordinator it used.
+                Task { await self.coordinator.closeSession(String(id)) }
+                Task { await coordinator.closeSession(String(id)) }
+            }
+        }
+        return coordinator
+    }
+}
