@@ -5,6 +5,10 @@ public enum Fault: Sendable, Equatable {
     case none
     /// Wait this long before the response head, then answer normally.
     case latency(milliseconds: Int)
+    /// Send nothing (not even the head) until the test calls `ImageServer.release(_:)` for
+    /// this path, then answer normally. Unlike `latency`, the window is the test's to close,
+    /// so "the request is in flight" holds however slow the machine is.
+    case held
     /// Send the body at this pace.
     case slowBody(bytesPerSecond: Int)
     /// Send the head and this many body bytes, then nothing, keeping the connection open.

@@ -60,6 +60,10 @@ public final class ImageServer: Sendable {
         var counters = Counters()
         var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
+        /// Paths whose `.held` responses may go on (see `release`).
+        var released: Set<String> = []
+        /// `.held` responses waiting for their path's release.
+        var held: [String: [@Sendable () -> Void]] = [:]
     }
 
     private struct Waiter {
@@ -128,6 +132,17 @@ public final class ImageServer: Sendable {
         }
     }
 
+    /// Lets every `.held` response of `path` go on, now and from now on (a later `.held`
+    /// request of that path answers at once). Tests call it once they have checked what must
+    /// hold while the request is in flight.
+    public func release(_ path: String) {
+        let waiting = state.withLock { s -> [@Sendable () -> Void] in
+            s.released.insert(path)
+            return s.held.removeValue(forKey: path) ?? []
+        }
+        for proceed in waiting { proceed() }
+    }
+
     /// Stops the server.
     public func shutdown() async {
         await http.shutdown()
@@ -194,6 +209,17 @@ public final class ImageServer: Sendable {
             writer.after(.milliseconds(Int64(ms))) {
                 self.serve(route, path: path, request: request, writer: writer, pace: nil)
             }
+        case .held:
+            let proceed: @Sendable () -> Void = {
+                guard writer.isOpen else { return }  // the client gave up while held: counted as aborted
+                self.serve(route, path: path, request: request, writer: writer, pace: nil)
+            }
+            let now = state.withLock { s -> Bool in
+                if s.released.contains(path) { return true }
+                s.held[path, default: []].append(proceed)
+                return false
+            }
+            if now { proceed() }
         case .slowBody(let rate):
             let chunk = max(1, rate / 20)
             serve(route, path: path, request: request, writer: writer, pace: (chunk, .milliseconds(50)))

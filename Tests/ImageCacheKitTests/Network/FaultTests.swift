@@ -113,9 +113,10 @@ struct NetworkFaultTests {
         #expect(o.error?.message.contains("stall_timeout") == true)
     }
 
-    @Test("latency longer than stall_timeout before any byte → timeout")
+    @Test("no byte at all for longer than stall_timeout → timeout")
     func latencyTimesOut() async throws {
-        let o = try await outcome([.latency(milliseconds: 5000)]) { $0.stallTimeout = .milliseconds(600) }
+        // Held (never released): the answer cannot come first, however slow the machine.
+        let o = try await outcome([.held]) { $0.stallTimeout = .milliseconds(600) }
         #expect(o.error?.kind == .timeout)
     }
 

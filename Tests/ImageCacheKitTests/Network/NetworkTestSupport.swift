@@ -5,15 +5,20 @@ import ProviderSimulator
 import TestSupport
 
 /// Shared set-up of the network suites: an engine allowed to reach the loopback server, with
-/// short limits and fast retries so fault tests finish quickly on a loaded machine.
+/// fast retries so fault tests finish quickly.
+///
+/// The stall and transfer deadlines are far beyond any test's time limit: a test that holds a
+/// response open (`.stall`, `.held`) owns that window and ends it itself (a cancel, a release),
+/// so a slow machine (a loaded CI box, ThreadSanitizer) cannot end it behind the test's back.
+/// The tests of those deadlines set short ones explicitly.
 enum NetworkFixture {
     static func configuration(_ tweak: (inout CacheConfiguration.Network) -> Void = { _ in }) -> CacheConfiguration {
         var configuration = CacheConfiguration()
         configuration.network.allowHTTP = true
         configuration.network.allowedHosts = ["127.0.0.1"]
         configuration.network.connectTimeout = .seconds(5)
-        configuration.network.stallTimeout = .seconds(10)
-        configuration.network.transferTimeout = .seconds(30)
+        configuration.network.stallTimeout = .seconds(600)
+        configuration.network.transferTimeout = .seconds(900)
         tweak(&configuration.network)
         return configuration
     }

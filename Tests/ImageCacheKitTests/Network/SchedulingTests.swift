@@ -12,8 +12,11 @@ struct NetworkSchedulingTests {
         let engine = NetworkFixture.engine { $0.maxConnections = 8; $0.maxConnectionsPerHost = 2 }
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            server.serve("/p.jpg", body: photo, faults: [.latency(milliseconds: 150)])
+            // Held until the limit is reached, so the peak cannot depend on how fast answers come.
+            server.serve("/p.jpg", body: photo, faults: [.held])
             let handles = (0..<6).map { _ in engine.start(TransferRequest(url: server.url("/p.jpg"))) }
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/p.jpg") == 2 } }
+            server.release("/p.jpg")
             for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
             #expect(server.counters.requests("/p.jpg") == 6)
             #expect(server.counters.peakInFlight <= 2)
@@ -27,10 +30,13 @@ struct NetworkSchedulingTests {
         let engine = NetworkFixture.engine { $0.maxConnections = 3; $0.maxConnectionsPerHost = 6 }
         defer { engine.shutdown() }
         try await NetworkFixture.withServer { server in
-            server.serve("/p.jpg", body: photo, faults: [.latency(milliseconds: 150)])
+            server.serve("/p.jpg", body: photo, faults: [.held])
             let handles = (0..<7).map { _ in engine.start(TransferRequest(url: server.url("/p.jpg"))) }
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/p.jpg") == 3 } }
+            server.release("/p.jpg")
             for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
             #expect(server.counters.peakInFlight <= 3)
+            #expect(server.counters.peakInFlight == 3)
         }
     }
 
