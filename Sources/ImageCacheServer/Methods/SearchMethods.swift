@@ -90,13 +90,9 @@ public final class SearchMethods: Sendable {
             let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
                                               page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
                                               channel: params.channel, safe: params.safe)
-            let answer = try await refreshingFigures(of: coordinator) {
+            return try await refreshingFigures(of: coordinator) {
                 try await coordinator.search(parameters, session: String(context.session.id))
             }
-            return ImageCacheProtocol.SearchResult(
-                query: answer.query, feed: answer.feed.flatMap(SearchFeed.init(rawValue:)), provider: answer.provider,
-                page: answer.page, perPage: answer.perPage, total: answer.total, totalPages: answer.totalPages,
-                hasMore: answer.hasMore, photos: answer.photos, fromCache: answer.fromCache, stale: answer.stale)
         }
         router.register("photo.get") { [self] (params: PhotoGetParams, _) in
             try params.validate()

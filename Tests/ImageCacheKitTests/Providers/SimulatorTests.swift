@@ -236,7 +236,7 @@ struct SimulatorTests {
         let r = try await withTimeout(seconds: 60) {
             try await h.coordinator.search(SearchParameters(feed: "recent", provider: provider.rawValue, perPage: 10))
         }
-        #expect(r.photos.count == 10 && r.query == nil && r.feed == "recent")
+        #expect(r.photos.count == 10 && r.query == nil && r.feed == .recent)
         #expect(r.total > 10 && r.hasMore)
     }
 

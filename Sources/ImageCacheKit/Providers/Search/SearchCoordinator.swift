@@ -264,7 +264,7 @@ public actor SearchCoordinator {
 
     private func emptyPage(_ key: SearchPageKey, total: Int, totalPages: Int) -> SearchResult {
         let q = key.query
-        return SearchResult(query: q.term.text, feed: q.term.text == nil ? "recent" : nil, provider: key.provider.rawValue,
+        return SearchResult(query: q.term.text, feed: q.term.text == nil ? .recent : nil, provider: key.provider.rawValue,
                             page: q.page, perPage: q.perPage, total: total, totalPages: totalPages,
                             hasMore: false, photos: [], fromCache: false, stale: false)
     }
@@ -318,7 +318,7 @@ public actor SearchCoordinator {
 
     private func result(_ key: SearchPageKey, _ page: ProviderSearchPage, fromCache: Bool, stale: Bool) -> SearchResult {
         let q = key.query
-        return SearchResult(query: q.term.text, feed: q.term.text == nil ? "recent" : nil, provider: key.provider.rawValue,
+        return SearchResult(query: q.term.text, feed: q.term.text == nil ? .recent : nil, provider: key.provider.rawValue,
                             page: q.page, perPage: q.perPage, total: page.total, totalPages: page.totalPages,
                             hasMore: page.hasMore, photos: page.photos.map(\.photo), fromCache: fromCache, stale: stale)
     }
