@@ -110,8 +110,10 @@ public final class ImageCacheDaemon: Sendable {
     public func run() async throws {
         let hangups = HangupSignals()
         defer { hangups.stop() }
-        let listener = try await start()
-        let service = ServingService(daemon: self, listener: listener)
+        // The socket is taken and served from inside the group, after the group has trapped
+        // SIGTERM/SIGINT: a SIGTERM sent the moment the daemon answers (or reports READY)
+        // then always means a graceful stop, never death by the default signal action.
+        let service = ServingService(daemon: self)
         let reloader = ReloadService(daemon: self, hangups: hangups)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
@@ -191,12 +193,12 @@ public final class ImageCacheDaemon: Sendable {
     }
 }
 
-/// Serves until graceful shutdown, then stops the daemon.
+/// Starts serving, serves until graceful shutdown, then stops the daemon.
 private struct ServingService: Service {
     let daemon: ImageCacheDaemon
-    let listener: ListeningSocket
 
     func run() async throws {
+        let listener = try await daemon.start()
         // Returns on SIGTERM/SIGINT (graceful shutdown) or throws on cancellation; both stop.
         try? await gracefulShutdown()
         await daemon.stop(listener: listener)

@@ -16,11 +16,16 @@ struct NetworkSchedulingTests {
             server.serve("/p.jpg", body: photo, faults: [.held])
             let handles = (0..<6).map { _ in engine.start(TransferRequest(url: server.url("/p.jpg"))) }
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/p.jpg") == 2 } }
+            // While the two admitted transfers are held, the other four wait in the engine's
+            // queue: the limit is the engine's admission, not the server's pace. (The server's
+            // own peak is not asserted after the release: it counts a response as in flight
+            // until its connection's write completes, which can lag the client's completion.)
+            try await withTimeout(seconds: 30) { while engine.stats.queued != 4 { await Task.yield() } }
+            #expect(server.counters.inFlight == 2)
+            #expect(server.counters.requests("/p.jpg") == 2)
             server.release("/p.jpg")
             for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
             #expect(server.counters.requests("/p.jpg") == 6)
-            #expect(server.counters.peakInFlight <= 2)
-            #expect(server.counters.peakInFlight == 2)
         }
     }
 
