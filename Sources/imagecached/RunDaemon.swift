@@ -25,15 +25,15 @@ func runDaemon(configuration: CacheConfiguration,
     let level = LogLevelControl(configuration.daemon.logLevel)
     DaemonLogHandler.bootstrap(control: level)
     let logger = Logger(label: "imagecached")
-    let daemon = ImageCacheDaemon(
-        configuration: configuration,
-        logger: logger,
-        options: ImageCacheDaemon.Options(
-            environment: ProcessInfo.processInfo.environment,
-            reload: reload,
-            logLevel: level,
-            inheritedSocket: inherited))
     do {
+        let daemon = try ImageCacheDaemon(
+            configuration: configuration,
+            logger: logger,
+            options: ImageCacheDaemon.Options(
+                environment: ProcessInfo.processInfo.environment,
+                reload: reload,
+                logLevel: level,
+                inheritedSocket: inherited))
         try await daemon.run()
     } catch let error as DaemonStartError {
         logger.critical("cannot start: \(error)")

@@ -71,11 +71,33 @@ struct DaemonProcessTests {
         let first = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
         defer { first.kill() }
         try await first.waitForLog("serving")
-        let second = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
+        // Another home, so another cache folder: only the socket is shared.
+        let otherHome = Place()
+        defer { otherHome.remove() }
+        let second = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: otherHome.folder))
         defer { second.kill() }
         let status = try await second.waitForExit()
         #expect(status != 0)
         #expect(second.log.contains { $0.contains("already serving on \(place.socket)") })
+        #expect(try await hello(place.socket)["protocol"] as? Int == 1)
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+    }
+
+    @Test("a second daemon on the same cache_dir exits non-zero naming the folder, and the first keeps serving")
+    func cacheFolderInUse() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let first = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(home: place.folder))
+        defer { first.kill() }
+        try await first.waitForLog("serving")
+        let otherSocket = place.folder + "/other.sock"
+        let second = try DaemonProcess(arguments: ["--socket", otherSocket], environment: DaemonProcess.environment(home: place.folder))
+        defer { second.kill() }
+        let status = try await second.waitForExit()
+        #expect(status != 0)
+        #expect(second.log.contains { $0.contains("\(place.folder)/cache/imagecached") && $0.contains("only one imagecached may use a cache_dir") })
+        #expect(!FileManager.default.fileExists(atPath: otherSocket))
         #expect(try await hello(place.socket)["protocol"] as? Int == 1)
         first.signal(SIGTERM)
         #expect(try await first.waitForExit() == 0)

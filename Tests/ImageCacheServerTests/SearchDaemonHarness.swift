@@ -44,7 +44,7 @@ final class SearchDaemon: Sendable {
     }
 
     static func start(_ configuration: CacheConfiguration) async throws -> SearchDaemon {
-        let daemon = ImageCacheDaemon(configuration: configuration, logger: logger,
+        let daemon = try ImageCacheDaemon(configuration: configuration, logger: logger,
                                       options: ImageCacheDaemon.Options(shutdownGracePeriod: .seconds(5)))
         let listener = try await daemon.start()
         return SearchDaemon(daemon: daemon, listener: listener, socketPath: daemon.socketPath)

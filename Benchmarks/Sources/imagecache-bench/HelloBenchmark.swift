@@ -35,9 +35,11 @@ struct HelloBenchmark: ParsableCommand {
         func run() throws {
             var configuration = CacheConfiguration()
             configuration.daemon.socket = socket
+            // Its own cache folder beside the socket: never the user's cache, never locked by another run.
+            configuration.cache.cacheDir = (socket as NSString).deletingLastPathComponent + "/hello-bench-cache"
             var logger = Logger(label: "imagecached-bench")
             logger.logLevel = .warning
-            let daemon = ImageCacheDaemon(configuration: configuration, logger: logger,
+            let daemon = try ImageCacheDaemon(configuration: configuration, logger: logger,
                                           options: .init(environment: ProcessInfo.processInfo.environment))
             let done = DispatchSemaphore(value: 0)
             Task {

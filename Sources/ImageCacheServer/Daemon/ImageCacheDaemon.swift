@@ -54,8 +54,9 @@ public final class ImageCacheDaemon: Sendable {
     public let server: RPCServer
     /// `search` and `photo.get` (issue 7): the providers, their page cache and photo registry.
     public let search: SearchMethods
-    /// The libcurl engine provider calls go through; shut down with the daemon.
-    private let engine: TransferEngine
+    /// The engine parts the method families share (transfers, cache, registry, dimensions);
+    /// shut down with the daemon.
+    public let services: DaemonServices
 
     private let options: Options
     private let logger: Logger
@@ -70,8 +71,10 @@ public final class ImageCacheDaemon: Sendable {
     ///   - logger: where every event goes.
     ///   - options: what the command line adds.
     ///   - extend: registers further methods (later features) beside `hello`/`stats`/`cancel`.
+    /// - Throws: `DaemonStartError.cacheUnavailable` when `cache_dir` is another daemon's or
+    ///   cannot be opened.
     public init(configuration: CacheConfiguration, logger: Logger, options: Options = Options(),
-                extend: (inout RPCRouter, StatsRegistry) -> Void = { _, _ in }) {
+                extend: (inout RPCRouter, StatsRegistry) -> Void = { _, _ in }) throws(DaemonStartError) {
         let store = ConfigurationStore(configuration)
         self.configuration = store
         self.options = options
@@ -80,11 +83,12 @@ public final class ImageCacheDaemon: Sendable {
         var router = RPCRouter()
         let stats = self.stats
         CoreMethods.register(in: &router, configuration: store, stats: stats)
+        let services = try DaemonServices(configuration: store, logger: logger)
+        self.services = services
         // Search (issue 7): built from the configuration, registered beside the core methods.
-        let (searchMethods, searchEngine) = SearchMethods.forDaemon(configuration: store, logger: logger)
+        let searchMethods = SearchMethods.forDaemon(services: services)
         searchMethods.register(in: &router, stats: stats)
         search = searchMethods
-        engine = searchEngine
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
@@ -157,7 +161,7 @@ public final class ImageCacheDaemon: Sendable {
         logger.notice("shutting down", metadata: ["sessions": "\(server.sessionCount)"])
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
-        engine.shutdown()
+        services.shutdown()
         listener.removeSocketFile()
         try? await eventLoops.shutdownGracefully()
         logger.notice("stopped")

@@ -2,35 +2,19 @@ import ImageCacheKit
 import Logging
 
 extension SearchMethods {
-    /// The search half of the daemon as the configuration sets it up: the libcurl engine
-    /// (whose URL policy admits the providers' `api_url` hosts and, for loopback, only what
-    /// `allowed_hosts` lists), result pages in memory layered over `<cache_dir>/searches/`,
-    /// and the photo registry persisted there, so both survive a restart.
+    /// The search half of the daemon over its shared parts: provider calls through the
+    /// daemon's libcurl engine (whose URL policy admits the providers' `api_url` hosts and, for
+    /// loopback, only what `allowed_hosts` lists), result pages in memory layered over
+    /// `<cache_dir>/searches/`, and the shared photo registry, so both survive a restart.
     ///
-    /// When the folder cannot be created (read-only, permissions) the daemon still serves
-    /// searches from memory and says so in the log, rather than refusing to start over a cache.
-    ///
-    /// - Returns: the methods, and the engine the caller shuts down when the daemon stops.
-    public static func forDaemon(configuration: ConfigurationStore, logger: Logger) -> (SearchMethods, TransferEngine) {
-        let config = configuration.current
-        var options = TransferEngine.Options()
-        options.logger = logger
-        let engine = TransferEngine(configuration: config, options: options)
+    /// When the folder cannot be used (read-only, permissions) searches are served from memory
+    /// (`DaemonServices` has logged why) rather than refusing to start over a cache.
+    public static func forDaemon(services: DaemonServices) -> SearchMethods {
         let memory = InMemorySearchPageStore()
-        let store: any SearchPageStore
-        let registry: PhotoRegistry
-        do {
-            let disk = try FileSearchStore(cacheDirectory: config.resolvedCacheDirectory)
-            store = LayeredSearchPageStore(memory: memory, backing: disk.pageStore)
-            registry = PhotoRegistry(persistence: disk.photoPersistence)
-        } catch {
-            logger.error("search pages and photo ids will not survive a restart: cannot use the cache folder",
-                         metadata: ["folder": "\(config.resolvedCacheDirectory)/searches", "reason": "\(error)"])
-            store = memory
-            registry = PhotoRegistry()
-        }
-        let methods = SearchMethods(configuration: configuration, fetcher: engine, store: store, registry: registry,
-                                    logger: logger)
-        return (methods, engine)
+        let store: any SearchPageStore = services.searchFiles.map {
+            LayeredSearchPageStore(memory: memory, backing: $0.pageStore)
+        } ?? memory
+        return SearchMethods(configuration: services.configuration, fetcher: services.transfers, store: store,
+                             registry: services.registry, logger: services.logger)
     }
 }

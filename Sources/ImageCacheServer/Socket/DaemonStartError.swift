@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ImageCacheKit
 
 /// Why the daemon could not start serving. Each message says what to do about it, since
 /// it is what an operator reads on stderr before the process exits non-zero.
@@ -15,6 +16,8 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     case unknownGroup(String)
     /// The socket inherited from systemd is unusable.
     case badInheritedSocket(String)
+    /// The cache folder is held by another daemon, or cannot be opened.
+    case cacheUnavailable(CacheOpenError)
     /// A system call failed.
     case system(call: String, path: String?, errno: Int32)
 
@@ -31,6 +34,8 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
             return "socket_group \"\(name)\" is not a group on this system"
         case .badInheritedSocket(let why):
             return "the socket passed by systemd is unusable: \(why)"
+        case .cacheUnavailable(let error):
+            return error.description
         case .system(let call, let path, let code):
             let reason = String(cString: strerror(code))
             if let path { return "\(call) \(path): \(reason)" }

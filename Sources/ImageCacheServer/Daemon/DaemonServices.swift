@@ -1,0 +1,76 @@
+import Foundation
+import ImageCacheKit
+import Logging
+
+/// The engine pieces every method family of the daemon shares: one transfer engine (so
+/// thumbnails, downloads and provider calls meet in one priority queue under one set of
+/// connection limits), one cache (memory over disk, owning `cache_dir` under its lock), one
+/// photo registry (ids resolve for every method), the decoded-dimensions store (filled by
+/// thumbnail fetches, read by `layout`) and one decode limiter (a bound on decode memory for
+/// the whole process, not per feature).
+///
+/// Built once by `ImageCacheDaemon` and handed to each family's `register`; torn down by
+/// `shutdown()` after the server has stopped.
+public final class DaemonServices: Sendable {
+    /// The running configuration (replaced by SIGHUP).
+    public let configuration: ConfigurationStore
+    /// The libcurl engine; its temporary files live inside `cache_dir` so a finished body can be
+    /// renamed into the cache.
+    public let transfers: TransferEngine
+    /// The thumbnail and search-page cache.
+    public let cache: ImageCache
+    /// Every photo returned, by id; persisted so ids resolve after a restart.
+    public let registry: PhotoRegistry
+    /// Decoded dimensions recorded by thumbnail fetches, for `layout`.
+    public let dimensions: ImageDimensionsStore
+    /// Decodes allowed at once, process-wide (the machine's active cores).
+    public let decodes: DecodeLimiter
+    /// Where the parts log.
+    public let logger: Logger
+    /// Search pages and remembered photos on disk (`cache_dir/searches`); nil when the folder
+    /// cannot be used (the daemon then keeps them in memory only).
+    let searchFiles: FileSearchStore?
+
+    /// Opens the cache (taking the lock on `cache_dir`) and starts the engine.
+    ///
+    /// - Throws: `DaemonStartError.cacheUnavailable` when the cache folder is held by another
+    ///   daemon or cannot be opened: the daemon must not run beside another on one folder.
+    public init(configuration: ConfigurationStore, logger: Logger) throws(DaemonStartError) {
+        let config = configuration.current
+        let folder = config.resolvedCacheDirectory
+        let cache: ImageCache
+        do {
+            cache = try ImageCache(configuration: config.cache, directory: folder, logger: logger)
+        } catch {
+            throw .cacheUnavailable(error)
+        }
+        var options = TransferEngine.Options()
+        options.logger = logger
+        options.temporaryDirectory = folder + "/tmp"
+        try? FileManager.default.createDirectory(atPath: options.temporaryDirectory, withIntermediateDirectories: true)
+        let registry: PhotoRegistry
+        do {
+            let store = try FileSearchStore(cacheDirectory: folder)
+            registry = PhotoRegistry(persistence: store.photoPersistence)
+            searchFiles = store
+        } catch {
+            logger.error("search pages and photo ids will not survive a restart: cannot use the cache folder",
+                         metadata: ["folder": "\(folder)/searches", "reason": "\(error)"])
+            registry = PhotoRegistry()
+            searchFiles = nil
+        }
+        self.configuration = configuration
+        self.cache = cache
+        self.transfers = TransferEngine(configuration: config, options: options)
+        self.registry = registry
+        self.dimensions = ImageDimensionsStore()
+        self.decodes = DecodeLimiter(limit: ProcessInfo.processInfo.activeProcessorCount)
+        self.logger = logger
+    }
+
+    /// Stops every transfer and releases the cache folder (after the server has stopped).
+    public func shutdown() {
+        transfers.shutdown()
+        cache.close()
+    }
+}
