@@ -89,6 +89,7 @@ public final class ImageCacheDaemon: Sendable {
         let searchMethods = SearchMethods.forDaemon(services: services)
         searchMethods.register(in: &router, stats: stats)
         search = searchMethods
+        ThumbnailMethods.register(in: &router, services: services)
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
