@@ -13,46 +13,55 @@ struct ThumbnailFlingTests {
     static let held = "request held while its session flings"
 
     /// Shows three slots whose images the server holds, then recycles all three and shows
-    /// `next` on slot 3 in one write (so the recycles fall well within 250 ms).
-    private func fling(_ f: ThumbnailFixture, _ client: RawClient, then next: String) async throws {
-        for slot in 0..<3 {
+    /// `next` on slot `base + 3` in one write (so the recycles fall well within 250 ms).
+    /// Request ids are `base * 100 + …`; the show of `next` is `base * 100 + 20`.
+    private func fling(_ f: ThumbnailFixture, _ client: RawClient, then next: String, base: Int = 0) async throws {
+        for slot in base..<base + 3 {
             let url = f.serve("/fling-\(slot).jpg", seed: UInt64(slot + 10), faults: [.held])
-            try await client.send(rpcLine(slot + 1, "thumbnail.show", ["slot": slot, "url": url]))
+            try await client.send(rpcLine(base * 100 + slot - base + 1, "thumbnail.show", ["slot": slot, "url": url]))
         }
-        try await f.waitForServer { c in (0..<3).allSatisfy { c.requests("/fling-\($0).jpg") == 1 } }
-        let lines = (0..<3).map { rpcLine(10 + $0, "thumbnail.recycle", ["slot": $0]) }
-            + [rpcLine(20, "thumbnail.show", ["slot": 3, "url": next])]
+        try await f.waitForServer { c in (base..<base + 3).allSatisfy { c.requests("/fling-\($0).jpg") == 1 } }
+        let lines = (0..<3).map { rpcLine(base * 100 + 10 + $0, "thumbnail.recycle", ["slot": base + $0]) }
+            + [rpcLine(base * 100 + 20, "thumbnail.show", ["slot": base + 3, "url": next])]
         try await client.send(bytes: Array(lines.map { $0 + "\n" }.joined().utf8))
-        let recycled = try await client.answers(for: [1, 2, 3, 10, 11, 12])
-        for id in 1...3 { #expect(recycled[id]?.errorReason == "recycled") }
-        for id in 10...12 { #expect(recycled[id]?.resultObject?["cancelled"] as? Bool == true) }
+        let ids = Set((1...3).map { base * 100 + $0 } + (10...12).map { base * 100 + $0 })
+        let recycled = try await client.answers(for: ids)
+        for id in 1...3 { #expect(recycled[base * 100 + id]?.errorReason == "recycled") }
+        for id in 10...12 { #expect(recycled[base * 100 + id]?.resultObject?["cancelled"] as? Bool == true) }
     }
 
-    private func releaseAll(_ f: ThumbnailFixture) {
-        for slot in 0..<3 { f.images.release("/fling-\(slot).jpg") }
+    private func releaseAll(_ f: ThumbnailFixture, base: Int = 0) {
+        for slot in base..<base + 3 { f.images.release("/fling-\(slot).jpg") }
     }
 
     @Test("a slot recycled while held during a fling never reaches the network")
     func heldRecycledNeverFetches() async throws {
         let f = try await ThumbnailFixture.start { $0.network.flingDwell = .seconds(60) }
         let client = try await f.connect()
-        let target = f.serve("/never.jpg", seed: 42)
-        try await fling(f, client, then: target)
-        try await f.logs.wait(for: Self.held, slot: "main#3")
-        try await client.send(rpcLine(21, "thumbnail.recycle", ["slot": 3]))
-        let answers = try await client.answers(for: [20, 21])
         // The fling ends 250 ms after the recycles: a machine too loaded to send the recycle
-        // within that time sees the request start (logged), and then this run proves nothing.
-        let outcome = try await f.logs.wait(for: "held request withdrawn", "held request starts", slot: "main#3")
-        withKnownIssue("the machine was too slow to recycle within the fling", isIntermittent: true) {
-            #expect(outcome == "held request withdrawn")
+        // within that time sees the request start (the daemon logs which), and that attempt
+        // proves nothing; so up to five attempts, each on fresh slots, until one is in time.
+        var proved = false
+        for attempt in 0..<5 where !proved {
+            let base = attempt * 10
+            let path = "/never-\(attempt).jpg"
+            let target = f.serve(path, seed: UInt64(42 + attempt))
+            try await fling(f, client, then: target, base: base)
+            try await f.logs.wait(for: Self.held, slot: "main#\(base + 3)")
+            try await client.send(rpcLine(base * 100 + 21, "thumbnail.recycle", ["slot": base + 3]))
+            let answers = try await client.answers(for: [base * 100 + 20, base * 100 + 21])
+            let outcome = try await f.logs.wait(for: "held request withdrawn", "held request starts", slot: "main#\(base + 3)")
+            if outcome == "held request withdrawn" {
+                proved = true
+                #expect(answers[base * 100 + 20]?.errorReason == "recycled")
+                #expect(answers[base * 100 + 21]?.resultObject?["cancelled"] as? Bool == true)
+                #expect(f.images.counters.requests(path) == 0)
+            }
+            releaseAll(f, base: base)
         }
-        if outcome == "held request withdrawn" {
-            #expect(answers[20]?.errorReason == "recycled")
-            #expect(answers[21]?.resultObject?["cancelled"] as? Bool == true)
-            #expect(f.images.counters.requests("/never.jpg") == 0)
+        withKnownIssue("the machine was too slow to recycle within any fling", isIntermittent: true) {
+            #expect(proved)
         }
-        releaseAll(f)
         await client.close()
         await f.finish()
     }
