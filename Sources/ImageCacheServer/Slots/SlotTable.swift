@@ -14,6 +14,10 @@ struct SlotKey: Hashable, Sendable, CustomStringConvertible {
 struct SlotTicket: Sendable {
     var key: SlotKey
     var generation: UInt64
+    /// Whether the session was flinging when the request arrived: such a request, if it must
+    /// go to the network, waits for the fling to end (`FlingHold`). Decided at arrival, in
+    /// arrival order, so how late the request's task happens to run changes nothing.
+    var arrivedDuringFling: Bool
 }
 
 /// One session's slots, and the single place that decides what may still be sent for them.
@@ -68,12 +72,14 @@ final class SlotTable: Sendable {
     func show(_ key: SlotKey, context: RequestContext) -> SlotTicket {
         let (ticket, recycled) = state.withLock { state -> (SlotTicket, Entry?) in
             state.nextGeneration += 1
-            let ticket = SlotTicket(key: key, generation: state.nextGeneration)
             let previous = state.entries[key]
+            let instant = now()
             if let previous {
-                state.fling.recordRecycle(at: now())
+                state.fling.recordRecycle(at: instant)
                 answerRecycled(previous.context)
             }
+            let ticket = SlotTicket(key: key, generation: state.nextGeneration,
+                                    arrivedDuringFling: state.fling.isFlinging(at: instant))
             state.entries[key] = Entry(generation: ticket.generation, context: context, task: nil)
             return (ticket, previous)
         }
