@@ -45,6 +45,9 @@ public final class ImageDimensionsStore: Sendable {
     private let capacity: Int
     private let logger: Logger
 
+    /// Sizes waiting for the writer at most (about 100 bytes each).
+    static let pendingLimit = 65_536
+
     /// How long a recorded size waits for others before the batch is written.
     static let flushDelay: DispatchTimeInterval = .milliseconds(200)
 
@@ -84,8 +87,10 @@ public final class ImageDimensionsStore: Sendable {
         if let photo { records.append(.init(kind: .photo, key: photo, size: size)) }
         if let url { records.append(.init(kind: .url, key: url, size: size)) }
         let schedule = pending.withLock { p -> Bool in
-            // A stuck disk must not grow memory: past the bound, sizes stay in memory only.
-            guard !p.closed, p.records.count < 2 * capacity else { return false }
+            guard !p.closed else { return false }
+            // A stuck disk must not grow memory: past the bound the oldest half is dropped (those
+            // sizes stay in memory only, as the least recently recorded would go first anyway).
+            if p.records.count >= Self.pendingLimit { p.records.removeFirst(p.records.count / 2) }
             p.records.append(contentsOf: records)
             defer { p.scheduled = true }
             return !p.scheduled
