@@ -96,3 +96,29 @@ struct StatsDaemonTests {
         await fixture.finish()
     }
 }
+
+/// Limits a reload changes reach the cache and its `stats` at once.
+@Suite("stats limits after a reload", .timeLimit(.minutes(3)))
+struct StatsReloadTests {
+    @Test("applying a reloaded configuration changes the limits stats reports and trims the memory tier")
+    func appliedLimits() async throws {
+        let fixture = try await CacheFixture.make()
+        var configuration = fixture.configuration()
+        let daemon = try await SearchDaemon.start(configuration)
+        let client = try await daemon.connect()
+        let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
+        _ = try await daemon.thumbnail(ids[0])
+        #expect(daemon.services.cache.statistics.memory.entries > 0)
+
+        configuration.cache.memoryLimit = 1
+        configuration.cache.diskLimit = 5 << 20
+        daemon.services.apply(configuration)
+        let stats = try #require(try await client.request(1, "stats").resultObject)
+        #expect((stats["memory"] as? [String: Any])?["limit"] as? Int == 1)
+        #expect((stats["disk"] as? [String: Any])?["limit"] as? Int == 5 << 20)
+        #expect((stats["memory"] as? [String: Any])?["entries"] as? Int == 0)
+        await client.close()
+        await daemon.stop()
+        await fixture.finish()
+    }
+}
