@@ -14,8 +14,10 @@ import Logging
 /// Opened on a cache folder, the sizes also persist (`ImageDimensionsDatabase`), so they survive
 /// a restart. `record` runs on the transfer engine's thread and must never wait for a disk:
 /// it only queues the size, and a serial writer stores the queue in one transaction a short
-/// moment later (`flushDelay`), so a burst of headers costs one commit. A memory miss reads
-/// the database (a lookup, not a scan).
+/// moment later (`flushDelay`), so a burst of headers costs one commit. A clean stop (`close`)
+/// writes what is queued; a `kill -9` loses only the sizes of that last moment, which the
+/// next fetch of those images records again. A memory miss reads the database (a lookup, not
+/// a scan).
 public final class ImageDimensionsStore: Sendable {
     /// Upright pixel dimensions of an original image.
     public struct Size: Sendable, Hashable, Codable {
