@@ -111,13 +111,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// Query item names that carry secrets at the providers this daemon talks to.
-    static let credentialQueryNames: Set<String> = [
-        "key", "api_key", "apikey", "client_id", "access_key", "accesskey", "token",
-        "access_token", "secret", "api_secret", "auth", "signature", "sig",
-    ]
-
-    /// `url` without user info and without credential-like query items. A string that is not
+    /// `url` without user info and without the query items `URLRedaction` treats as secrets
+    /// (one list for redaction and keys). A string that is not
     /// a URL is returned unchanged (it cannot carry URL credentials).
     static func removingCredentials(from url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
@@ -128,7 +123,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             changed = true
         }
         if let items = components.queryItems {
-            let kept = items.filter { !credentialQueryNames.contains($0.name.lowercased()) }
+            let kept = items.filter { !URLRedaction.secretQueryKeys.contains($0.name.lowercased()) }
             if kept.count != items.count {
                 components.queryItems = kept.isEmpty ? nil : kept
                 changed = true

@@ -90,6 +90,7 @@ public final class ImageCacheDaemon: Sendable {
         searchMethods.register(in: &router, stats: stats)
         search = searchMethods
         ThumbnailMethods.register(in: &router, services: services)
+        CacheMethods.register(in: &router, services: services, stats: stats, search: searchMethods)
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
