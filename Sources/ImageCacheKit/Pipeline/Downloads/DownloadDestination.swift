@@ -98,7 +98,8 @@ public enum DownloadDestination {
     /// `image` when neither gives anything usable.
     public static func defaultStem(photo: String?, url: String) -> String {
         if let photo, let name = sanitise(photo.replacingOccurrences(of: ":", with: "-")) { return name }
-        let component = URLComponents(string: url).map { URL(fileURLWithPath: $0.path).lastPathComponent } ?? ""
+        let path = URLComponents(string: url)?.path ?? ""
+        let component = path.split(separator: "/").last.map(String.init) ?? ""
         let stem = (component as NSString).deletingPathExtension
         return sanitise(stem) ?? "image"
     }
