@@ -69,7 +69,7 @@ struct DownloadBenchmark: ParsableCommand {
         let report = try outcome.withLock { $0 }!.get()
         print(report)
         // The daemon runs until SIGTERM; the measurement is over, so the process simply ends.
-        exit(0)
+        Foundation.exit(0)
     }
 
     private func writePhotos(into root: String) throws {
