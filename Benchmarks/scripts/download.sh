@@ -90,9 +90,9 @@ run() {
                      --max-connection-per-server=1 --summary-interval=0) ;;
     esac
     local t0 t1 cpu_user cpu_sys
-    t0=$(date +%s%N)
+    t0=$(date +%s%N); [[ -n "${BENCH_VERBOSE:-}" ]] && echo "start $tool $t0" >&2
     /usr/bin/time -f "%U %S" -o "$WORK/time.txt" "${cmd[@]}" > "$WORK/$tool.out"
-    t1=$(date +%s%N)
+    t1=$(date +%s%N); [[ -n "${BENCH_VERBOSE:-}" ]] && echo "end $tool $t1" >&2
     read -r cpu_user cpu_sys < "$WORK/time.txt"
     # Every tool must have saved every byte.
     local saved; saved=$(cat "$OUT"/*.jpg | wc -c)

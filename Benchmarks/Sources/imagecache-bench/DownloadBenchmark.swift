@@ -68,6 +68,9 @@ struct DownloadBenchmark: ParsableCommand {
         done.wait()
         let report = try outcome.withLock { $0 }!.get()
         print(report)
+        if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
+            FileHandle.standardError.write(Data("exiting at \(Date().timeIntervalSince1970)\n".utf8))
+        }
         // The daemon runs until SIGTERM; the measurement is over, so the process simply ends.
         Foundation.exit(0)
     }
@@ -96,11 +99,18 @@ struct DownloadBenchmark: ParsableCommand {
         configuration.network.maxConnections = connections
         configuration.network.maxConnectionsPerHost = connections
         configuration.network.maxImageBytes = 64 << 20
+        let verbose = ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil
+        let t0 = ContinuousClock.now
+        func phase(_ name: String) {
+            if verbose { FileHandle.standardError.write(Data("\(name): \(ContinuousClock.now - t0) at \(Date().timeIntervalSince1970)\n".utf8)) }
+        }
         var logger = Logger(label: "imagecache-bench")
-        logger.logLevel = .error
+        logger.logLevel = verbose ? .info : .error
         let daemon = try ImageCacheDaemon(configuration: configuration, logger: logger)
         Task { try await daemon.run() }
+        phase("daemon built")
         let connection = try await connectWhenServing(daemon.socketPath)
+        phase("connected")
         let notifications = connection.notifications()
 
         let cpuBefore = cpuSeconds()
@@ -109,6 +119,7 @@ struct DownloadBenchmark: ParsableCommand {
         for url in urls {
             jobs.insert(try await connection.download(DownloadParams(image: .url(url))).job)
         }
+        phase("submitted")
         var saved = 0
         var failures: [String] = []
         for await notification in notifications {
@@ -125,6 +136,7 @@ struct DownloadBenchmark: ParsableCommand {
             if jobs.isEmpty { break }
         }
         let elapsed = ContinuousClock.now - start
+        phase("finished")
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let cpu = cpuSeconds() - cpuBefore
         guard failures.isEmpty else { throw ValidationError("\(failures.count) downloads failed: \(failures[0])") }

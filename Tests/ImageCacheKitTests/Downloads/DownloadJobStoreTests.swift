@@ -66,6 +66,7 @@ struct DownloadJobStoreTests {
         await manager.start()
         let ids = await manager.list().map(\.job)
         #expect(ids == ["young"])
+        await manager.flush()
         #expect(store.load(logger: Logger(label: "test")).map(\.id) == ["young"])
         let failed = try await manager.status("young")
         #expect(failed.error?.kind == .timeout)

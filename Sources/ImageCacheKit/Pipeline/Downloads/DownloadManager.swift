@@ -63,6 +63,10 @@ public actor DownloadManager {
     private var handles: [String: TransferHandle] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
     private var started = false
+    /// A table write is running / changes wait for the next one.
+    private var writing = false
+    private var dirty = false
+    private var persistWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Loads the job table (nothing runs until `start()`).
     ///
@@ -208,12 +212,7 @@ public actor DownloadManager {
             guard let current = records[id], current.state == .running else { return }
             let maxPixels = dependencies.configuration().network.maxImagePixels
             let decodes = dependencies.decodes
-            let finishing = Task.detached { try await Self.verifyAndMove(current, decodes: decodes, maxPixels: maxPixels) }
-            let (reservation, header, bytes) = try await withTaskCancellationHandler {
-                try await finishing.value
-            } onCancel: {
-                finishing.cancel()
-            }
+            let (reservation, header, bytes) = try await Self.verifyAndMove(current, decodes: decodes, maxPixels: maxPixels)
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
             complete(id, reservation: reservation, header: header, bytes: bytes, photo: photo)
         } catch {
@@ -279,24 +278,34 @@ public actor DownloadManager {
         }
     }
 
-    /// fsync, decode, name, move: off the actor (file I/O and a decode), under the decode bound.
+    /// fsync, decode, name, move: on the blocking-I/O threads (never the actor or the
+    /// cooperative pool), the decode under the process-wide decode bound.
     private static func verifyAndMove(_ record: DownloadRecord, decodes: DecodeLimiter,
                                       maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
-        var reservation = record.reservation
-        try FileOps.syncFile(reservation.partPath)
-        let bytes = try FileOps.read(reservation.partPath)
+        let part = record.reservation.partPath
+        let bytes = try await BlockingIO.run { () throws -> [UInt8] in
+            try FileOps.syncFile(part)
+            return try FileOps.read(part)
+        }
         try await decodes.acquire()
         let header: ImageHeader
         do {
-            header = try Thumbnailer.validate(bytes, maxPixels: maxPixels)
+            header = try await BlockingIO.run { try Thumbnailer.validate(bytes, maxPixels: maxPixels) }
             decodes.release()
         } catch {
             decodes.release()
             throw error
         }
-        let ext = DownloadDestination.fileExtension(for: header.format)
+        let reservation = try await BlockingIO.run { try move(record, format: header.format) }
+        return (reservation, header, bytes.count)
+    }
+
+    /// Names the verified body (the sniffed format fixes a default name's extension) and moves
+    /// it to its final name.
+    private static func move(_ record: DownloadRecord, format: ImageFormat) throws -> FileReservation {
+        var reservation = record.reservation
+        let ext = DownloadDestination.fileExtension(for: format)
         if record.defaultName, reservation.ext != ext {
-            // The sniffed format names the file: reserve the right name, move the body there.
             let fresh = try FileReservation.reserve(directory: reservation.directory, stem: reservation.stem,
                                                     ext: ext, overwrite: record.overwrite)
             guard rename(reservation.partPath, fresh.partPath) == 0 else {
@@ -307,7 +316,7 @@ public actor DownloadManager {
             reservation.discard()
             reservation = fresh
         }
-        return (try reservation.commit(overwrite: record.overwrite), header, bytes.count)
+        return try reservation.commit(overwrite: record.overwrite)
     }
 
     private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int, photo: ProviderPhoto?) {
@@ -397,13 +406,42 @@ public actor DownloadManager {
         persist()
     }
 
+    /// Saves the table off the actor, coalescing: one write at a time, and changes made while
+    /// it runs go into the next one. A job's state reaches the disk a few milliseconds after it
+    /// changed (each write is temporary file + fsync + rename, so never torn); fsyncs on the
+    /// actor would make every `download` wait for the disk (see docs/benchmarks.md, Downloads).
     private func persist() {
         guard let store else { return }
-        do {
-            try store.save(Array(records.values))
-        } catch {
-            dependencies.logger.error("cannot save the download job table", metadata: ["reason": "\(error)"])
+        dirty = true
+        guard !writing else { return }
+        writing = true
+        dirty = false
+        let snapshot = Array(records.values)
+        let logger = dependencies.logger
+        Task {
+            do {
+                try await BlockingIO.run { try store.save(snapshot) }
+            } catch {
+                logger.error("cannot save the download job table", metadata: ["reason": "\(error)"])
+            }
+            self.didPersist()
         }
+    }
+
+    private func didPersist() {
+        writing = false
+        if dirty { persist() }
+        if !writing {
+            let waiters = persistWaiters
+            persistWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Returns once every change made so far is on disk (tests, and a clean stop).
+    public func flush() async {
+        guard writing || dirty else { return }
+        await withCheckedContinuation { persistWaiters.append($0) }
     }
 
     private static func unknown(_ id: String) -> RPCError {
