@@ -63,6 +63,16 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         return CacheKey(namespace: .thumbnail, rawValue: "thumb|\(width)|\(clean)", url: clean)
     }
 
+    /// The key of the note that says which width a request for `url` at `size` was delivered
+    /// at, when that is not `size` itself (a provider variant narrower than `2 × size` is
+    /// delivered as it is). It lets a later request for the same size find the entry without
+    /// knowing the image's width; it lives with the thumbnails, so evicting or clearing them
+    /// removes it too.
+    public static func thumbnailWidthNote(url: String, size: Int) -> CacheKey {
+        let clean = CacheKey.removingCredentials(from: url)
+        return CacheKey(namespace: .thumbnail, rawValue: "thumbsize|\(size)|\(clean)", url: clean)
+    }
+
     /// The key of one page of search results. Every parameter that changes the answer is
     /// part of the key; the query is used as given (callers trim it first).
     public static func searchPage(provider: String, query: String?, feed: String? = nil,
@@ -84,7 +94,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         let parts = storedText.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
         guard let first = parts.first else { return nil }
         switch first {
-        case "thumb":
+        case "thumb", "thumbsize":
             guard parts.count == 3 else { return nil }
             self.init(namespace: .thumbnail, rawValue: storedText, url: String(parts[2]))
         case "search":
@@ -101,13 +111,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// Query item names that carry secrets at the providers this daemon talks to.
-    static let credentialQueryNames: Set<String> = [
-        "key", "api_key", "apikey", "client_id", "access_key", "accesskey", "token",
-        "access_token", "secret", "api_secret", "auth", "signature", "sig",
-    ]
-
-    /// `url` without user info and without credential-like query items. A string that is not
+    /// `url` without user info and without the query items `URLRedaction` treats as secrets
+    /// (one list for redaction and keys). A string that is not
     /// a URL is returned unchanged (it cannot carry URL credentials).
     static func removingCredentials(from url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
@@ -118,7 +123,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
             changed = true
         }
         if let items = components.queryItems {
-            let kept = items.filter { !credentialQueryNames.contains($0.name.lowercased()) }
+            let kept = items.filter { !URLRedaction.secretQueryKeys.contains($0.name.lowercased()) }
             if kept.count != items.count {
                 components.queryItems = kept.isEmpty ? nil : kept
                 changed = true

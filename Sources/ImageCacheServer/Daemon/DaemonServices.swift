@@ -25,6 +25,9 @@ public final class DaemonServices: Sendable {
     public let dimensions: ImageDimensionsStore
     /// Decodes allowed at once, process-wide (the machine's active cores).
     public let decodes: DecodeLimiter
+    /// The thumbnail pipeline (memory → disk → one shared fetch per cache key) over the parts
+    /// above; slots, prefetches and `cache.evict` go through it.
+    public let pipeline: ImagePipeline
     /// Where the parts log.
     public let logger: Logger
     /// Search pages and remembered photos on disk (`cache_dir/searches`); nil when the folder
@@ -65,6 +68,9 @@ public final class DaemonServices: Sendable {
         self.registry = registry
         self.dimensions = ImageDimensionsStore()
         self.decodes = DecodeLimiter(limit: ProcessInfo.processInfo.activeProcessorCount)
+        self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
+                                      decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },
+                                      logger: logger)
         self.logger = logger
     }
 

@@ -1,0 +1,58 @@
+import ImageCacheProtocol
+
+/// Where a thumbnail request's bytes come from and under which keys they are cached.
+///
+/// The contract keys a thumbnail by its image URL (credentials removed) and its delivered
+/// width. The delivered width is `size` when the fetched image is at least twice as wide, and
+/// the image's own width otherwise, which for a client URL is only known after decoding: a
+/// width note (`CacheKey.thumbnailWidthNote`) then remembers it for the next request.
+struct FetchPlan: Sendable, Hashable {
+    /// The URL to fetch (it may carry a provider's parameters; never logged unredacted).
+    var url: String
+    /// The URL without credentials: the identity of the image in keys and in the
+    /// dimensions store.
+    var cleanURL: String
+    /// The requested drawing width.
+    var size: Int
+    /// The fetched image's width when the provider said it (a variant's width).
+    var knownWidth: Int?
+    /// The photo id, for the dimensions store and the answer.
+    var photoID: String?
+
+    init(_ request: ThumbnailRequest) {
+        size = max(1, request.size)
+        switch request.image {
+        case .photo(let photo):
+            let variant = photo.variant(forWidth: size)
+            url = variant.url
+            knownWidth = variant.width
+            photoID = photo.id
+        case .url(let url):
+            self.url = url
+            knownWidth = nil
+            photoID = nil
+        }
+        cleanURL = CacheKey.thumbnail(url: url, width: size).url ?? url
+    }
+
+    /// The key of the entry when it was scaled to exactly `size` (or was exactly that wide).
+    var sizedKey: CacheKey { CacheKey.thumbnail(url: url, width: size) }
+
+    /// The key of the entry delivered as it is, when the provider told its width.
+    var knownWidthKey: CacheKey? {
+        guard let knownWidth, knownWidth != size, knownWidth < 2 * size else { return nil }
+        return CacheKey.thumbnail(url: url, width: knownWidth)
+    }
+
+    /// The note recording the delivered width when it is not `size`.
+    var widthNoteKey: CacheKey { CacheKey.thumbnailWidthNote(url: url, size: size) }
+
+    /// One fetch per image and requested width: every demand with the same identity shares it.
+    var fetchKey: FetchKey { FetchKey(url: cleanURL, size: size) }
+}
+
+/// The identity of one shared fetch.
+struct FetchKey: Sendable, Hashable {
+    var url: String
+    var size: Int
+}

@@ -1,0 +1,292 @@
+import Foundation
+import ImageCacheProtocol
+import Logging
+import Synchronization
+
+/// The thumbnail pipeline: memory cache → disk cache → one fetch per cache key.
+///
+/// Every request is a *demand*. Demands for the same image at the same width, from any
+/// session, slot or prefetch, share one `ThumbnailFetch`: its transfer runs at the highest of
+/// their priorities and is cancelled when the last of them is withdrawn. That one mechanism
+/// gives coalescing across sessions, the priority upgrade of a prefetched image that becomes
+/// visible, and the cancellation of a recycled slot's bytes (CONTRACT §5, ARCHITECTURE step 2).
+///
+/// A fetched body is probed for its header as it arrives (dimensions out early and recorded
+/// for `layout`), then validated by decoding, scaled when twice as wide as asked or more,
+/// turned upright, written to the disk cache (fsync, rename) and the memory cache, and handed
+/// to every waiting demand. Decoding and disk writes run under a `DecodeLimiter` on a
+/// dispatch queue, never on the cooperative pool, so memory for decodes is bounded by the
+/// limiter and the server's tasks never wait behind a decode.
+///
+/// The pipeline knows nothing of sockets: the daemon's slots, prefetches and the benchmarks
+/// drive it the same way.
+public final class ImagePipeline: Sendable {
+    /// What the pipeline reads from the running configuration at each fetch (so a SIGHUP
+    /// applies to the next one).
+    public struct Settings: Sendable, Equatable {
+        /// JPEG quality of scaled thumbnails (`thumbnail_quality`).
+        public var quality: Int
+        /// Pixels an image may declare (`max_image_pixels`).
+        public var maxPixels: Int
+
+        /// Settings from a configuration's `[cache]` and `[network]` sections.
+        public init(_ configuration: CacheConfiguration) {
+            quality = configuration.cache.thumbnailQuality
+            maxPixels = configuration.network.maxImagePixels
+        }
+    }
+
+    private let cache: ImageCache
+    private let transfers: TransferEngine
+    private let registry: PhotoRegistry
+    private let dimensions: ImageDimensionsStore
+    private let decodes: DecodeLimiter
+    private let settings: @Sendable () -> Settings
+    private let logger: Logger
+    private let fetches = LockedState<[FetchKey: ThumbnailFetch]>([:])
+    private let nextDemand = Atomic<UInt64>(0)
+    private let work = DispatchQueue(label: "imagecached.pipeline", attributes: .concurrent)
+
+    /// - Parameters:
+    ///   - settings: read at each fetch (the daemon passes its configuration store's current).
+    public init(cache: ImageCache, transfers: TransferEngine, registry: PhotoRegistry,
+                dimensions: ImageDimensionsStore, decodes: DecodeLimiter,
+                settings: @escaping @Sendable () -> Settings,
+                logger: Logger = Logger(label: "imagecached.pipeline")) {
+        self.cache = cache
+        self.transfers = transfers
+        self.registry = registry
+        self.dimensions = dimensions
+        self.decodes = decodes
+        self.settings = settings
+        self.logger = logger
+    }
+
+    // MARK: Resolving
+
+    /// The image a contract reference names: a photo id resolves through the registry (the
+    /// daemon remembers every photo it returned); a URL is taken as it is and checked by the
+    /// URL policy when fetched.
+    /// - Throws: `not_found` for a photo id the daemon never returned.
+    public func image(for reference: ImageReference) async throws(RPCError) -> ThumbnailRequest.Image {
+        switch reference {
+        case .url(let url):
+            return .url(url)
+        case .photo(let id):
+            guard let photo = await registry.photo(id: id) else {
+                throw RPCError(.notFound, "unknown photo id \(id): search for it first")
+            }
+            return .photo(photo)
+        }
+    }
+
+    // MARK: Cache only
+
+    /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file.
+    public func cached(_ request: ThumbnailRequest) -> ThumbnailDelivery? {
+        lookup(FetchPlan(request), wantsBytes: request.wantsBytes)
+    }
+
+    private func lookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
+        if let hit = deliver(cache.get(plan.sizedKey, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
+            return hit
+        }
+        if let key = plan.knownWidthKey,
+           let hit = deliver(cache.get(key, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
+            return hit
+        }
+        guard let note = cache.get(plan.widthNoteKey, wantBytes: true, wantPath: false),
+              let text = note.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
+              let width = Int(text), width != plan.size else { return nil }
+        return deliver(cache.get(CacheKey.thumbnail(url: plan.url, width: width), wantBytes: wantsBytes, wantPath: true),
+                       wantsBytes: wantsBytes)
+    }
+
+    private func deliver(_ hit: CacheHit?, wantsBytes: Bool) -> ThumbnailDelivery? {
+        guard let hit, let path = hit.path, let width = hit.info.width, let height = hit.info.height else { return nil }
+        return ThumbnailDelivery(path: path, width: width, height: height, bytes: hit.byteCount,
+                                 mime: hit.info.contentType, source: hit.source == .memory ? .memory : .disk,
+                                 data: wantsBytes ? hit.bytes : nil)
+    }
+
+    // MARK: Loading
+
+    /// Memory → disk → the shared fetch for this image and width.
+    ///
+    /// Cancelling the calling task withdraws this demand at once (throwing `cancelled`); the
+    /// fetch goes on while other demands remain, and stops (bytes and all) when none does.
+    /// `events` receives progress and the dimensions; it may still be called briefly after
+    /// the task is cancelled, so a caller that must never see a late event guards itself.
+    /// - Throws: `RPCError` with the contract's kinds (not_found, forbidden, timeout,
+    ///   decode_failed, too_large, upstream_error, rate_limited, network_unavailable, busy,
+    ///   cancelled).
+    public func load(_ request: ThumbnailRequest,
+                     events: (@Sendable (ThumbnailEvent) -> Void)? = nil) async throws(RPCError) -> ThumbnailDelivery {
+        let plan = FetchPlan(request)
+        if let hit = lookup(plan, wantsBytes: request.wantsBytes) {
+            if let size = dimensions(of: hit, plan: plan) { events?(.dimensions(width: size.width, height: size.height)) }
+            return hit
+        }
+        guard !Task.isCancelled else { throw Self.cancelled }
+        let id = nextDemand.add(1, ordering: .relaxed).newValue
+        let fetch = join(plan, demand: id, priority: request.priority, events: events)
+        let stored: ThumbnailFetch.Stored
+        do {
+            stored = try await withTaskCancellationHandler {
+                try await fetch.wait(id)
+            } onCancel: {
+                withdraw(id, from: fetch)
+            }
+        } catch let error as RPCError {
+            withdraw(id, from: fetch)
+            throw error
+        } catch {
+            withdraw(id, from: fetch)
+            throw Self.cancelled
+        }
+        withdraw(id, from: fetch)
+        return ThumbnailDelivery(path: stored.path, width: stored.width, height: stored.height, bytes: stored.bytes.count,
+                                 mime: stored.mime, source: .network, data: request.wantsBytes ? stored.bytes : nil)
+    }
+
+    /// The original's size for a cache hit, so a slot still gets `thumbnail.dimensions`
+    /// (recorded when it was fetched; else the delivered image's, which has the same shape).
+    private func dimensions(of hit: ThumbnailDelivery, plan: FetchPlan) -> ImageDimensionsStore.Size? {
+        if let photo = plan.photoID, let size = dimensions.decoded(photo: photo) { return size }
+        if let size = dimensions.decoded(url: plan.cleanURL) { return size }
+        return .init(width: hit.width, height: hit.height)
+    }
+
+    private static let cancelled = RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
+
+    /// Joins the running fetch for the plan's key, or starts one.
+    private func join(_ plan: FetchPlan, demand id: UInt64, priority: TransferPriority,
+                      events: (@Sendable (ThumbnailEvent) -> Void)?) -> ThumbnailFetch {
+        while true {
+            let (fetch, isNew) = fetches.withLock { fetches -> (ThumbnailFetch, Bool) in
+                if let running = fetches[plan.fetchKey], !running.isAbandoned { return (running, false) }
+                let fresh = ThumbnailFetch(plan: plan, priority: priority)
+                fetches[plan.fetchKey] = fresh
+                return (fresh, true)
+            }
+            guard fetch.add(id, priority: priority, events: events) else { continue }
+            if isNew { start(fetch) }
+            return fetch
+        }
+    }
+
+    private func withdraw(_ id: UInt64, from fetch: ThumbnailFetch) {
+        if fetch.remove(id) { forget(fetch) }
+    }
+
+    private func forget(_ fetch: ThumbnailFetch) {
+        fetches.withLock { fetches in
+            if fetches[fetch.key] === fetch { fetches[fetch.key] = nil }
+        }
+    }
+
+    /// Starts the transfer now (so queue order follows request order), then processes the body
+    /// in a task.
+    private func start(_ fetch: ThumbnailFetch) {
+        let dimensions = self.dimensions
+        let current = settings()
+        let handle = transfers.start(TransferRequest(url: fetch.plan.url, priority: fetch.priority, deliverChunks: true)) { event in
+            fetch.handle(event, dimensions: dimensions, maxPixels: current.maxPixels)
+        }
+        fetch.attach(handle)
+        Task {
+            let outcome: Result<ThumbnailFetch.Stored, RPCError>
+            do {
+                let result = try await handle.wait()
+                outcome = .success(try await process(result, fetch: fetch, settings: current))
+            } catch let error as RPCError {
+                outcome = .failure(fetch.earlyFailure ?? error)
+            } catch {
+                outcome = .failure(fetch.earlyFailure ?? Self.cancelled)
+            }
+            if case .failure(let error) = outcome, error.kind != .cancelled {
+                logger.debug("thumbnail fetch failed", metadata: [
+                    "url": "\(URLRedaction.redact(fetch.plan.url))", "kind": "\(error.kind.rawValue)", "error": "\(error.message)",
+                ])
+            }
+            fetch.finish(outcome)
+            forget(fetch)
+        }
+    }
+
+    /// Validates, scales and stores a fetched body, under the decode limit, off the pool.
+    private func process(_ result: TransferResult, fetch: ThumbnailFetch,
+                         settings: Settings) async throws -> ThumbnailFetch.Stored {
+        defer { if case .file(let path, _) = result.body { try? FileManager.default.removeItem(atPath: path) } }
+        try await decodes.acquire()
+        defer { decodes.release() }
+        guard !fetch.isAbandoned else { throw Self.cancelled }
+        let plan = fetch.plan
+        let cache = self.cache
+        let dimensions = self.dimensions
+        let logger = self.logger
+        return try await withCheckedThrowingContinuation { continuation in
+            work.async {
+                continuation.resume(with: Result { () throws(RPCError) -> ThumbnailFetch.Stored in
+                    let body: [UInt8]
+                    switch result.body {
+                    case .memory(let bytes):
+                        body = bytes
+                    case .file(let path, _):
+                        guard let data = FileManager.default.contents(atPath: path) else {
+                            throw RPCError(.internal, "the downloaded body could not be read back")
+                        }
+                        body = [UInt8](data)
+                    }
+                    let output = try ThumbnailProcessing.process(body, size: plan.size, quality: settings.quality,
+                                                                 maxPixels: settings.maxPixels)
+                    dimensions.record(.init(width: output.original.width, height: output.original.height),
+                                      photo: plan.photoID, url: plan.cleanURL)
+                    let bytes = Data(output.bytes)
+                    let key = CacheKey.thumbnail(url: plan.url, width: output.width)
+                    let stored = cache.put(key, bytes: bytes, info: CacheEntryInfo(contentType: output.mime, width: output.width,
+                                                                                  height: output.height))
+                    if output.width != plan.size {
+                        cache.put(plan.widthNoteKey, bytes: Data(String(output.width).utf8),
+                                  info: CacheEntryInfo(contentType: "text/plain"))
+                    }
+                    guard let path = stored.path else {
+                        let reason = stored.diskError.map { "\($0)" } ?? "no path"
+                        logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])
+                        throw RPCError(.internal, "the thumbnail could not be written to the cache folder")
+                    }
+                    return ThumbnailFetch.Stored(path: path, width: output.width, height: output.height,
+                                                 mime: output.mime, bytes: bytes)
+                })
+            }
+        }
+    }
+
+    // MARK: Eviction
+
+    /// Removes every cached thumbnail of a photo (all its variants, every width) or of a URL.
+    /// Paths already handed out stay readable for their grace.
+    /// - Throws: `not_found` for a photo id the daemon never returned.
+    public func evict(_ reference: ImageReference) async throws(RPCError) {
+        switch try await image(for: reference) {
+        case .url(let url):
+            cache.evict(url: url)
+        case .photo(let photo):
+            for variant in photo.variants { cache.evict(url: variant.url) }
+            cache.evict(url: photo.photo.fullURL)
+            cache.evict(url: photo.photo.thumbURL)
+            if let resizable = photo.resizableURL {
+                let base = resizable.split(separator: "?", maxSplits: 1).first.map(String.init) ?? resizable
+                cache.evict(url: base, asPrefix: true)
+            }
+        }
+    }
+
+    /// Fetches running now (each shared by one or more demands), for stats and tests.
+    public var activeFetches: Int { fetches.withLock { $0.count } }
+
+    /// Demands waiting on running fetches now (a coalesced fetch counts each of its demands).
+    public var activeDemands: Int {
+        fetches.withLock { Array($0.values) }.reduce(0) { $0 + $1.demandCount }
+    }
+}

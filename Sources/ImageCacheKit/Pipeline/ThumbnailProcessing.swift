@@ -1,0 +1,41 @@
+import Foundation
+import ImageCacheProtocol
+
+/// Turns a complete image body into the bytes a grid slot gets, by the contract's rule for
+/// `thumbnail.show`: an image at least twice as wide as `size` is scaled to exactly `size`; a
+/// narrower one is delivered as it is (decoded once to prove it is a picture), unless its EXIF
+/// orientation is not 1, when it is re-encoded upright so the file's pixels match the reported
+/// width and height. Either way the delivered width is at least `size` (unless the original is
+/// narrower) and less than `2 × size`.
+///
+/// Synchronous and CPU-bound: the pipeline runs it under its `DecodeLimiter`, off the
+/// cooperative pool.
+enum ThumbnailProcessing {
+    /// A processed body, ready for the cache.
+    struct Output: Sendable {
+        var bytes: [UInt8]
+        var width: Int
+        var height: Int
+        var mime: String
+        /// The original's upright size (what `layout` records as decoded).
+        var original: ImageHeader
+    }
+
+    /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),
+    ///   `decode_failed` for anything that is not a wholly decodable JPEG or PNG.
+    static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int) throws(RPCError) -> Output {
+        let header = try withRawBytes(body) { (raw) throws(RPCError) -> ImageHeader in
+            try ImageHeaderProbe.header(ofComplete: raw)
+        }
+        try header.checkPixelLimit(maxPixels)
+        if header.width >= 2 * size || header.orientation != .up {
+            let target = header.width >= 2 * size ? size : header.width
+            let thumbnail = try Thumbnailer.makeThumbnail(from: body, width: target, quality: quality, maxPixels: maxPixels)
+            return Output(bytes: thumbnail.bytes, width: thumbnail.width, height: thumbnail.height,
+                          mime: thumbnail.mimeType, original: header)
+        }
+        let validated = try Thumbnailer.validate(body, maxPixels: maxPixels)
+        return Output(bytes: body, width: validated.width, height: validated.height,
+                      mime: validated.format.mimeType, original: header)
+    }
+}

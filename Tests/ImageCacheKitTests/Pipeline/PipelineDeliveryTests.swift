@@ -1,0 +1,125 @@
+import Foundation
+import ImageCacheKit
+import ImageCacheProtocol
+import ProviderSimulator
+import Testing
+import TestSupport
+
+/// What a thumbnail request delivers: the contract's scaling rule, upright pixels, the tiers.
+@Suite("Pipeline: what a thumbnail request delivers", .timeLimit(.minutes(3)))
+struct PipelineDeliveryTests {
+    private func decodedSize(_ path: String) throws -> (Int, Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let header = try Thumbnailer.validate(bytes)
+        return (header.width, header.height)
+    }
+
+    @Test("an image at least twice as wide as asked is scaled to exactly the size, then served from memory")
+    func scalesWideImages() async throws {
+        try await PipelineFixture.with { f in
+            let image = f.serve("/wide.jpg", SyntheticImages.jpeg(width: 1000, height: 750))
+            let first = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
+            #expect((first.width, first.height) == (256, 192))
+            #expect(first.source == .network)
+            #expect(first.mime == "image/jpeg")
+            #expect(first.path.hasPrefix(f.folder + "/cache/"))
+            #expect(try decodedSize(first.path) == (256, 192))
+            #expect(first.bytes == (try FileManager.default.attributesOfItem(atPath: first.path)[.size] as? Int))
+            let second = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
+            #expect(second.source == .memory)
+            #expect(second.path == first.path)
+            #expect(f.server.counters.requests("/wide.jpg") == 1)
+        }
+    }
+
+    @Test("an image less than twice as wide is delivered byte for byte, and found again by its width note")
+    func deliversNarrowImagesAsTheyAre() async throws {
+        try await PipelineFixture.with { f in
+            let body = SyntheticImages.jpeg(width: 400, height: 300)
+            let image = f.serve("/narrow.jpg", body)
+            let first = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
+            #expect((first.width, first.height) == (400, 300))
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: first.path))) == body)
+            let again = try #require(f.pipeline.cached(ThumbnailRequest(image: image, size: 256)))
+            #expect(again.path == first.path && again.source == .memory)
+            #expect(f.server.counters.requests("/narrow.jpg") == 1)
+        }
+    }
+
+    @Test("an original narrower than the size is delivered at its own width, never upscaled")
+    func neverUpscales() async throws {
+        try await PipelineFixture.with { f in
+            let image = f.serve("/small.jpg", try Corpus.bytes("jpeg/libjpeg-turbo/testorig.jpg"))
+            let delivery = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
+            #expect((delivery.width, delivery.height) == (227, 149))
+        }
+    }
+
+    @Test("an EXIF-rotated photo is delivered upright, scaled or at its own width")
+    func deliversUpright() async throws {
+        try await PipelineFixture.with { f in
+            // Stored 1200×1800 with orientation 6: upright it is 1800×1200.
+            let image = f.serve("/rotated.jpg", try Corpus.bytes("jpeg/exif-orientation-examples/Landscape_6.jpg"))
+            let scaled = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
+            #expect((scaled.width, scaled.height) == (256, 171))
+            #expect(try decodedSize(scaled.path) == (256, 171))
+            let large = try await f.pipeline.load(ThumbnailRequest(image: image, size: 1000))
+            #expect((large.width, large.height) == (1800, 1200))
+            let header = try Thumbnailer.validate([UInt8](try Data(contentsOf: URL(fileURLWithPath: large.path))))
+            #expect(header.orientation == .up && header.storedWidth == 1800)
+        }
+    }
+
+    @Test("a PNG with alpha stays a PNG; inline data is the delivered file")
+    func pngAndInlineData() async throws {
+        try await PipelineFixture.with { f in
+            let image = f.serve("/alpha.png", try Corpus.bytes("pngsuite/basn6a08.png"))
+            let delivery = try await f.pipeline.load(ThumbnailRequest(image: image, size: 16, wantsBytes: true))
+            #expect(delivery.mime == "image/png")
+            #expect(delivery.data == (try Data(contentsOf: URL(fileURLWithPath: delivery.path))))
+            let noBytes = try await f.pipeline.load(ThumbnailRequest(image: image, size: 16))
+            #expect(noBytes.data == nil)
+        }
+    }
+
+    @Test("after a restart the thumbnail comes from disk without the network")
+    func survivesRestart() async throws {
+        try await NetworkFixture.withServer { server in
+            let first = try PipelineFixture(server: server)
+            defer { first.remove() }
+            let image = first.serve("/p.jpg", SyntheticImages.jpeg(width: 900, height: 600))
+            let fetched = try await first.pipeline.load(ThumbnailRequest(image: image, size: 300))
+            first.close()
+            let second = try PipelineFixture(server: server, folder: first.folder)
+            defer { second.close() }
+            let again = try await second.pipeline.load(ThumbnailRequest(image: image, size: 300))
+            #expect(again.source == .disk)
+            #expect((again.width, again.height) == (fetched.width, fetched.height))
+            #expect(server.counters.requests("/p.jpg") == 1)
+        }
+    }
+
+    @Test("a photo fetches the smallest variant at least as wide as asked and records its dimensions by id")
+    func photoVariants() async throws {
+        try await PipelineFixture.with { f in
+            f.server.serve("/v/small.jpg", body: SyntheticImages.jpeg(width: 200, height: 150))
+            f.server.serve("/v/medium.jpg", body: SyntheticImages.jpeg(width: 640, height: 480))
+            let photo = Photo(id: "pixabay:1", provider: "pixabay", width: 4000, height: 3000,
+                              thumbURL: f.server.url("/v/small.jpg"), fullURL: f.server.url("/v/full.jpg"),
+                              author: .init(name: "A", profileURL: nil), likes: nil, description: nil, pageURL: nil)
+            let provider = ProviderPhoto(photo: photo, variants: [
+                ImageVariant(name: "small", url: f.server.url("/v/small.jpg"), width: 200, height: 150),
+                ImageVariant(name: "medium", url: f.server.url("/v/medium.jpg"), width: 640, height: 480),
+            ])
+            await f.registry.remember([provider])
+            let image = try await f.pipeline.image(for: .photo("pixabay:1"))
+            // 640 is the smallest variant ≥ 400 and less than twice as wide: delivered as it is.
+            let delivery = try await f.pipeline.load(ThumbnailRequest(image: image, size: 400))
+            #expect((delivery.width, delivery.height) == (640, 480))
+            #expect(f.server.counters.requests("/v/small.jpg") == 0)
+            #expect(f.dimensions.decoded(photo: "pixabay:1") == .init(width: 640, height: 480))
+            let error = await rpcError { _ = try await f.pipeline.image(for: .photo("pixabay:404")) }
+            #expect(error?.kind == .notFound)
+        }
+    }
+}
