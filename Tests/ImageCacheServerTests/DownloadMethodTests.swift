@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageCacheServer
 import ImageCacheKit
+import Logging
 import ProviderSimulator
 import Testing
 import TestSupport
@@ -387,6 +388,41 @@ struct DownloadMethodTests {
         #expect(fixture.contents(fixture.root + "/r.jpg") == expected)
         #expect(fixture.images.counters.ranges["/r.jpg"]?.contains("bytes=20000-") == true)
         #expect(fixture.files() == ["r.jpg"])
+        await again.close()
+        await second.stop()
+    }
+
+    @Test("a job whose file was moved but whose table entry still says running is found again, not downloaded twice")
+    func movedButUnrecordedJobIsFound() async throws {
+        let fixture = try await DownloadFixture.make()
+        defer { Task { await fixture.finish() } }
+        fixture.images.serve("/m.jpg", body: Self.body)
+        let first = try await fixture.start()
+        let client = try await DownloadClient.connect(first.socketPath)
+        let job = try await client.download(["url": fixture.images.url("/m.jpg")])
+        #expect(try await client.outcome(job: job).method == "download.finished")
+        await client.close()
+        await first.stop()
+        // As if the daemon had died between the move and the table write.
+        let store = try DownloadJobStore(cacheDirectory: fixture.folder + "/cache")
+        let logger = Logger(label: "test")
+        try store.save(store.load(logger: logger).map { record in
+            var record = record
+            record.state = .running
+            record.endedAt = nil
+            return record
+        })
+        let requests = fixture.images.counters.requests("/m.jpg")
+        let second = try await fixture.start()
+        let again = try await DownloadClient.connect(second.socketPath)
+        let state = try await again.result("download.watch", ["job": job])
+        if state["state"] as? String != "finished" {
+            #expect(try await again.outcome(job: job).method == "download.finished")
+        }
+        let status = try await again.result("download.status", ["job": job])
+        #expect(status["path"] as? String == fixture.root + "/m.jpg")
+        #expect(fixture.files() == ["m.jpg"])
+        #expect(fixture.images.counters.requests("/m.jpg") == requests)
         await again.close()
         await second.stop()
     }

@@ -16,7 +16,7 @@ struct DownloadJobStoreTests {
 
     private func record(_ id: String, state: DownloadState, ended: Date?, folder: String) -> DownloadRecord {
         DownloadRecord(id: id, photo: nil, url: "http://127.0.0.1:9/a.jpg", variant: .full, state: state,
-                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, inode: nil),
+                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, inode: nil, partInode: nil),
                        defaultName: true, overwrite: false, validator: "\"v\"", received: 0, total: nil, width: nil,
                        height: nil, error: state == .failed ? RPCError(.timeout, "stalled") : nil, tracked: false,
                        createdAt: (ended ?? Date()).addingTimeInterval(-10), endedAt: ended)

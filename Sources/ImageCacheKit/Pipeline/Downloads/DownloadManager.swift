@@ -141,6 +141,9 @@ public actor DownloadManager {
                                     tracked: false, createdAt: Date(), endedAt: nil)
         records[id] = record
         persist()
+        // `{job}` promises a job that survives a restart: the table holds it before the answer.
+        // (Waits are coalesced: jobs submitted together share one table write.)
+        await flush()
         dependencies.logger.info("download queued", metadata: [
             "job": "\(id)", "url": "\(URLRedaction.redact(url))", "path": "\(reservation.path)",
         ])
@@ -196,7 +199,9 @@ public actor DownloadManager {
 
     // MARK: Running a job
 
+    /// Starts the job's task, once (a `start()` and a `submit` may both ask for a new job).
     private func launch(_ id: String) {
+        guard tasks[id] == nil else { return }
         tasks[id] = Task { await self.run(id) }
     }
 
@@ -208,13 +213,20 @@ public actor DownloadManager {
         let meter = DownloadProgressMeter(job: id, received: FileOps.regularFileSize(part) ?? 0, total: record.total)
         meters[id] = meter
         do {
-            try await transfer(id, meter: meter)
-            guard let current = records[id], current.state == .running else { return }
             let maxPixels = dependencies.configuration().network.maxImagePixels
             let decodes = dependencies.decodes
+            if FileOps.regularFileSize(part) == nil, let moved = record.reservation.committedFile() {
+                // Moved to its final name before a stop or crash kept the table from saying so.
+                let header = try await Self.verify(moved.path, decodes: decodes, maxPixels: maxPixels)
+                let photo: ProviderPhoto? = if let photoID = record.photo { await dependencies.registry.photo(id: photoID) } else { nil }
+                await complete(id, reservation: moved, header: header.header, bytes: header.bytes, photo: photo)
+                return
+            }
+            try await transfer(id, meter: meter)
+            guard let current = records[id], current.state == .running else { return }
             let (reservation, header, bytes) = try await Self.verifyAndMove(current, decodes: decodes, maxPixels: maxPixels)
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
-            complete(id, reservation: reservation, header: header, bytes: bytes, photo: photo)
+            await complete(id, reservation: reservation, header: header, bytes: bytes, photo: photo)
         } catch {
             fail(id, error: error as? RPCError ?? RPCError(.internal, "download failed: \(error)"))
         }
@@ -257,6 +269,10 @@ public actor DownloadManager {
             }
             records[id] = record
             persist()
+            // The validator must be on disk before the first body byte is: a `.part` without it
+            // cannot be resumed after a crash, only restarted.
+            await flush()
+            guard records[id]?.state == .running else { return }
         }
         let request = TransferRequest(url: record.url, priority: .download,
                                       resume: .init(path: part, validator: record.validator ?? "\"\""))
@@ -282,22 +298,27 @@ public actor DownloadManager {
     /// cooperative pool), the decode under the process-wide decode bound.
     private static func verifyAndMove(_ record: DownloadRecord, decodes: DecodeLimiter,
                                       maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
-        let part = record.reservation.partPath
+        let verified = try await verify(record.reservation.partPath, decodes: decodes, maxPixels: maxPixels)
+        let reservation = try await BlockingIO.run { try move(record, format: verified.header.format) }
+        return (reservation, verified.header, verified.bytes)
+    }
+
+    /// fsyncs the file at `path` and proves it decodes; its header and size.
+    private static func verify(_ path: String, decodes: DecodeLimiter,
+                               maxPixels: Int) async throws -> (header: ImageHeader, bytes: Int) {
         let bytes = try await BlockingIO.run { () throws -> [UInt8] in
-            try FileOps.syncFile(part)
-            return try FileOps.read(part)
+            try FileOps.syncFile(path)
+            return try FileOps.read(path)
         }
         try await decodes.acquire()
-        let header: ImageHeader
         do {
-            header = try await BlockingIO.run { try Thumbnailer.validate(bytes, maxPixels: maxPixels) }
+            let header = try await BlockingIO.run { try Thumbnailer.validate(bytes, maxPixels: maxPixels) }
             decodes.release()
+            return (header, bytes.count)
         } catch {
             decodes.release()
             throw error
         }
-        let reservation = try await BlockingIO.run { try move(record, format: header.format) }
-        return (reservation, header, bytes.count)
     }
 
     /// Names the verified body (the sniffed format fixes a default name's extension) and moves
@@ -319,7 +340,8 @@ public actor DownloadManager {
         return try reservation.commit(overwrite: record.overwrite)
     }
 
-    private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int, photo: ProviderPhoto?) {
+    private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int,
+                          photo: ProviderPhoto?) async {
         meters.removeValue(forKey: id)?.end()
         tasks[id] = nil
         guard var record = records[id], record.state == .running else {
@@ -338,6 +360,8 @@ public actor DownloadManager {
         record.tracked = record.tracked || tracking != nil
         records[id] = record
         persist()
+        // `download.finished` promises a durable result: the table says so before anyone hears it.
+        await flush()
         dependencies.logger.info("download finished", metadata: [
             "job": "\(id)", "path": "\(reservation.path)", "bytes": "\(bytes)",
         ])

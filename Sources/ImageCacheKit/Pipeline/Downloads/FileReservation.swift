@@ -24,6 +24,10 @@ public struct FileReservation: Sendable, Codable, Hashable {
     /// The placeholder's inode (so only our own placeholder is ever removed); nil when
     /// `overwrite` kept an existing file at the name.
     public var inode: UInt64?
+    /// The `.part` file's inode: after the move it is the final file's, which is how a job whose
+    /// move happened but whose table entry was not saved (a stop or crash in between) finds its
+    /// file again instead of downloading it twice (`committedFile`).
+    public var partInode: UInt64?
 
     /// The highest ` (n)` tried before giving up.
     static let maxNumber = 9999
@@ -45,23 +49,25 @@ public struct FileReservation: Sendable, Codable, Hashable {
     ///
     /// - Throws: `forbidden` when the folder refuses new files (permissions, read-only).
     public static func reserve(directory: String, stem: String, ext: String?, overwrite: Bool) throws(RPCError) -> FileReservation {
-        var candidate = FileReservation(directory: directory, stem: stem, ext: ext, number: 0, inode: nil)
+        var candidate = FileReservation(directory: directory, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
         while candidate.number <= maxNumber {
             defer { candidate.number += 1 }
             if overwrite, candidate.number == 0, let existing = FileOps.lstatMode(candidate.path) {
                 // Replace only a regular file or a symlink (the link itself, never its target).
-                if existing == S_IFREG || existing == S_IFLNK, try FileOps.createExclusive(candidate.partPath) {
+                if existing == S_IFREG || existing == S_IFLNK, let partInode = try FileOps.createPlaceholder(candidate.partPath) {
+                    candidate.partInode = partInode
                     return candidate
                 }
                 continue
             }
             guard let inode = try FileOps.createPlaceholder(candidate.path) else { continue }
-            guard try FileOps.createExclusive(candidate.partPath) else {
+            guard let partInode = try FileOps.createPlaceholder(candidate.partPath) else {
                 // A stray `.part` of the same name belongs to someone else: leave it, move on.
                 _ = FileOps.unlinkIfInode(candidate.path, inode: inode)
                 continue
             }
             candidate.inode = inode
+            candidate.partInode = partInode
             return candidate
         }
         throw RPCError(.forbidden, "no free name for \(stem) in \(directory)")
@@ -110,6 +116,27 @@ public struct FileReservation: Sendable, Codable, Hashable {
             throw FileOps.failure("cannot move the download to \(candidate.path)")
         }
         throw RPCError(.forbidden, "no free name for \(stem) in \(directory)")
+    }
+
+    /// The final file this reservation's `.part` became, if the move already happened: the name
+    /// (any ` (n)` up to 20 past the reserved one, `.jpg` or `.png` for a corrected extension)
+    /// whose inode is the `.part`'s.
+    public func committedFile() -> FileReservation? {
+        guard let partInode else { return nil }
+        for ext in [ext, "jpg", "png"] {
+            for number in 0...(number + 20) {
+                var candidate = self
+                candidate.ext = ext
+                candidate.number = number
+                var info = stat()
+                if lstat(candidate.path, &info) == 0, UInt64(info.st_ino) == partInode,
+                   (info.st_mode & S_IFMT) == S_IFREG {
+                    candidate.inode = nil
+                    return candidate
+                }
+            }
+        }
+        return nil
     }
 
     /// Removes the `.part` and the placeholder (if still ours): what `download.cancel` and a
