@@ -3,8 +3,11 @@ import ImageCacheProtocol
 /// What a download job tells the sessions that started or watch it (the contract's
 /// notifications, ready to send).
 public enum DownloadEvent: Sendable, Hashable {
+    /// Bytes are flowing (throttled by `DownloadProgressMeter`).
     case progress(DownloadProgress)
+    /// The file is at its final name, fsynced and verified; the table says so.
     case finished(DownloadFinished)
+    /// The job stopped (an error, or `download.cancel` with `cancelled`); nothing is left.
     case failed(DownloadFailed)
 
     /// The job it is about.

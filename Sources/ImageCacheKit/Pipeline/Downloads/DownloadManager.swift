@@ -36,8 +36,10 @@ public actor DownloadManager {
         public var configuration: @Sendable () -> CacheConfiguration
         /// `cache_dir`; the job table lives in `downloads/` under it.
         public var cacheDirectory: String
+        /// Job events (queued, finished, failed, resumed) at `info`/`notice`.
         public var logger: Logger
 
+        /// Everything a manager needs, usually the daemon's shared parts (`DaemonServices`).
         public init(transfers: TransferEngine, registry: PhotoRegistry, decodes: DecodeLimiter,
                     configuration: @escaping @Sendable () -> CacheConfiguration, cacheDirectory: String, logger: Logger) {
             self.transfers = transfers

@@ -29,12 +29,15 @@ public struct DownloadRecord: Sendable, Codable, Hashable {
     public var total: Int?
     /// Of the saved image, once finished.
     public var width: Int?
+    /// See `width`.
     public var height: Int?
     /// Why it failed.
     public var error: RPCError?
     /// Unsplash's download-tracking endpoint was requested for this job.
     public var tracked: Bool
+    /// When `download` created it (list order, and `createdAt` of the job object).
     public var createdAt: Date
+    /// When it finished, failed or was cancelled: the 24 h of listing count from here.
     public var endedAt: Date?
 
     /// Whether the job still has work to do (and so resumes when the daemon starts).
