@@ -17,5 +17,6 @@ struct BenchCommand: AsyncParsableCommand {
         FetchBenchmark.self,
         CacheBenchmark.self,
         HelloBenchmark.self,
+        DownloadBenchmark.self,
     ]
 }

@@ -91,6 +91,7 @@ public final class ImageCacheDaemon: Sendable {
         search = searchMethods
         ThumbnailMethods.register(in: &router, services: services)
         CacheMethods.register(in: &router, services: services, stats: stats, search: searchMethods)
+        DownloadMethods.register(in: &router, services: services, stats: stats)
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
