@@ -15,6 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let areas: [any ParsableCommand.Type] = [
         ThumbnailBenchmark.self,
         FetchBenchmark.self,
+        ShapingProxy.self,
         CacheBenchmark.self,
         HelloBenchmark.self,
         DownloadBenchmark.self,
