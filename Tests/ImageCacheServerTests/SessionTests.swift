@@ -111,6 +111,22 @@ struct SessionTests {
         await server.stop()
     }
 
+    @Test("an id may be reused the moment its answer arrives")
+    func idReusedAtOnce() async throws {
+        let methods = TestMethods()
+        let server = try await TestServer.start { methods.register(in: &$0) }
+        let client = try await server.connect()
+        // The answer is queued before its entry leaves the pending table: a client that sends
+        // the same id as soon as it reads the answer must not be told it is still pending.
+        for round in 0..<2000 {
+            let answer = try await client.call(#"{"jsonrpc":"2.0","id":7,"method":"test.echo","params":{"key":"r\#(round)"}}"#)
+            #expect(answer.errorCode == nil, "round \(round): \(answer)")
+            if answer.errorCode != nil { break }
+        }
+        await client.close()
+        await server.stop()
+    }
+
     @Test("closing the connection cancels the work its session owns")
     func closeCancelsWork() async throws {
         let methods = TestMethods()

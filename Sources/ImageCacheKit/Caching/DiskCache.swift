@@ -287,3 +287,32 @@ struct DiskRecord {
     /// Until when the content file must stay on disk because its path was handed out.
     var graceUntil: Double
 }
+
+extension DiskCache {
+    /// The content path of a verified entry, handed out (valid for `path_grace`) and counted
+    /// as an access, without touching the disk: nil when the entry is missing or has not been
+    /// verified since the cache opened (its first read must check it). Index maintenance that
+    /// falls due (access-time flush, deferred unlinks) is sent to a background queue, so this
+    /// can run on an event loop.
+    func handOutPath(_ key: CacheKey) -> String? {
+        let digest = key.digest
+        let now = clock.now()
+        let found = state.withLock { s -> (reap: Bool, flush: Bool)? in
+            guard !s.closed, let record = s.list.peek(digest), record.verified else { return nil }
+            _ = s.list.touch(digest)
+            s.pendingAccess[digest] = now
+            if record.graceUntil < now + pathGrace {
+                s.list.update(digest) { $0.graceUntil = now + pathGrace }
+            }
+            return (now >= s.nextDeferred, s.pendingAccess.count >= 8192)
+        }
+        guard let (reap, flush) = found else { return nil }
+        if reap || flush {
+            DispatchQueue.global().async { [self] in
+                if reap { reapDeferred() }
+                if flush { flushAccessTimes() }
+            }
+        }
+        return contentPath(digest)
+    }
+}

@@ -87,6 +87,17 @@ public final class ImageCache: Sendable {
         return result
     }
 
+    /// A memory hit whose disk copy is known, with no I/O at all: what an event loop may
+    /// call to answer a request inline. nil on anything else (a miss, an expired entry, a disk
+    /// copy not yet verified): the caller then takes the ordinary road (`get`).
+    public func memoryHit(_ key: CacheKey) -> CacheHit? {
+        guard let entry = memory.value(forKey: key) else { return nil }
+        if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
+        guard let path = disk.handOutPath(key) else { return nil }
+        return CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info, byteCount: entry.bytes.count,
+                        created: entry.created, source: .memory, isStale: false)
+    }
+
     // MARK: Storing
 
     /// The outcome of a store: the entry is in memory in any case; `path` is its content file

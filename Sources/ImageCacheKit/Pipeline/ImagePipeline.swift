@@ -87,6 +87,25 @@ public final class ImagePipeline: Sendable {
         lookup(FetchPlan(request), wantsBytes: request.wantsBytes)
     }
 
+    /// The memory tier only, with no I/O and no waiting: what the server calls inline on a
+    /// connection's event loop to answer a hit without a task. A photo must be in the
+    /// registry's memory. nil whenever the answer would need more (then `cached` or `load`).
+    public func memoryHit(_ reference: ImageReference, size: Int, wantsBytes: Bool) -> ThumbnailDelivery? {
+        let image: ThumbnailRequest.Image
+        switch reference {
+        case .url(let url): image = .url(url)
+        case .photo(let id):
+            guard let photo = registry.remembered(id: id) else { return nil }
+            image = .photo(photo)
+        }
+        let plan = FetchPlan(ThumbnailRequest(image: image, size: size))
+        if let hit = deliver(cache.memoryHit(plan.sizedKey), wantsBytes: wantsBytes) { return hit }
+        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key), wantsBytes: wantsBytes) { return hit }
+        guard let note = cache.memoryHit(plan.widthNoteKey)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
+              let width = Int(note), width != plan.size else { return nil }
+        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width)), wantsBytes: wantsBytes)
+    }
+
     private func lookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
         if let hit = deliver(cache.get(plan.sizedKey, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
             return hit

@@ -39,6 +39,14 @@ public final class ThumbnailMethods: Sendable {
             try params.validate()
             let slots = sessions.tables(for: context.session).slots
             let ticket = slots.show(SlotKey(view: params.view, slot: params.slot), context: context)
+            // A memory hit is answered right here, on the event loop, with no task: the slot
+            // was just taken in arrival order, so nothing can come between show and answer.
+            let size = params.size ?? services.configuration.current.cache.thumbnailSize
+            if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
+                let result = Self.result(of: hit, params: params)
+                _ = slots.finish(ticket) { id in SlotTable.encodeSuccess(id: id, result: result, context: context) }
+                return ShowJob(params: params, ticket: ticket, slots: slots, answeredOnArrival: true)
+            }
             return ShowJob(params: params, ticket: ticket, slots: slots)
         }) { [self] (job: ShowJob, context) in
             try await show(job, context: context)
@@ -55,10 +63,12 @@ public final class ThumbnailMethods: Sendable {
     }
 
     /// A show past its arrival step: the params, the slot's ticket, the session's slots.
-    struct ShowJob: Sendable {
+    struct ShowJob: AnswerableOnArrival {
         var params: ThumbnailShowParams
         var ticket: SlotTicket
         var slots: SlotTable
+        /// A memory hit already answered inline: no task runs for it.
+        var answeredOnArrival = false
     }
 
     /// Loads the slot's thumbnail in a task the slot owns, then answers through the slot

@@ -119,6 +119,14 @@ public struct RPCRouter: Sendable {
     func route(for method: String) -> Route? { routes[method] }
 }
 
+/// What an `arrival` step returns when it may have answered its request itself, inline (a
+/// thumbnail found in the memory cache): then no task is started for it at all, which is what
+/// makes a hit cost about as little as `hello`.
+protocol AnswerableOnArrival: Sendable {
+    /// Whether the request was answered (claimed and sent) during its arrival step.
+    var answeredOnArrival: Bool { get }
+}
+
 /// How the server treats a method's requests.
 public struct RouteOptions: Sendable {
     /// Whether the request counts against `max_pending_per_session`. `cancel` does not:

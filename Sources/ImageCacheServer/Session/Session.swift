@@ -77,11 +77,18 @@ public final class Session: Sendable {
         state.withLock { state in
             if state.closed { return .closed }
             if state.draining { return .shuttingDown }
+            if let id, let existing = state.pending[.request(id)] {
+                // An answered request leaves the table just after its answer is queued, so a
+                // client may legally reuse the id before that: the new request takes the
+                // entry (the old one's `release` then finds another serial and does nothing).
+                guard existing.answered else { return .duplicateID }
+                state.pending[.request(id)] = nil
+                if existing.countsTowardCap { state.counted -= 1 }
+            }
             if let cap, state.counted >= cap { return .busy(cap: cap) }
             state.nextSerial += 1
             let serial = state.nextSerial
             let key: PendingKey = id.map { .request($0) } ?? .notification(serial)
-            if state.pending[key] != nil { return .duplicateID }
             state.pending[key] = Pending(serial: serial, task: nil, countsTowardCap: cap != nil)
             if cap != nil { state.counted += 1 }
             return .admitted(serial: serial, key: key)
@@ -93,7 +100,8 @@ public final class Session: Sendable {
     func immediateAdmission(id: RequestID?) -> ImmediateAdmission {
         state.withLock { state in
             if state.closed { return .closed }
-            if let id, state.pending[.request(id)] != nil { return .duplicateID }
+            // An entry already answered is on its way out (see `admit`): its id is free again.
+            if let id, let existing = state.pending[.request(id)], !existing.answered { return .duplicateID }
             return .admitted
         }
     }

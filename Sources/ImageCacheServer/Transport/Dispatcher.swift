@@ -111,6 +111,10 @@ final class Dispatcher: Sendable {
                 session.release(key: key, serial: serial)
                 return
             }
+            if let early = input as? any AnswerableOnArrival, early.answeredOnArrival {
+                session.release(key: key, serial: serial)
+                return
+            }
             let task = Task {
                 let answer = await Self.run(handler, input: input, context: context)
                 if session.claim(key: key, serial: serial), let id {

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Where remembered photos persist so that ids resolve after a restart; the cache's index
 /// backs it (Caching/).
 public protocol PhotoPersisting: Sendable {
@@ -9,10 +11,16 @@ public protocol PhotoPersisting: Sendable {
 /// alone), with the variants the thumbnail pipeline chooses from.
 ///
 /// Memory holds the most recent `capacity` photos; with a persistence, every photo is also
-/// written there and a miss in memory is looked up there.
+/// written there and a miss in memory is looked up there. The memory part sits behind a lock
+/// rather than in the actor, so a `thumbnail.show` answered from the memory cache can resolve
+/// its photo inline on the connection's event loop (`remembered(id:)`), without a hop.
 public actor PhotoRegistry {
-    private var photos: [String: ProviderPhoto] = [:]
-    private var order: [String] = []
+    private struct Memory {
+        var photos: [String: ProviderPhoto] = [:]
+        var order = Deque<String>()
+    }
+
+    private nonisolated let memory = LockedState(Memory())
     private let capacity: Int
     private let persistence: (any PhotoPersisting)?
 
@@ -23,23 +31,36 @@ public actor PhotoRegistry {
 
     /// Remembers photos; a newer record of an id merges into the older one (see `merged`).
     public func remember(_ new: [ProviderPhoto]) async {
-        var changed: [ProviderPhoto] = []
-        for photo in new {
-            let merged = photos[photo.id].map { Self.merged($0, with: photo) } ?? photo
-            if photos[photo.id] != merged { changed.append(merged) }
-            if photos.updateValue(merged, forKey: photo.id) == nil { order.append(photo.id) }
+        let capacity = self.capacity
+        let changed = memory.withLock { m -> [ProviderPhoto] in
+            var changed: [ProviderPhoto] = []
+            for photo in new {
+                let merged = m.photos[photo.id].map { Self.merged($0, with: photo) } ?? photo
+                if m.photos[photo.id] != merged { changed.append(merged) }
+                if m.photos.updateValue(merged, forKey: photo.id) == nil { m.order.append(photo.id) }
+            }
+            while m.order.count > capacity, let oldest = m.order.popFirst() { m.photos[oldest] = nil }
+            return changed
         }
-        while order.count > capacity { photos[order.removeFirst()] = nil }
         if let persistence, !changed.isEmpty { await persistence.save(changed) }
     }
 
     /// The photo with this id, from memory or the persistence; nil when never returned.
     public func photo(id: String) async -> ProviderPhoto? {
-        if let photo = photos[id] { return photo }
+        if let photo = remembered(id: id) { return photo }
         guard let stored = await persistence?.load(id: id) else { return nil }
-        photos[id] = stored
-        order.append(id)
+        let capacity = self.capacity
+        memory.withLock { m in
+            if m.photos.updateValue(stored, forKey: id) == nil { m.order.append(id) }
+            while m.order.count > capacity, let oldest = m.order.popFirst() { m.photos[oldest] = nil }
+        }
         return stored
+    }
+
+    /// The photo with this id if it is in memory now; never waits (nil also when it is only
+    /// in the persistence: call `photo(id:)` for that).
+    public nonisolated func remembered(id: String) -> ProviderPhoto? {
+        memory.withLock { $0.photos[id] }
     }
 
     /// A newer record over an older one: newer non-nil fields win, but sized image variants
