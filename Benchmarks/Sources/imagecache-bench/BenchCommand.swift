@@ -17,5 +17,8 @@ struct BenchCommand: AsyncParsableCommand {
         FetchBenchmark.self,
         CacheBenchmark.self,
         HelloBenchmark.self,
+        ShowBenchmark.self,
+        FlingBenchmark.self,
+        SoakBenchmark.self,
     ]
 }
