@@ -68,7 +68,7 @@ struct SoakBenchmark: AsyncParsableCommand {
         let envText = daemonEnv.isEmpty ? "(none)" : daemonEnv.joined(separator: " ")
         print("== soak: \(count) distinct \(size)-px thumbnails, memory_limit = \(memoryLimit), \(connections) connections × \(depth) slots;"
               + " daemon environment \(envText); load average \(Self.loadAverage())")
-        if !probeDecodes.isEmpty { try await probeDecodeCost(server: server) }
+        if !probeDecodes.allSatisfy(\.isEmpty) { try await probeDecodeCost(server: server) }
 
         // Sources: `bodies` distinct photos-like JPEGs, 640 to 2400 px wide, 3:2.
         var images: [[UInt8]] = []
@@ -211,7 +211,7 @@ struct SoakBenchmark: AsyncParsableCommand {
     /// Peak RSS one decode adds: each probe image shown once on a fresh daemon (so nothing
     /// before it has raised VmHWM), from the idle peak to the peak after the answer.
     private func probeDecodeCost(server: ImageServer) async throws {
-        for (number, text) in probeDecodes.enumerated() {
+        for (number, text) in probeDecodes.filter({ !$0.isEmpty }).enumerated() {
             let sides = text.split(separator: "x").compactMap { Int($0) }
             guard sides.count == 2 else { throw ValidationError("--probe-decodes takes WxH, not \(text)") }
             let image = SyntheticImages.jpeg(width: sides[0], height: sides[1], seed: 7)
