@@ -71,7 +71,7 @@ struct HelloBenchmark: ParsableCommand {
         var daemonPid: Int32?
 
         func run() throws {
-            let hello = Array(#"{"jsonrpc":"2.0","id":0,"method":"hello"}"#.utf8) + [0x0A]
+            let hello = Array(#""method":"hello"}"#.utf8)
             let load = SocketLoad(path: socket, connections: connections, depth: 1, request: { _, _ in hello },
                                   marker: Array(#""protocol":1"#.utf8))
             let result = try load.run(warmup: warmup, duration: duration, daemonPID: daemonPid)

@@ -84,7 +84,7 @@ struct ShowBenchmark: ParsableCommand {
             let load = SocketLoad(
                 path: socket, connections: connections, depth: depth,
                 request: { _, lane in
-                    Array(#"{"jsonrpc":"2.0","id":\#(lane),"method":"thumbnail.show","params":{"slot":\#(lane),"url":\#(urlJSON),"size":\#(size),"inline":\#(inline)}}"#.utf8) + [0x0A]
+                    Array(#""method":"thumbnail.show","params":{"slot":\#(lane),"url":\#(urlJSON),"size":\#(size),"inline":\#(inline)}}"#.utf8)
                 },
                 marker: Array(#""source":"memory""#.utf8))
             let result = try load.run(warmup: warmup, duration: duration, daemonPID: daemonPid)

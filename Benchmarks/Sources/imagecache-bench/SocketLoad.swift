@@ -9,17 +9,17 @@ import Glibc
 ///
 /// With `depth` 1 it is wrk's model (one request per connection, the next sent as soon as
 /// the answer arrives); a larger depth pipelines requests on each connection the way
-/// `redis-benchmark -P` does. Each in-flight request of a connection is a *lane* with its own
-/// JSON-RPC id (the lane's index), so answers that come back out of order (the contract
-/// allows it) are still matched to the request they answer, and each lane's latency is
-/// measured from its own send. Only the head of each answer is kept (the id and the marker
+/// `redis-benchmark -P` does. Each in-flight request of a connection is a *lane*; every request
+/// gets a fresh JSON-RPC id (`sequence × depth + lane`, as a real client never reuses an id),
+/// so answers that come back out of order (the contract allows it) are still matched to the
+/// lane they answer, and each lane's latency is measured from its own send. Only the head of each answer is kept (the id and the marker
 /// sit there), so answers carrying tens of kilobytes of inline data cost a `memchr`, not a copy.
 struct SocketLoad {
     let path: String
     let connections: Int
     let depth: Int
-    /// The request line (newline included) of a lane: `(connection, lane) -> bytes`. Its
-    /// JSON-RPC id must be the lane's index.
+    /// The members of a lane's request after its id, up to the newline: `(connection, lane) ->`
+    /// `"method":"hello"}` for instance. The generator writes `{"jsonrpc":"2.0","id":N,` before it.
     let request: (Int, Int) -> [UInt8]
     /// Bytes every good answer contains within its first `headLimit` bytes; an answer without
     /// them counts as an error (and the first one is printed).
@@ -71,6 +71,8 @@ struct SocketLoad {
         var head: [UInt8] = []
         /// When each lane's request was sent.
         var sentAt: [UInt64]
+        /// Requests sent on this connection (the next id's sequence number).
+        var sequence = 0
     }
 
     private static let idPrefix = Array(#""id":"#.utf8)
@@ -153,6 +155,22 @@ struct SocketLoad {
         return fd
     }
 
+    private static let envelope = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+
+    /// Writes one request of `lane` with a fresh id into `line` (reused storage) and sends it.
+    private func send(_ fd: CInt, lane: Int, reader: inout Reader, rest: [UInt8], line: inout [UInt8]) throws {
+        let id = reader.sequence * depth + lane
+        reader.sequence += 1
+        line.removeAll(keepingCapacity: true)
+        line += Self.envelope
+        line += String(id).utf8
+        line.append(0x2C)  // ,
+        line += rest
+        line.append(0x0A)
+        reader.sentAt[lane] = Self.now()
+        try Self.send(fd, line)
+    }
+
     private static func send(_ fd: CInt, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
@@ -192,10 +210,10 @@ struct SocketLoad {
         var bytesReceived = 0
         var cpuAtStart: Double?
         var daemonCPUAtStart: Double?
+        var line: [UInt8] = []
         for connection in 0..<connections {
             for lane in 0..<depth {
-                readers[connection].sentAt[lane] = Self.now()
-                try Self.send(descriptors[connection], requests[connection][lane])
+                try send(descriptors[connection], lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
             }
         }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
@@ -239,9 +257,10 @@ struct SocketLoad {
                     guard newline != nil else { break }
                     let head = readers[connection].head
                     readers[connection].head.removeAll(keepingCapacity: true)
-                    guard let lane = Self.answerID(head), lane >= 0, lane < depth else {
+                    guard let id = Self.answerID(head) else {
                         continue  // a notification (progress, dimensions): not an answer
                     }
+                    let lane = id % depth
                     now = Self.now()
                     if !Self.contains(head, marker) {
                         if measuring, errors == 0 {
@@ -253,8 +272,7 @@ struct SocketLoad {
                         answered += 1
                         latencies.append(Double(now - readers[connection].sentAt[lane]) / 1000)
                     }
-                    readers[connection].sentAt[lane] = now
-                    try Self.send(fd, requests[connection][lane])
+                    try send(fd, lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
                 }
             }
         }
