@@ -12,8 +12,10 @@ import Glibc
 /// `redis-benchmark -P` does. Each in-flight request of a connection is a *lane*; every request
 /// gets a fresh JSON-RPC id (`sequence × depth + lane`, as a real client never reuses an id),
 /// so answers that come back out of order (the contract allows it) are still matched to the
-/// lane they answer, and each lane's latency is measured from its own send. Only the head of each answer is kept (the id and the marker
-/// sit there), so answers carrying tens of kilobytes of inline data cost a `memchr`, not a copy.
+/// lane they answer, and each lane's latency is measured from its own send. Only the head and
+/// the tail of each answer are kept (the id leads the envelope; the marker is a result member,
+/// and the encoder may put it before or after a large `data` member), so answers carrying tens
+/// of kilobytes of inline data cost a `memchr`, not a copy.
 struct SocketLoad {
     let path: String
     let connections: Int
@@ -21,11 +23,11 @@ struct SocketLoad {
     /// The members of a lane's request after its id, up to the newline: `(connection, lane) ->`
     /// `"method":"hello"}` for instance. The generator writes `{"jsonrpc":"2.0","id":N,` before it.
     let request: (Int, Int) -> [UInt8]
-    /// Bytes every good answer contains within its first `headLimit` bytes; an answer without
-    /// them counts as an error (and the first one is printed).
+    /// Bytes every good answer contains within its first or last `headLimit` bytes; an answer
+    /// without them counts as an error (and the first one is printed).
     let marker: [UInt8]
 
-    /// How much of each answer line is kept for the checks.
+    /// How much of each end of an answer line is kept for the checks.
     static let headLimit = 512
 
     struct Result {
@@ -69,6 +71,10 @@ struct SocketLoad {
     private struct Reader {
         /// The first `headLimit` bytes of the answer being read.
         var head: [UInt8] = []
+        /// Its last `headLimit` bytes so far (once it is longer than the head).
+        var tail: [UInt8] = []
+        /// Its length so far.
+        var length = 0
         /// When each lane's request was sent.
         var sentAt: [UInt64]
         /// Requests sent on this connection (the next id's sequence number).
@@ -253,16 +259,29 @@ struct SocketLoad {
                     if room > 0 {
                         readers[connection].head += buffer[offset..<min(segmentEnd, offset + room)]
                     }
+                    let pastHead = max(offset, offset + Self.headLimit - readers[connection].length)
+                    if segmentEnd > pastHead {
+                        // Bytes beyond the head: keep the last `headLimit` of them.
+                        let from = max(pastHead, segmentEnd - Self.headLimit)
+                        readers[connection].tail += buffer[from..<segmentEnd]
+                        if readers[connection].tail.count > Self.headLimit {
+                            readers[connection].tail.removeFirst(readers[connection].tail.count - Self.headLimit)
+                        }
+                    }
+                    readers[connection].length += segmentEnd - offset
                     offset = segmentEnd + 1
                     guard newline != nil else { break }
                     let head = readers[connection].head
+                    let tail = readers[connection].tail
                     readers[connection].head.removeAll(keepingCapacity: true)
+                    readers[connection].tail.removeAll(keepingCapacity: true)
+                    readers[connection].length = 0
                     guard let id = Self.answerID(head) else {
                         continue  // a notification (progress, dimensions): not an answer
                     }
                     let lane = id % depth
                     now = Self.now()
-                    if !Self.contains(head, marker) {
+                    if !Self.contains(head, marker), !Self.contains(tail, marker) {
                         if measuring, errors == 0 {
                             FileHandle.standardError.write(Data("first unexpected answer: ".utf8) + Data(head) + Data("\n".utf8))
                         }
