@@ -43,6 +43,8 @@ struct FlingBenchmark: AsyncParsableCommand {
     var gridSlots = 16
     @Flag(help: "Leave out the client that loads every slot (it takes longest; it runs in round 1 only).")
     var skipEverySlot = false
+    @Option(help: "Calm first screens per daemon (each a fresh session showing `kept` new slots at once).")
+    var calmScreens = 5
     @Option(help: "Folder for the daemons' sockets and caches.")
     var folder = "/tmp"
 
@@ -102,17 +104,21 @@ struct FlingBenchmark: AsyncParsableCommand {
         print("== fling: \(slots) slots, one every \(intervalMs) ms, each visible \(visibleMs) ms, then \(kept) kept;"
               + " images \(images.map(\.count).min()!)–\(images.map(\.count).max()!) bytes,"
               + " served at \(bytesPerSecond) B/s per response; load average \(loadAverage())")
-        var clients: [Client] = [.fling(dwell: dwell), .fling(dwell: "0ms")]
-        if !skipEverySlot { clients.append(.everySlot) }
         var summary: [String: [Figures]] = [:]
+        var clients: [Client] = []
         for round in 1...rounds {
+            // The two flings swap places every round, so neither always runs first.
+            clients = round % 2 == 1 ? [.fling(dwell: dwell), .fling(dwell: "0ms")] : [.fling(dwell: "0ms"), .fling(dwell: dwell)]
+            if !skipEverySlot { clients.append(.everySlot) }
             // The every-slot client's bytes do not depend on timing (every image completes):
             // one round of it is enough, and it is the slowest by far.
             for (number, client) in clients.enumerated() where round == 1 || !client.isEverySlot {
                 let prefix = "/r\(round)c\(number)"
                 for index in 0..<total {
                     server.serve("\(prefix)/slow/\(index).jpg", body: images[index], faults: [.slowBody(bytesPerSecond: bytesPerSecond)])
-                    server.serve("\(prefix)/calm/\(index).jpg", body: images[index])
+                }
+                for index in 0..<(kept * calmScreens) {
+                    server.serve("\(prefix)/calm/\(index).jpg", body: images[index % total])
                 }
                 let figures = try await measure(client, server: server, prefix: prefix, images: images, widths: widths)
                 summary[client.description, default: []].append(figures)
@@ -120,9 +126,14 @@ struct FlingBenchmark: AsyncParsableCommand {
             }
         }
         print("== summary over \(rounds) rounds (bytes served / bytes of the \(kept) kept images)")
-        for client in clients {
-            let ratios = (summary[client.description] ?? []).map(\.ratio)
-            print("\(client): " + ratios.map { String(format: "%.2f ×", $0) }.joined(separator: ", "))
+        for client in clients.sorted(by: { $0.description < $1.description }) {
+            let figures = summary[client.description] ?? []
+            print("\(client): " + figures.map { String(format: "%.2f ×", $0.ratio) }.joined(separator: ", "))
+            let calm = figures.flatMap(\.calmLatencies).sorted()
+            if !calm.isEmpty {
+                print(String(format: "  calm first screens, all rounds (%d shows): median %.1f ms, p90 %.1f ms, max %.1f ms",
+                             calm.count, 1000 * calm[calm.count / 2], 1000 * calm[calm.count * 9 / 10], 1000 * calm.last!))
+            }
         }
         await server.shutdown()
     }
@@ -144,7 +155,9 @@ struct FlingBenchmark: AsyncParsableCommand {
                 + " load average \(loadAverage())",
             "  kept slots, show → answer: \(ms(f.keptLatencies))",
         ]
-        if !f.calmLatencies.isEmpty { lines.append("  calm first screen (\(kept) at once, fast route): \(ms(f.calmLatencies))") }
+        if !f.calmLatencies.isEmpty {
+            lines.append("  calm first screens (\(calmScreens) × \(kept) at once, fast route): \(ms(f.calmLatencies))")
+        }
         if let first = f.failed.first { lines.append("  first failure: \(first)") }
         return lines.joined(separator: "\n")
     }
@@ -161,21 +174,24 @@ struct FlingBenchmark: AsyncParsableCommand {
         let base = server.baseURL + prefix
 
         if case .fling = client {
-            // A calm first screen on its own session: `kept` slots at once, nothing recycled.
-            let calm = try await ImageCacheConnection.connect(to: process.socket)
-            let outcomes = try await withDeadline(60, "the calm first screen") { [kept] in
-                try await withThrowingTaskGroup(of: Outcome.self) { group in
-                    for index in 0..<kept {
-                        group.addTask {
-                            await Self.show(calm, slot: index, url: "\(base)/calm/\(index).jpg", size: widths[index])
+            // Calm first screens, each on its own session: `kept` new slots at once, nothing recycled.
+            for screen in 0..<calmScreens {
+                let calm = try await ImageCacheConnection.connect(to: process.socket)
+                let outcomes = try await withDeadline(60, "a calm first screen") { [kept, total] in
+                    try await withThrowingTaskGroup(of: Outcome.self) { group in
+                        for slot in 0..<kept {
+                            let index = screen * kept + slot
+                            group.addTask {
+                                await Self.show(calm, slot: slot, url: "\(base)/calm/\(index).jpg", size: widths[index % total])
+                            }
                         }
+                        return try await group.reduce(into: []) { $0.append($1) }
                     }
-                    return try await group.reduce(into: []) { $0.append($1) }
                 }
+                await calm.close()
+                for case .delivered(let seconds, _) in outcomes { figures.calmLatencies.append(seconds) }
+                figures.failed += outcomes.compactMap { if case .failed(let why) = $0 { why } else { nil } }
             }
-            await calm.close()
-            for case .delivered(let seconds, _) in outcomes { figures.calmLatencies.append(seconds) }
-            figures.failed += outcomes.compactMap { if case .failed(let why) = $0 { why } else { nil } }
         }
 
         let connection = try await ImageCacheConnection.connect(to: process.socket)
