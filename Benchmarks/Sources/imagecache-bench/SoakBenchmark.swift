@@ -92,6 +92,7 @@ struct SoakBenchmark: AsyncParsableCommand {
         let done = LockedState(0)
         let next = LockedState(0)
         let failures = LockedState<[String]>([])
+        let delivered = LockedState(0)
         let samples = LockedState<[Sample]>([])
         let start = ContinuousClock.now
         let sampler = Task { [sampleMs, pid = process.pid] in
@@ -114,8 +115,9 @@ struct SoakBenchmark: AsyncParsableCommand {
                                 let index = next.withLock { value -> Int in defer { value += 1 }; return value }
                                 guard index < count else { return }
                                 do {
-                                    _ = try await client.showThumbnail(
+                                    let result = try await client.showThumbnail(
                                         ThumbnailShowParams(slot: lane, image: .url(server.url("/soak/\(index).jpg")), size: size))
+                                    delivered.withLock { $0 += result.bytes }
                                 } catch {
                                     failures.withLock { $0.append("\(index): \(error)") }
                                 }
@@ -128,7 +130,13 @@ struct SoakBenchmark: AsyncParsableCommand {
             }
         }
         let elapsed = (ContinuousClock.now - start) / .seconds(1)
-        let memoryStats = try? await clients[0].stats().memory
+        let memoryStats: StatsResult.Cache?
+        do {
+            memoryStats = try await clients[0].stats().memory
+        } catch {
+            print("stats failed: \(error)")
+            memoryStats = nil
+        }
         for client in clients { await client.close() }
         try await Task.sleep(for: .seconds(2))
         sampler.cancel()
@@ -139,6 +147,10 @@ struct SoakBenchmark: AsyncParsableCommand {
         let failed = failures.withLock { $0 }
         print(String(format: "made %d thumbnails in %.1f s (%.0f/s), %d failed", count, elapsed, Double(count) / elapsed, failed.count))
         if let first = failed.first { print("first failure: \(first)") }
+        let thumbnailBytes = delivered.withLock { $0 }
+        print(String(format: "thumbnails delivered: %.1f MiB in all, %.1f KiB each on average (memory_limit holds about %d of them)",
+                     Double(thumbnailBytes) / 1_048_576, Double(thumbnailBytes) / Double(max(1, count)) / 1024,
+                     Int(Double(memoryLimitMiB << 20) / max(1, Double(thumbnailBytes) / Double(max(1, count))))))
         if let memoryStats {
             print("daemon stats after: memory tier \(memoryStats.entries) entries, \(memoryStats.bytes) bytes, limit \(memoryStats.limit)")
         }
