@@ -66,6 +66,10 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
             }
             return
         }
+        // Process set-up: large short-lived buffers (bodies, decodes) stay in the heap instead
+        // of each costing a fresh mmap and its page faults (BodyBufferAllocator says why; the
+        // measurements are in docs/benchmarks.md, `## Network`).
+        BodyBufferAllocator.configure()
         let explicitPath = config
         try await runDaemon(configuration: configuration) {
             var fresh = try CacheConfiguration.load(explicitPath: explicitPath, environment: environment)

@@ -164,13 +164,7 @@ struct CacheDaemonTests {
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         let delivered = try await daemon.thumbnail(ids[0])
         _ = try #require(try await client.request(1, "cache.evict", ["photo": ids[0]]).resultObject)
-        withKnownIssue("""
-            ImagePipeline hands out the path of a fresh DiskCache.put, whose record starts with no \
-            path grace (graceUntil 0), so an evict right after a network delivery unlinks it: \
-            reported to the lead (pipeline / DiskCache, not this branch's files)
-            """) {
-            #expect(readable(delivered.path))
-        }
+        #expect(readable(delivered.path))
         await client.close()
         await daemon.stop()
         await fixture.finish()

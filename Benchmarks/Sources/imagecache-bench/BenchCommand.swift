@@ -15,8 +15,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let areas: [any ParsableCommand.Type] = [
         ThumbnailBenchmark.self,
         FetchBenchmark.self,
+        ShapingProxy.self,
         CacheBenchmark.self,
         HelloBenchmark.self,
+        DownloadBenchmark.self,
         ShowBenchmark.self,
         FlingBenchmark.self,
         SoakBenchmark.self,

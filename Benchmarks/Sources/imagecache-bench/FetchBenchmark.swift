@@ -35,6 +35,22 @@ struct FetchBenchmark: ParsableCommand {
     @Option(help: "Large images to write with --prepare.")
     var largeCount = 200
 
+    @Option(help: "Where bodies go: memory (every body in memory, the issue's 'engine alone'), file (the daemon's way: past 256 KiB to a file in --work, deleted once counted), pipeline (ImagePipeline.load: fetch, validate by decoding, disk and memory cache write; cache in --work).")
+    var mode: Mode = .memory
+
+    @Option(help: "Folder for --mode file and --mode pipeline (emptied first).")
+    var work: String?
+
+    @Option(help: "The width asked of the pipeline: images are validated, and scaled only when twice as wide or more.")
+    var size = 4096
+
+    @Flag(help: "Leave glibc's malloc as it is instead of applying the daemon's tuning (BodyBufferAllocator).")
+    var defaultAllocator = false
+
+    enum Mode: String, ExpressibleByArgument, Sendable {
+        case memory, file, pipeline
+    }
+
     /// Synchronous on purpose: `await BenchCommand.main()` in main.swift resolves to the
     /// synchronous entry point, which never calls an async `run()` (it prints the help instead),
     /// so the async work runs in a task this thread waits for.
@@ -46,11 +62,21 @@ struct FetchBenchmark: ParsableCommand {
         guard let urls else { throw ValidationError("give --urls FILE or --prepare DIR") }
         let list = try String(contentsOfFile: urls, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         let connections = connections
+        let mode = mode
+        let size = size
+        if mode != .memory {
+            guard let work else { throw ValidationError("--mode \(mode.rawValue) needs --work DIR") }
+            try? FileManager.default.removeItem(atPath: work)
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        }
+        let work = work ?? ""
+        // The daemon's own process set-up (ImageCacheDaemonCommand), so that this measures it.
+        if !defaultAllocator { BodyBufferAllocator.configure() }
         let outcome = LockedState<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             do {
-                try await FetchBenchmark.fetchAll(list, connections: connections)
+                try await FetchBenchmark.fetchAll(list, connections: connections, mode: mode, work: work, size: size)
                 outcome.withLock { $0 = .success(()) }
             } catch {
                 outcome.withLock { $0 = .failure(error) }
@@ -78,7 +104,7 @@ struct FetchBenchmark: ParsableCommand {
         }
     }
 
-    private static func fetchAll(_ list: [String], connections: Int) async throws {
+    private static func fetchAll(_ list: [String], connections: Int, mode: Mode, work: String, size: Int) async throws {
         var configuration = CacheConfiguration()
         configuration.network.allowHTTP = true
         configuration.network.allowedHosts = ["127.0.0.1"]
@@ -86,29 +112,85 @@ struct FetchBenchmark: ParsableCommand {
         configuration.network.maxConnectionsPerHost = connections
         var options = TransferEngine.Options()
         options.maxQueued = max(list.count, 1)
+        if mode != .memory {
+            options.temporaryDirectory = work + "/cache"
+            try FileManager.default.createDirectory(atPath: options.temporaryDirectory, withIntermediateDirectories: true)
+        }
         let engine = TransferEngine(configuration: configuration, options: options)
         defer { engine.shutdown() }
+        var pipeline: ImagePipeline?
+        var cache: ImageCache?
+        if mode == .pipeline {
+            let opened = try ImageCache(configuration: configuration.cache, directory: work + "/cache")
+            cache = opened
+            let settings = ImagePipeline.Settings(configuration)
+            pipeline = ImagePipeline(cache: opened, transfers: engine, registry: PhotoRegistry(),
+                                     dimensions: ImageDimensionsStore(),
+                                     decodes: DecodeLimiter(limit: ProcessInfo.processInfo.activeProcessorCount),
+                                     settings: { settings })
+        }
+        defer { cache?.close() }
 
         let cpuBefore = cpuSeconds()
         let started = ContinuousClock.now
-        var handles: [TransferHandle?] = list.map { engine.start(TransferRequest(url: $0, keepInMemory: true)) }
         var bytes = 0
         var failures = 0
-        for index in handles.indices {
-            // Drop each handle (and with it its body) once counted, as a consumer would.
-            guard let handle = handles[index] else { continue }
-            handles[index] = nil
-            do { bytes += try await handle.result().body.count } catch { failures += 1 }
+        var firstError: String?
+        if let pipeline {
+            // Every demand at once, as a grid of visible slots would ask.
+            await withTaskGroup(of: (Int, String?).self) { group in
+                for url in list {
+                    group.addTask {
+                        do {
+                            return (try await pipeline.load(ThumbnailRequest(image: .url(url), size: size), events: nil).bytes, nil)
+                        } catch {
+                            return (0, "\(error)")
+                        }
+                    }
+                }
+                for await (count, error) in group {
+                    bytes += count
+                    if let error {
+                        failures += 1
+                        firstError = firstError ?? error
+                    }
+                }
+            }
+        } else {
+            var handles: [TransferHandle?] = list.map { engine.start(TransferRequest(url: $0, keepInMemory: mode == .memory)) }
+            for index in handles.indices {
+                // Drop each handle (and with it its body) once counted, as a consumer would.
+                guard let handle = handles[index] else { continue }
+                handles[index] = nil
+                do {
+                    let body = try await handle.result().body
+                    bytes += body.count
+                    if case .file(let path, _) = body { unlink(path) }
+                } catch {
+                    failures += 1
+                    firstError = firstError ?? "\(error)"
+                }
+            }
         }
         let elapsed = ContinuousClock.now - started
         let cpu = cpuSeconds() - cpuBefore
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let stats = engine.stats
-        print(String(format: "{\"files\":%d,\"failures\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_seconds\":%.4f,"
-                     + "\"files_per_s\":%.1f,\"mb_per_s\":%.1f,\"cpu_us_per_transfer\":%.1f,\"requests\":%d}",
-                     list.count, failures, bytes, seconds, cpu, Double(list.count) / seconds,
-                     Double(bytes) / seconds / 1e6, cpu / Double(max(list.count, 1)) * 1e6, stats.requests))
+        print(String(format: "{\"mode\":\"%@\",\"files\":%d,\"failures\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_seconds\":%.4f,"
+                     + "\"files_per_s\":%.1f,\"mb_per_s\":%.1f,\"cpu_us_per_transfer\":%.1f,\"requests\":%d,"
+                     + "\"connections\":%d,\"max_rss_mb\":%.1f}",
+                     mode.rawValue, list.count, failures, bytes, seconds, cpu, Double(list.count) / seconds,
+                     Double(stats.bytesReceived) / seconds / 1e6, cpu / Double(max(list.count, 1)) * 1e6, stats.requests,
+                     stats.connectionsOpened, maxRSSMegabytes()))
+        if let firstError { FileHandle.standardError.write(Data("first failure: \(firstError)\n".utf8)) }
         if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// The process's peak resident set (`ru_maxrss`, kB on Linux), in MB.
+    private static func maxRSSMegabytes() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024
     }
 
     private static func cpuSeconds() -> Double {

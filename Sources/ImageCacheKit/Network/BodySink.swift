@@ -42,9 +42,17 @@ final class BodySink {
         ownsFile = false
     }
 
-    /// Makes room for a body of known length in one allocation (no regrowth copies).
-    func reserve(_ total: Int) {
-        if fd < 0, total <= memoryLimit, total > buffer.capacity { buffer.reserveCapacity(total) }
+    /// Prepares for a body of known length: one allocation when it fits in memory (no
+    /// regrowth copies), else the file at once, so a large body is written there as it arrives
+    /// instead of first filling (and regrowing) a buffer up to the bound and copying it out.
+    /// False (with `failure` set) when the file cannot be created.
+    func reserve(_ total: Int) -> Bool {
+        guard fd < 0 else { return true }
+        if total <= memoryLimit {
+            if total > buffer.capacity { buffer.reserveCapacity(total) }
+            return true
+        }
+        return spill()
     }
 
     /// Appends bytes; false (with `failure` set) when the disk refused them.

@@ -94,6 +94,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             guard let job = jobs.removeValue(forKey: id) else { return }
             if let easy = job.easy {
                 curl_multi_remove_handle(multi, easy)
+                countConnections(of: easy)
                 releaseEasy(of: job)
                 scheduler.finished(id)
                 environment.stats.withLock { $0.inFlight -= 1 }
@@ -121,6 +122,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         for (_, job) in jobs {
             if let easy = job.easy {
                 curl_multi_remove_handle(multi, easy)
+                countConnections(of: easy)
                 releaseEasy(of: job)
             }
             job.discardBody()
@@ -168,6 +170,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         if let caBundle = network.caBundle { _ = ic_easy_setopt_string(easy, CURLOPT_CAINFO, caBundle) }
         _ = ic_easy_setopt_string(easy, CURLOPT_USERAGENT, network.userAgent)
         _ = ic_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, IC_CURL_HTTP_VERSION_2TLS)
+        if job.target.url.utf8.starts(with: "https:".utf8) {
+            // Wait for a connection being set up to a host rather than opening another, so that
+            // when the host speaks HTTP/2 every transfer multiplexes over one connection. Not for
+            // plain http, which is always HTTP/1.1 here: waiting would only delay the others.
+            _ = ic_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        }
         _ = ic_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, TransferEnvironment.milliseconds(network.connectTimeout))
         _ = ic_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, TransferEnvironment.milliseconds(remaining))
         _ = ic_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -217,6 +225,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = ic_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &redirectPointer)
         let redirect = redirectPointer.map { String(cString: $0) }
         let detail = String(cString: job.errorBuffer)
+        var version = 0
+        _ = ic_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        job.httpVersion = CurlMultiLoop.versionName(version)
+        countConnections(of: easy)
         releaseEasy(of: job)
         scheduler.finished(job.id)
         environment.stats.withLock { $0.inFlight -= 1 }
@@ -268,7 +280,26 @@ final class CurlMultiLoop: @unchecked Sendable {
         let body = job.takeBody()
         job.events?(.progress(received: body.count, expected: body.count))
         job.handle.finish(.success(TransferResult(status: status, headers: job.headers, body: body,
-                                                  finalURL: job.target.url, requests: job.requests)))
+                                                  finalURL: job.target.url, requests: job.requests,
+                                                  httpVersion: job.httpVersion)))
+    }
+
+    /// Adds the connections curl opened for this attempt (0 when it reused one) to the stats.
+    private func countConnections(of easy: UnsafeMutableRawPointer) {
+        var opened = 0
+        _ = ic_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &opened)
+        if opened > 0 { environment.stats.withLock { $0.connectionsOpened += opened } }
+    }
+
+    /// `CURLINFO_HTTP_VERSION`'s value as the version's usual name ("" when none was spoken).
+    static func versionName(_ version: Int) -> String {
+        switch version {
+        case IC_CURL_HTTP_VERSION_1_0: return "1.0"
+        case IC_CURL_HTTP_VERSION_1_1: return "1.1"
+        case IC_CURL_HTTP_VERSION_2_0: return "2"
+        case IC_CURL_HTTP_VERSION_3: return "3"
+        default: return ""
+        }
     }
 
     private func fail(_ job: TransferJob, _ error: RPCError) {

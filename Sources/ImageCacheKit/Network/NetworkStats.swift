@@ -13,6 +13,11 @@ public struct NetworkStats: Sendable, Equatable {
     public var bytesDiscarded = 0
     /// Requests sent again after a failure.
     public var retries = 0
+    /// TCP connections libcurl opened (`CURLINFO_NUM_CONNECTS` summed over every attempt,
+    /// cancelled ones included): with reuse and HTTP/2 multiplexing this stays far below
+    /// `requests`; on HTTP/1.1 every cancelled transfer costs one, since its connection cannot
+    /// be reused mid-body.
+    public var connectionsOpened = 0
     /// All counters at zero (a new engine).
     public init() {}
 }

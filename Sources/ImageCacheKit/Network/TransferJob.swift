@@ -25,6 +25,8 @@ final class TransferJob {
     private var rangeUsable = true
     /// Body bytes received over every attempt (what a cancellation discards).
     var totalReceived = 0
+    /// The HTTP version the last finished attempt spoke (see `TransferResult.httpVersion`).
+    var httpVersion = ""
 
     // MARK: The current attempt
     var easy: UnsafeMutableRawPointer?
@@ -173,7 +175,10 @@ final class TransferJob {
                 abort = .tooLarge(limit: environment.network.maxImageBytes)
                 return false
             }
-            if (200..<300).contains(status), !rangeSent || status == 206 { sink?.reserve(offset + length) }
+            if (200..<300).contains(status), !rangeSent || status == 206, let sink, !sink.reserve(offset + length) {
+                abort = .diskFailure(sink.failure ?? "cannot store the body")
+                return false
+            }
         }
         return true
     }

@@ -250,6 +250,9 @@ public final class ImagePipeline: Sendable {
                         cache.put(plan.widthNoteKey, bytes: Data(String(output.width).utf8),
                                   info: CacheEntryInfo(contentType: "text/plain"))
                     }
+                    // The path goes straight to the waiting clients: hand it out, so it stays
+                    // readable for `path_grace` whatever eviction or clearing comes next.
+                    _ = cache.disk.lookup(key, wantBytes: false, wantPath: true, allowStale: true, counted: false)
                     guard let path = stored.path else {
                         let reason = stored.diskError.map { "\($0)" } ?? "no path"
                         logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])

@@ -89,7 +89,9 @@ public final class ImageCacheDaemon: Sendable {
         let searchMethods = SearchMethods.forDaemon(services: services)
         searchMethods.register(in: &router, stats: stats)
         search = searchMethods
+        ThumbnailMethods.register(in: &router, services: services)
         CacheMethods.register(in: &router, services: services, stats: stats, search: searchMethods)
+        DownloadMethods.register(in: &router, services: services, stats: stats)
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)

@@ -25,6 +25,9 @@ public struct RPCRouter: Sendable {
             case task(@Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable)
             /// Inline on the connection's event loop: answers from memory, never waits.
             case immediate(@Sendable (JSONValue?, RequestContext) throws -> any Encodable & Sendable)
+            /// A first step inline on the event loop, in arrival order, then the rest in a task.
+            case ordered(arrival: @Sendable (JSONValue?, RequestContext) throws -> any Sendable,
+                         run: @Sendable (any Sendable, RequestContext) async throws -> any Encodable & Sendable)
         }
 
         var options: RouteOptions
@@ -65,6 +68,27 @@ public struct RPCRouter: Sendable {
             let typed = try StrictParamsDecoder.decode(P.self, from: params)
             return try handler(typed, context)
         })
+    }
+
+    /// Adds a handler whose first step, `arrival`, runs inline on the connection's event loop
+    /// as the request is admitted, so the requests of one connection take that step in the
+    /// order they arrived (a slot shown then recycled is recycled, never the reverse); the
+    /// rest runs in its own task like any `register`ed handler and gets what `arrival`
+    /// returned. `arrival` must never block. When it throws, that is the answer and no task
+    /// starts.
+    public mutating func register<P: Decodable & Sendable, T: Sendable, R: Encodable & Sendable>(
+        _ method: String,
+        options: RouteOptions = RouteOptions(),
+        arrival: @escaping @Sendable (P, RequestContext) throws -> T,
+        _ handler: @escaping @Sendable (T, RequestContext) async throws -> R
+    ) {
+        routes[method] = Route(options: options, body: .ordered(arrival: { params, context in
+            let typed = try StrictParamsDecoder.decode(P.self, from: params)
+            return try arrival(typed, context)
+        }, run: { prepared, context in
+            // `prepared` is what `arrival` returned just before, for this same route.
+            try await handler(prepared as! T, context)
+        }))
     }
 
     /// `registerImmediate` for a method without params.
@@ -129,4 +153,16 @@ public struct RequestContext: Sendable {
     public let requestID: RequestID?
     /// A logger carrying the session and request ids.
     public let logger: Logger
+    /// The request's entry in the session's pending table (nil for immediate routes).
+    var pending: Session.PendingEntry? = nil
+
+    /// Claims the right to answer this request now (`Session.claim`): true at most once, and
+    /// never after `cancel` or the session's close took it. A handler that must decide its
+    /// answer under a lock of its own (slots: no late results) claims there and sends what it
+    /// decided; the server's own claim when the handler returns then fails, so nothing is
+    /// answered twice.
+    func claimAnswer() -> Bool {
+        guard let pending else { return false }
+        return session.claim(key: pending.key, serial: pending.serial)
+    }
 }

@@ -28,6 +28,12 @@ public final class Session: Sendable {
         case notification(UInt64)
     }
 
+    /// Which pending entry a request holds, for `RequestContext.claimAnswer`.
+    struct PendingEntry: Sendable {
+        var key: PendingKey
+        var serial: UInt64
+    }
+
     private struct Pending {
         var serial: UInt64
         var task: Task<Void, Never>?

@@ -44,7 +44,9 @@ final class Dispatcher: Sendable {
         case .immediate(let handler):
             runImmediately(handler, method: method, id: id, params: params, session: session)
         case .task(let handler):
-            startTask(handler, options: route.options, method: method, id: id, params: params, session: session)
+            startTask(handler, arrival: { params, _ in params }, options: route.options, method: method, id: id, params: params, session: session)
+        case .ordered(let arrival, let run):
+            startTask(run, arrival: arrival, options: route.options, method: method, id: id, params: params, session: session)
         }
     }
 
@@ -71,7 +73,10 @@ final class Dispatcher: Sendable {
         if let id { session.send(answer(id)) }
     }
 
-    private func startTask(_ handler: @escaping @Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable,
+    /// Admits the request, runs `arrival` inline (in arrival order), then the handler in a
+    /// task with what `arrival` returned. A plain task route's `arrival` passes the params on.
+    private func startTask<Input: Sendable>(_ handler: @escaping @Sendable (Input, RequestContext) async throws -> any Encodable & Sendable,
+                           arrival: @Sendable (JSONValue?, RequestContext) throws -> Input,
                            options: RouteOptions, method: String, id: RequestID?, params: JSONValue?, session: Session) {
         let cap = options.countsTowardPendingCap ? limits().maxPendingPerSession : nil
         switch session.admit(id: id, cap: cap) {
@@ -95,9 +100,19 @@ final class Dispatcher: Sendable {
             var logger = session.logger
             if let id { logger[metadataKey: "request"] = "\(id)" }
             logger[metadataKey: "method"] = "\(method)"
-            let context = RequestContext(session: session, requestID: id, logger: logger)
+            let context = RequestContext(session: session, requestID: id, logger: logger,
+                                         pending: Session.PendingEntry(key: key, serial: serial))
+            let input: Input
+            do {
+                input = try arrival(params, context)
+            } catch {
+                let answer = Self.failure(error, context: context)
+                if session.claim(key: key, serial: serial), let id { session.send(answer(id)) }
+                session.release(key: key, serial: serial)
+                return
+            }
             let task = Task {
-                let answer = await Self.run(handler, params: params, context: context)
+                let answer = await Self.run(handler, input: input, context: context)
                 if session.claim(key: key, serial: serial), let id {
                     session.send(answer(id))
                 }
@@ -109,10 +124,10 @@ final class Dispatcher: Sendable {
 
     /// Runs a handler and maps its outcome to the contract's error model. Returns a function
     /// of the id so a notification's outcome is computed but never encoded for sending.
-    private static func run(_ handler: @Sendable (JSONValue?, RequestContext) async throws -> any Encodable & Sendable,
-                            params: JSONValue?, context: RequestContext) async -> @Sendable (RequestID) -> OutboundMessage {
+    private static func run<Input: Sendable>(_ handler: @Sendable (Input, RequestContext) async throws -> any Encodable & Sendable,
+                                             input: Input, context: RequestContext) async -> @Sendable (RequestID) -> OutboundMessage {
         do {
-            let result = try await handler(params, context)
+            let result = try await handler(input, context)
             return success(result, context: context)
         } catch {
             return failure(error, context: context)

@@ -101,3 +101,19 @@ enum UnsplashAPI {
         return object
     }
 }
+
+extension ProviderAPISimulator {
+    /// The photo ids whose Unsplash download-tracking endpoint (`/photos/:id/download`) was
+    /// requested with the right `Authorization: Client-ID` key, in arrival order: what a test
+    /// checks to prove a saved photo is reported exactly once, as Unsplash's API guidelines
+    /// require.
+    public func unsplashDownloadTracking() -> [String] {
+        let key = state.withLock { $0.keys[UnsplashAPI.provider] }
+        return requests(UnsplashAPI.provider).compactMap { request -> String? in
+            let parts = request.path.split(separator: "/").map(String.init)
+            guard parts.count == 4, parts[0] == "unsplash", parts[1] == "photos", parts[3] == "download",
+                  let key, request.header("Authorization") == "Client-ID \(key)" else { return nil }
+            return parts[2]
+        }
+    }
+}

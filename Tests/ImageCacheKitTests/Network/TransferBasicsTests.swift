@@ -45,6 +45,49 @@ struct NetworkTransferTests {
         }
     }
 
+    @Test("a body declared past the memory bound is written to its file from the first byte")
+    func declaredLargeBodyGoesToFileAtOnce() async throws {
+        let big = SyntheticImages.jpeg(width: 600, height: 600, seed: 3)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodies-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let engine = NetworkFixture.engine(options: {
+            $0.memoryBodyLimit = 64 << 10
+            $0.temporaryDirectory = folder
+        })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            // 4 KiB arrive, far below the bound, then the server holds the rest.
+            server.serve("/big.jpg", body: big, faults: [.stall(afterBytes: 4096)])
+            let log = EventLog()
+            let handle = engine.start(TransferRequest(url: server.url("/big.jpg")), events: log.handler)
+            _ = try await withTimeout(seconds: 30) {
+                await log.waitFor { if case .progress(let received, _) = $0 { received > 0 } else { false } }
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(files.count == 1 && files[0].hasPrefix("imagecached-body-"), "files: \(files)")
+            handle.cancel()
+            _ = await rpcError { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
+    @Test("a large body whose file cannot be created fails the transfer with internal")
+    func bodyFileUncreatable() async throws {
+        let big = SyntheticImages.jpeg(width: 600, height: 600, seed: 3)
+        let engine = NetworkFixture.engine(options: {
+            $0.memoryBodyLimit = 64 << 10
+            $0.temporaryDirectory = "/nonexistent-imagecached-\(UUID().uuidString)"
+        })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/big.jpg", body: big)
+            let error = await rpcError { _ = try await withTimeout(seconds: 30) { try await engine.start(TransferRequest(url: server.url("/big.jpg"))).result() } }
+            #expect(error?.kind == .internal)
+            #expect(error?.message.contains("cannot create a body file") == true)
+        }
+    }
+
     @Test("progress is monotonic, at most ten per second, and ends with a final complete event")
     func progressMonotonicAndFinal() async throws {
         let body = SyntheticImages.jpeg(width: 300, height: 300, seed: 5)
@@ -100,6 +143,11 @@ struct NetworkTransferTests {
             #expect(String(decoding: response.body, as: UTF8.self).contains("no image"))
             #expect(server.counters.lastUserAgent == "imagecached-test/1")
         }
+    }
+
+    @Test("glibc accepts the daemon's body-buffer allocator tuning")
+    func allocatorTuningApplies() {
+        #expect(BodyBufferAllocator.configure())
     }
 
     @Test("stats count requests and received bytes")

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Process-wide glibc malloc tuning for the daemon's short-lived large buffers (response
+/// bodies kept in memory, decode buffers).
+///
+/// Why: glibc serves every allocation over 128 KiB with a fresh `mmap` and returns it to the
+/// kernel on `free`, so each 1 MB body costs ~256 page faults and the zeroing of every page it
+/// touches. Profiles of the fetch benchmark (docs/benchmarks.md, `## Network`) showed that as
+/// most of the engine's CPU for 1 MB bodies. Raising the mmap threshold keeps such buffers in
+/// the heap, where the next body reuses the already-mapped pages; the trim threshold bounds
+/// what a heap keeps mapped once the buffers are freed, so memory after a burst stays within
+/// `maxCachedBytes` per heap (the figures and the RSS are in docs/benchmarks.md).
+///
+/// It is a choice for the whole process, so the library never makes it by itself: the daemon's
+/// entry point calls `configure()` once at start-up; the benchmarks call it too,
+/// so they measure what the daemon runs.
+public enum BodyBufferAllocator {
+    /// Allocations up to this size come from the heap instead of their own `mmap`: above the
+    /// 1 MB bodies of the benchmark and most decode buffers; larger ones are still mapped and
+    /// unmapped on their own.
+    public static let heapAllocationLimit: Int32 = 4 << 20
+    /// Free memory a heap keeps mapped at its top before glibc gives it back: one full set of
+    /// sixteen 1 MB in-flight bodies (`max_connections` = 16).
+    public static let maxCachedBytes: Int32 = 16 << 20
+
+    /// Sets glibc's `M_MMAP_THRESHOLD` and `M_TRIM_THRESHOLD` (see the type's comment). Returns
+    /// false where mallopt is not available (not glibc): nothing is changed then.
+    @discardableResult
+    public static func configure() -> Bool {
+        #if canImport(Glibc)
+        // mallopt is declared in <malloc.h>, which Swift's Glibc module does not import; it is
+        // looked up by name instead of adding a C target for one call.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD in <malloc.h>
+        let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
+        return mallopt(mmapThreshold, heapAllocationLimit) == 1 && mallopt(trimThreshold, maxCachedBytes) == 1
+        #else
+        return false
+        #endif
+    }
+}

@@ -1,0 +1,21 @@
+import Dispatch
+
+/// Runs blocking work (fsync, whole-file reads, a verification decode, renames) on threads of
+/// its own, never on Swift's cooperative pool.
+///
+/// Why: the cooperative pool has one thread per core (two here). A 5 MB JPEG decoded to verify
+/// it, or an fsync waiting for the disk, would hold one of them for tens of milliseconds, and
+/// with two such jobs every actor and request handler of the daemon waits behind them —
+/// measured: submitting 20 downloads took 1.7 s instead of milliseconds (docs/benchmarks.md,
+/// Downloads). Concurrency is bounded by the callers (`DecodeLimiter` for decodes; one job
+/// table write at a time), so the queue needs no limit of its own.
+enum BlockingIO {
+    private static let queue = DispatchQueue(label: "imagecached.downloads.io", qos: .utility, attributes: .concurrent)
+
+    /// `body`'s result, computed on the I/O queue.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ImageCacheProtocol
+
+/// What a download job tells the sessions that started or watch it (the contract's
+/// notifications, ready to send).
+public enum DownloadEvent: Sendable, Hashable {
+    /// Bytes are flowing (throttled by `DownloadProgressMeter`).
+    case progress(DownloadProgress)
+    /// The file is at its final name, fsynced and verified; the table says so.
+    case finished(DownloadFinished)
+    /// The job stopped (an error, or `download.cancel` with `cancelled`); nothing is left.
+    case failed(DownloadFailed)
+
+    /// The job it is about.
+    public var job: String {
+        switch self {
+        case .progress(let p): return p.job
+        case .finished(let f): return f.job
+        case .failed(let f): return f.job
+        }
+    }
+
+    /// Whether the job has ended with it (watchers can then be forgotten).
+    public var isFinal: Bool {
+        if case .progress = self { return false }
+        return true
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ImageCacheProtocol
+
+/// One download job as the daemon keeps it on disk: enough to resume it after a restart
+/// (where it goes, what it fetches, the validator its partial body came with) and to list it
+/// for a day after it ended.
+public struct DownloadRecord: Sendable, Codable, Hashable {
+    /// The job id clients use.
+    public var id: String
+    /// The photo id, nil for a URL download.
+    public var photo: String?
+    /// The image URL fetched (image URLs carry no key; redacted before it is shown anyway).
+    public var url: String
+    /// The size asked for.
+    public var variant: DownloadVariant
+    /// Where the job is in its life.
+    public var state: DownloadState
+    /// The reserved final name and its `.part`.
+    public var reservation: FileReservation
+    /// Whether the name was chosen by the daemon (its extension then follows the sniffed format).
+    public var defaultName: Bool
+    /// Replace an existing file at the name.
+    public var overwrite: Bool
+    /// The `ETag` (else `Last-Modified`) the partial body came with: the `If-Range` of a resume.
+    public var validator: String?
+    /// Body bytes saved (final size once finished).
+    public var received: Int
+    /// The body's length when the server said it.
+    public var total: Int?
+    /// Of the saved image, once finished.
+    public var width: Int?
+    /// See `width`.
+    public var height: Int?
+    /// Why it failed.
+    public var error: RPCError?
+    /// Unsplash's download-tracking endpoint was requested for this job.
+    public var tracked: Bool
+    /// When `download` created it (list order, and `createdAt` of the job object).
+    public var createdAt: Date
+    /// When it finished, failed or was cancelled: the 24 h of listing count from here.
+    public var endedAt: Date?
+
+    /// Whether the job still has work to do (and so resumes when the daemon starts).
+    public var isUnfinished: Bool { state == .queued || state == .running }
+
+    /// The job as `download.status` reports it.
+    public func job(received live: Int? = nil, total liveTotal: Int? = nil) -> DownloadJob {
+        DownloadJob(job: id, photo: photo, url: URLRedaction.redact(url), variant: variant, state: state,
+                    path: reservation.path, received: live ?? received, total: liveTotal ?? total,
+                    width: width, height: height, error: error,
+                    createdAt: Self.timestamp(createdAt), endedAt: endedAt.map(Self.timestamp))
+    }
+
+    /// ISO 8601 UTC with seconds, as the contract's timestamps.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+}

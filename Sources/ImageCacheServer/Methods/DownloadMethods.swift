@@ -1,0 +1,125 @@
+import ImageCacheKit
+import Logging
+
+/// `download`, `download.status`, `download.list`, `download.cancel` and `download.watch`
+/// (CONTRACT §5) on the socket, over the daemon's one `DownloadManager`.
+///
+/// Jobs belong to the manager (and so to the daemon); what belongs to sockets is who hears
+/// about them: the session that submitted a job and every session that watches it get its
+/// `download.progress`, `download.finished` and `download.failed`. A closed session is
+/// dropped from every job it followed, so it simply stops receiving; the job goes on.
+public final class DownloadMethods: Sendable {
+    /// The jobs themselves.
+    public let manager: DownloadManager
+    /// Job id → the sessions to tell, by session id.
+    private let watchers: LockedState<[String: [UInt64: Session]]>
+    /// Sessions whose close is already hooked.
+    private let hooked = LockedState<Set<UInt64>>([])
+
+    /// Builds the manager over the daemon's shared engine, registry and decode bound, with its
+    /// job table under `cache_dir`, and starts it (unfinished jobs resume now).
+    public init(services: DaemonServices) {
+        let watchers = LockedState<[String: [UInt64: Session]]>([:])
+        self.watchers = watchers
+        let configuration = services.configuration
+        let dependencies = DownloadManager.Dependencies(
+            transfers: services.transfers, registry: services.registry, decodes: services.decodes,
+            configuration: { configuration.current }, cacheDirectory: configuration.current.resolvedCacheDirectory,
+            logger: services.logger)
+        manager = DownloadManager(dependencies: dependencies) { event in
+            Self.deliver(event, to: watchers)
+        }
+        let manager = self.manager
+        Task { await manager.start() }
+    }
+
+    /// Builds the download methods over `services` and adds them to `router`.
+    @discardableResult
+    public static func register(in router: inout RPCRouter, services: DaemonServices, stats: StatsRegistry) -> DownloadMethods {
+        let methods = DownloadMethods(services: services)
+        methods.register(in: &router)
+        return methods
+    }
+
+    /// Adds the five methods.
+    public func register(in router: inout RPCRouter) {
+        router.register("download") { [self] (params: DownloadParams, context) in
+            try params.validate()
+            let id = DownloadManager.makeJobID()
+            // Subscribe first: a small file can finish before the answer is even sent.
+            watch(id, session: context.session)
+            do {
+                let job = try await manager.submit(params, id: id)
+                return DownloadResult(job: job.job)
+            } catch {
+                unwatch(id, session: context.session.id)
+                throw error
+            }
+        }
+        router.register("download.status") { [self] (params: DownloadJobParams, _) in
+            try params.validate()
+            return try await manager.status(params.job)
+        }
+        router.register("download.list") { [self] (_: RequestContext) in
+            DownloadListResult(jobs: await manager.list())
+        }
+        router.register("download.cancel") { [self] (params: DownloadJobParams, _) in
+            try params.validate()
+            return CancelledResult(cancelled: try await manager.cancel(params.job))
+        }
+        router.register("download.watch") { [self] (params: DownloadJobParams, context) in
+            try params.validate()
+            // Subscribe before reading the state, so nothing between the two is missed.
+            watch(params.job, session: context.session)
+            do {
+                let job = try await manager.status(params.job)
+                if job.state != .queued, job.state != .running { unwatch(params.job, session: context.session.id) }
+                return job
+            } catch {
+                unwatch(params.job, session: context.session.id)
+                throw error
+            }
+        }
+    }
+
+    /// Adds `session` to the job's listeners, and makes sure its close removes it everywhere.
+    private func watch(_ job: String, session: Session) {
+        watchers.withLock { $0[job, default: [:]][session.id] = session }
+        let first = hooked.withLock { $0.insert(session.id).inserted }
+        if first {
+            let id = session.id
+            session.onClose { [watchers, hooked] in
+                hooked.withLock { _ = $0.remove(id) }
+                watchers.withLock { table in
+                    for job in Array(table.keys) {
+                        table[job]?[id] = nil
+                        if table[job]?.isEmpty == true { table[job] = nil }
+                    }
+                }
+            }
+        }
+    }
+
+    private func unwatch(_ job: String, session: UInt64) {
+        watchers.withLock { table in
+            table[job]?[session] = nil
+            if table[job]?.isEmpty == true { table[job] = nil }
+        }
+    }
+
+    /// Sends one job event to its listeners; after a final event the listeners are dropped.
+    private static func deliver(_ event: DownloadEvent, to watchers: LockedState<[String: [UInt64: Session]]>) {
+        let sessions = watchers.withLock { table -> [Session] in
+            let listening = Array(table[event.job, default: [:]].values)
+            if event.isFinal { table[event.job] = nil }
+            return listening
+        }
+        for session in sessions where !session.isClosed {
+            switch event {
+            case .progress(let progress): session.notify(method: DownloadProgress.name.rawValue, params: progress)
+            case .finished(let finished): session.notify(method: DownloadFinished.name.rawValue, params: finished)
+            case .failed(let failed): session.notify(method: DownloadFailed.name.rawValue, params: failed)
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ImageCacheKit
+import Logging
+
+extension ThumbnailMethods {
+    /// `prefetch` answers `{queued}` at once and loads each item in the background at prefetch
+    /// priority (below every visible request), into the caches only; `prefetch.finished`
+    /// reports each item. `prefetch.cancel` withdraws the session's matching items.
+    func registerPrefetch(in router: inout RPCRouter) {
+        router.register(MethodName.prefetch.rawValue) { [self] (params: PrefetchParams, context) -> PrefetchResult in
+            try params.validate()
+            return try await prefetch(params, session: context.session)
+        }
+        router.register(MethodName.prefetchCancel.rawValue, options: RouteOptions(countsTowardPendingCap: false)) {
+            [self] (params: PrefetchCancelParams, context) -> PrefetchCancelResult in
+            let prefetches = sessions.tables(for: context.session).prefetches
+            let photos = Set(params.photos ?? [])
+            let urls = Set(params.urls ?? [])
+            let cancelled = prefetches.cancel { key in
+                switch key.reference {
+                case .photo(let id): return params.cancelsAll || photos.contains(id)
+                case .url(let url): return params.cancelsAll || urls.contains(url)
+                }
+            }
+            return PrefetchCancelResult(cancelled: cancelled)
+        }
+    }
+
+    /// Resolves and checks every item first (an unknown photo or an item already cached is
+    /// reported finished at once and not queued), reserves the rest against the session's cap
+    /// (all or none: over the cap the whole request is 1012 and nothing starts), then starts
+    /// one background task per queued item.
+    private func prefetch(_ params: PrefetchParams, session: Session) async throws(RPCError) -> PrefetchResult {
+        let configuration = services.configuration.current
+        let size = params.size ?? configuration.cache.thumbnailSize
+        let pipeline = services.pipeline
+        let prefetches = sessions.tables(for: session).prefetches
+        let references = (params.photos ?? []).map(ImageReference.photo) + (params.urls ?? []).map(ImageReference.url)
+        var settled: [PrefetchFinished] = []
+        var wanted: [PrefetchTable.Key] = []
+        var requests: [PrefetchTable.Key: ThumbnailRequest] = [:]
+        for reference in references {
+            let key = PrefetchTable.Key(reference: reference, size: size)
+            guard requests[key] == nil else { continue }
+            do {
+                let request = ThumbnailRequest(image: try await pipeline.image(for: reference), size: size, priority: .prefetch)
+                if pipeline.cached(request) != nil {
+                    settled.append(PrefetchFinished(image: reference, ok: true))
+                } else {
+                    requests[key] = request
+                    wanted.append(key)
+                }
+            } catch {
+                settled.append(PrefetchFinished(image: reference, ok: false, error: error))
+            }
+        }
+        let reserved = try prefetches.reserve(wanted, cap: configuration.daemon.maxPendingPerSession)
+        for finished in settled { prefetches.notify(finished) }
+        for (key, serial) in reserved {
+            guard let request = requests[key] else { continue }
+            let task = Task {
+                let finished: PrefetchFinished
+                do throws(RPCError) {
+                    _ = try await pipeline.load(request)
+                    finished = PrefetchFinished(image: key.reference, ok: true)
+                } catch {
+                    finished = PrefetchFinished(image: key.reference, ok: false, error: error)
+                }
+                prefetches.finish(key: key, serial: serial, finished)
+            }
+            prefetches.attach(task, key: key, serial: serial)
+        }
+        return PrefetchResult(queued: reserved.count)
+    }
+}

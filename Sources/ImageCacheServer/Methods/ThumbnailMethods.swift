@@ -1,0 +1,129 @@
+import Foundation
+import ImageCacheKit
+import Logging
+
+/// `thumbnail.show`, `thumbnail.recycle`, `prefetch` and `prefetch.cancel` (CONTRACT §5) on
+/// the socket, over the daemon's `ImagePipeline`.
+///
+/// What this layer adds to the pipeline is what belongs to a grid client's session:
+/// - slots: a session's slots (per view) each hold at most one pending `thumbnail.show`;
+///   showing a slot again or recycling it answers the earlier request 1007 `recycled`, cancels
+///   its task (withdrawing its demand: the transfer stops unless another demand wants it) and
+///   guarantees nothing more is sent for it (`SlotTable`);
+/// - arrival order: a slot's show and recycle take effect in the order they arrived on the
+///   connection (`RPCRouter.register(_:arrival:_:)`), so "show then recycle" never becomes
+///   "recycle then show";
+/// - flings: while a session flings, a new request that must go to the network is held for up
+///   to `fling_dwell` (`FlingHold`); cache hits and calm sessions never wait;
+/// - prefetches: background loads at prefetch priority, owned by the session
+///   (`PrefetchTable`).
+public final class ThumbnailMethods: Sendable {
+    let services: DaemonServices
+    /// Every open session's slots and prefetches.
+    let sessions = SessionSlots()
+
+    init(services: DaemonServices) {
+        self.services = services
+    }
+
+    /// Adds the four methods to `router`, over `services.pipeline`.
+    @discardableResult
+    public static func register(in router: inout RPCRouter, services: DaemonServices) -> ThumbnailMethods {
+        let methods = ThumbnailMethods(services: services)
+        methods.register(in: &router)
+        return methods
+    }
+
+    func register(in router: inout RPCRouter) {
+        router.register(MethodName.thumbnailShow.rawValue, arrival: { [self] (params: ThumbnailShowParams, context) -> ShowJob in
+            try params.validate()
+            let slots = sessions.tables(for: context.session).slots
+            let ticket = slots.show(SlotKey(view: params.view, slot: params.slot), context: context)
+            return ShowJob(params: params, ticket: ticket, slots: slots)
+        }) { [self] (job: ShowJob, context) in
+            try await show(job, context: context)
+        }
+        // Recycling never waits and must work for a client at its pending cap; its answer is
+        // sent by the slot table in arrival order, so the task only completes the request.
+        router.register(MethodName.thumbnailRecycle.rawValue, options: RouteOptions(countsTowardPendingCap: false),
+                        arrival: { [self] (params: ThumbnailRecycleParams, context) -> CancelledResult in
+            try params.validate()
+            let slots = sessions.tables(for: context.session).slots
+            return CancelledResult(cancelled: slots.recycle(SlotKey(view: params.view, slot: params.slot), context: context))
+        }) { (result: CancelledResult, _) in result }
+        registerPrefetch(in: &router)
+    }
+
+    /// A show past its arrival step: the params, the slot's ticket, the session's slots.
+    struct ShowJob: Sendable {
+        var params: ThumbnailShowParams
+        var ticket: SlotTicket
+        var slots: SlotTable
+    }
+
+    /// Loads the slot's thumbnail in a task the slot owns, then answers through the slot
+    /// table (which sends only while the slot is still this request's).
+    private func show(_ job: ShowJob, context: RequestContext) async throws -> ThumbnailShowResult {
+        let params = job.params
+        let configuration = services.configuration.current
+        let size = params.size ?? configuration.cache.thumbnailSize
+        let dwell = configuration.network.flingDwell
+        let pipeline = services.pipeline
+        let slots = job.slots
+        let ticket = job.ticket
+        let logger = context.logger
+        let events: @Sendable (ThumbnailEvent) -> Void = { event in
+            if let message = Self.notification(for: event, params: params) {
+                slots.notify(message, for: ticket)
+            }
+        }
+        let task = Task<ThumbnailDelivery, any Error> {
+            let image = try await pipeline.image(for: params.image)
+            let request = ThumbnailRequest(image: image, size: size, priority: .visible, wantsBytes: params.inline)
+            // A hit answers at once, whatever the session does.
+            if let hit = pipeline.cached(request) { return hit }
+            try await FlingHold.wait(table: slots, dwell: dwell, ticket: ticket, logger: logger)
+            return try await pipeline.load(request, events: events)
+        }
+        if !slots.attach(task, to: ticket) { task.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        let answer: Result<ThumbnailShowResult, RPCError> = outcome
+            .map { Self.result(of: $0, params: params) }
+            .mapError { $0 as? RPCError ?? RPCError(.cancelled, "the request was cancelled", reason: "cancelled") }
+        let stillShown = slots.finish(ticket) { id in
+            switch answer {
+            case .success(let result): return SlotTable.encodeSuccess(id: id, result: result, context: context)
+            case .failure(let error): return MessageEncoder.failure(id: id, error: error)
+            }
+        }
+        // The answer went out (or `cancel`/the close took the request); what is returned here
+        // meets a claim that has already been made and is never sent.
+        guard stillShown else { throw SlotErrors.recycled }
+        return try answer.get()
+    }
+
+    static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> ThumbnailShowResult {
+        ThumbnailShowResult(slot: params.slot, view: params.view, photo: params.image.photoID, path: delivery.path,
+                            width: delivery.width, height: delivery.height, bytes: delivery.bytes, mime: delivery.mime,
+                            source: delivery.source, data: params.inline ? delivery.data?.base64EncodedString() : nil)
+    }
+
+    /// `thumbnail.progress` or `thumbnail.dimensions` for a pipeline event.
+    static func notification(for event: ThumbnailEvent, params: ThumbnailShowParams) -> OutboundMessage? {
+        let photo = params.image.photoID
+        switch event {
+        case .progress(let received, let total):
+            return try? MessageEncoder.notification(
+                method: NotificationName.thumbnailProgress.rawValue,
+                params: ThumbnailProgress(slot: params.slot, view: params.view, photo: photo, received: received, total: total))
+        case .dimensions(let width, let height):
+            return try? MessageEncoder.notification(
+                method: NotificationName.thumbnailDimensions.rawValue,
+                params: ThumbnailDimensions(slot: params.slot, view: params.view, photo: photo, width: width, height: height))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import ImageCacheKit
+
+/// One session's queued prefetches: which items are loading in the background, so that
+/// `prefetch.cancel` and the session's close can withdraw them, a repeated `prefetch` does
+/// not queue an item twice, and `max_pending_per_session` bounds them.
+///
+/// Each item ends exactly once: whoever removes it from the table (its own completion, a
+/// `prefetch.cancel`) sends its `prefetch.finished`; a close removes every item and sends
+/// nothing. Notifications decided under the lock are queued on the connection's event loop,
+/// as the slots' are, and tasks are cancelled after the lock is released.
+final class PrefetchTable: Sendable {
+    /// An item: the image as the client named it, at one width.
+    struct Key: Hashable, Sendable {
+        var reference: ImageReference
+        var size: Int
+    }
+
+    private struct Item {
+        var serial: UInt64
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var items: [Key: Item] = [:]
+        var nextSerial: UInt64 = 0
+        var closed = false
+    }
+
+    private let state = LockedState(State())
+    private let session: Session
+
+    init(session: Session) {
+        self.session = session
+    }
+
+    /// Items queued now.
+    var count: Int { state.withLock { $0.items.count } }
+
+    /// Reserves the keys not already queued, all or none.
+    /// - Returns: each newly queued key with its serial (keys already queued are left out).
+    /// - Throws: `busy` when the session's queue would pass `cap`.
+    func reserve(_ keys: [Key], cap: Int) throws(RPCError) -> [(key: Key, serial: UInt64)] {
+        let outcome = state.withLock { state -> Result<[(key: Key, serial: UInt64)], RPCError> in
+            if state.closed { return .success([]) }
+            var fresh: [Key] = []
+            for key in keys where state.items[key] == nil && !fresh.contains(key) { fresh.append(key) }
+            guard state.items.count + fresh.count <= cap else {
+                return .failure(RPCError(.busy, "too many queued prefetches on this connection "
+                                         + "(\(state.items.count) queued, max_pending_per_session = \(cap))"))
+            }
+            return .success(fresh.map { key in
+                state.nextSerial += 1
+                state.items[key] = Item(serial: state.nextSerial, task: nil)
+                return (key, state.nextSerial)
+            })
+        }
+        return try outcome.get()
+    }
+
+    /// Hands an item its loading task; when the item was withdrawn meanwhile the task is
+    /// cancelled at once.
+    func attach(_ task: Task<Void, Never>, key: Key, serial: UInt64) {
+        let orphaned = state.withLock { state -> Bool in
+            guard state.items[key]?.serial == serial else { return true }
+            state.items[key]?.task = task
+            return false
+        }
+        if orphaned { task.cancel() }
+    }
+
+    /// Ends an item with `finished`, unless it was withdrawn already.
+    func finish(key: Key, serial: UInt64, _ finished: PrefetchFinished) {
+        let message = Self.encode(finished)
+        state.withLock { state in
+            guard state.items[key]?.serial == serial else { return }
+            state.items[key] = nil
+            if let message { queue(message) }
+        }
+    }
+
+    /// `prefetch.cancel`: withdraws the matching items; each is notified as finished with
+    /// 1007 `cancelled`.
+    /// - Returns: how many were withdrawn.
+    func cancel(where matches: (Key) -> Bool) -> Int {
+        let tasks = state.withLock { state -> [Task<Void, Never>?] in
+            let keys = state.items.keys.filter(matches)
+            return keys.map { key in
+                let item = state.items.removeValue(forKey: key)
+                let error = RPCError(.cancelled, "the prefetch was cancelled", reason: "cancelled")
+                if let message = Self.encode(PrefetchFinished(image: key.reference, ok: false, error: error)) {
+                    queue(message)
+                }
+                return item?.task
+            }
+        }
+        for task in tasks { task?.cancel() }
+        return tasks.count
+    }
+
+    /// The session ended: every item is withdrawn, silently.
+    func close() {
+        let tasks = state.withLock { state -> [Task<Void, Never>] in
+            state.closed = true
+            defer { state.items = [:] }
+            return state.items.values.compactMap(\.task)
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Sends a notification that needs no item bookkeeping (an item finished before it was
+    /// queued: already cached, or not resolvable).
+    func notify(_ finished: PrefetchFinished) {
+        if let message = Self.encode(finished) { queue(message) }
+    }
+
+    private func queue(_ message: OutboundMessage) {
+        let session = self.session
+        session.channel.eventLoop.execute { session.send(message) }
+    }
+
+    private static func encode(_ finished: PrefetchFinished) -> OutboundMessage? {
+        try? MessageEncoder.notification(method: NotificationName.prefetchFinished.rawValue, params: finished)
+    }
+}

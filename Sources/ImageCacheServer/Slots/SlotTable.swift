@@ -1,0 +1,202 @@
+import ImageCacheKit
+import Logging
+
+/// A slot's name within a session: slots are numbered per view (CONTRACT §5 `view`).
+struct SlotKey: Hashable, Sendable, CustomStringConvertible {
+    var view: String
+    var slot: Int
+
+    var description: String { "\(view)#\(slot)" }
+}
+
+/// What a `thumbnail.show` holds on its slot from arrival on: the slot and the generation it
+/// was given. Every answer and notification for the request is checked against it.
+struct SlotTicket: Sendable {
+    var key: SlotKey
+    var generation: UInt64
+    /// Whether the session was flinging when the request arrived: such a request, if it must
+    /// go to the network, waits for the fling to end (`FlingHold`). Decided at arrival, in
+    /// arrival order, so how late the request's task happens to run changes nothing.
+    var arrivedDuringFling: Bool
+}
+
+/// One session's slots, and the single place that decides what may still be sent for them.
+///
+/// The rule it enforces is the contract's *no late results*: once a slot is recycled or shown
+/// again, nothing for its earlier request — result, `thumbnail.progress`,
+/// `thumbnail.dimensions` — ever reaches the client, even when the fetch completes at the
+/// same instant. Every slot change takes a new generation under this table's one lock, and
+/// every message for a slot is sent under that lock only while its generation is current.
+/// Whether a request is answered at all is decided by `Session.claim` (the arbiter of
+/// "answered exactly once", shared with `cancel` and the session's close), also under the
+/// lock, so "deliver" and "recycle" can never both win.
+///
+/// Messages decided under the lock are queued on the connection's event loop (`execute`),
+/// never written inline: the loop then writes them in the order they were decided, and no
+/// write can re-enter this table (a write that closes the connection runs the session's close
+/// handlers, which take this lock).
+///
+/// Tasks are cancelled only after the lock is released: a cancellation runs handlers
+/// synchronously (the pipeline withdraws the demand), and those must never wait for us.
+final class SlotTable: Sendable {
+    private struct Entry {
+        var generation: UInt64
+        /// The `thumbnail.show` request the slot is loading for (its claim).
+        var context: RequestContext
+        /// The task that loads it (owned by the slot: recycling cancels it).
+        var task: Task<ThumbnailDelivery, any Error>?
+    }
+
+    private struct State {
+        /// Slots with a request still pending (loading or held); delivered slots leave.
+        var entries: [SlotKey: Entry] = [:]
+        var nextGeneration: UInt64 = 0
+        var fling = FlingDetector<ContinuousClock.Instant>()
+    }
+
+    private let state = LockedState(State())
+    private let session: Session
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    /// - Parameter now: the clock the fling detector reads (tests may pass their own).
+    init(session: Session, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.session = session
+        self.now = now
+    }
+
+    // MARK: Slot changes (arrival order)
+
+    /// Records that `key` now shows the request of `context`. A request still pending on the
+    /// slot is recycled: it answers 1007 `recycled` (if nobody answered it yet), nothing more
+    /// is ever sent for it, its task is cancelled, and the recycle counts towards a fling.
+    func show(_ key: SlotKey, context: RequestContext) -> SlotTicket {
+        let (ticket, recycled) = state.withLock { state -> (SlotTicket, Entry?) in
+            state.nextGeneration += 1
+            let previous = state.entries[key]
+            let instant = now()
+            if let previous {
+                state.fling.recordRecycle(at: instant)
+                answerRecycled(previous.context)
+            }
+            let ticket = SlotTicket(key: key, generation: state.nextGeneration,
+                                    arrivedDuringFling: state.fling.isFlinging(at: instant))
+            state.entries[key] = Entry(generation: ticket.generation, context: context, task: nil)
+            return (ticket, previous)
+        }
+        recycled?.task?.cancel()
+        return ticket
+    }
+
+    /// `thumbnail.recycle`: the slot's pending request answers 1007 `recycled` and its task is
+    /// cancelled. The recycle's own answer (`{cancelled}`) is claimed and sent under the same
+    /// lock, so on the wire it follows everything sent for the slot before it.
+    /// - Returns: whether a pending request was recycled.
+    @discardableResult
+    func recycle(_ key: SlotKey, context: RequestContext) -> Bool {
+        let (cancelled, recycled) = state.withLock { state -> (Bool, Entry?) in
+            let previous = state.entries.removeValue(forKey: key)
+            var cancelled = false
+            if let previous {
+                state.fling.recordRecycle(at: now())
+                cancelled = answerRecycled(previous.context)
+            }
+            if context.claimAnswer(), let id = context.requestID {
+                queue(Self.encodeSuccess(id: id, result: CancelledResult(cancelled: cancelled), context: context))
+            }
+            return (cancelled, previous)
+        }
+        recycled?.task?.cancel()
+        return cancelled
+    }
+
+    /// Claims and answers a superseded request with 1007 `recycled`; false when someone else
+    /// (`cancel`, a close) took it first. Called under the lock.
+    @discardableResult
+    private func answerRecycled(_ context: RequestContext) -> Bool {
+        guard context.claimAnswer() else { return false }
+        if let id = context.requestID {
+            queue(MessageEncoder.failure(id: id, error: SlotErrors.recycled))
+        }
+        return true
+    }
+
+    // MARK: The request's own progress
+
+    /// Hands the slot the task that loads its request. False when the slot moved on
+    /// meanwhile: the caller cancels the task then.
+    func attach(_ task: Task<ThumbnailDelivery, any Error>, to ticket: SlotTicket) -> Bool {
+        state.withLock { state in
+            guard state.entries[ticket.key]?.generation == ticket.generation else { return false }
+            state.entries[ticket.key]?.task = task
+            return true
+        }
+    }
+
+    /// Sends a notification for the request of `ticket`, only while it is still the slot's.
+    func notify(_ message: OutboundMessage, for ticket: SlotTicket) {
+        state.withLock { state in
+            guard state.entries[ticket.key]?.generation == ticket.generation else { return }
+            queue(message)
+        }
+    }
+
+    /// Ends the request of `ticket` with `answer` (its encoded result or error), only while it
+    /// is still the slot's and nobody else answered it. Returns whether it was the slot's.
+    func finish(_ ticket: SlotTicket, answer: (RequestID) -> OutboundMessage) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[ticket.key], entry.generation == ticket.generation else { return false }
+            state.entries[ticket.key] = nil
+            if entry.context.claimAnswer(), let id = entry.context.requestID {
+                queue(answer(id))
+            }
+            return true
+        }
+    }
+
+    // MARK: Flings
+
+    /// When the session's current fling ends (if nobody recycles more), or nil when it is not
+    /// flinging now.
+    func flingEnd() -> ContinuousClock.Instant? {
+        state.withLock { $0.fling.flingEnd(at: now()) }
+    }
+
+    /// Slots with a request pending now (loading or held).
+    var pendingCount: Int { state.withLock { $0.entries.count } }
+
+    // MARK: Lifetime
+
+    /// The session ended: every slot's task is cancelled (withdrawing its demands); nothing is
+    /// sent, there is nobody left to read it.
+    func close() {
+        let tasks = state.withLock { state -> [Task<ThumbnailDelivery, any Error>] in
+            let tasks = state.entries.values.compactMap(\.task)
+            state.entries = [:]
+            return tasks
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    // MARK: Sending
+
+    /// Queues a line on the connection's event loop, in the order of the calls.
+    private func queue(_ message: OutboundMessage) {
+        let session = self.session
+        session.channel.eventLoop.execute { session.send(message) }
+    }
+
+    static func encodeSuccess<R: Encodable>(id: RequestID, result: R, context: RequestContext) -> OutboundMessage {
+        do {
+            return try MessageEncoder.success(id: id, result: result)
+        } catch {
+            context.logger.error("a result could not be encoded", metadata: ["error": "\(error)"])
+            return MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error: the result could not be encoded"))
+        }
+    }
+}
+
+/// The errors slots answer with.
+enum SlotErrors {
+    /// A slot's request that was recycled, or superseded by showing the slot again.
+    static let recycled = RPCError(.cancelled, "the slot was recycled", reason: "recycled")
+}
