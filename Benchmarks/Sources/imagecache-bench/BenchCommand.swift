@@ -19,5 +19,8 @@ struct BenchCommand: AsyncParsableCommand {
         CacheBenchmark.self,
         HelloBenchmark.self,
         DownloadBenchmark.self,
+        ShowBenchmark.self,
+        FlingBenchmark.self,
+        SoakBenchmark.self,
     ]
 }
