@@ -81,9 +81,9 @@ public struct DemoCommand: AsyncParsableCommand {
         await resources.setWorkspace(dir)
 
         announce("start the provider simulator on 127.0.0.1")
-        let simulator = try await DemoSimulator.start().server
+        let simulator = try await DemoSimulator.start()
         await resources.setSimulator(simulator)
-        Output.narrate("    listening at \(simulator.baseURL)")
+        Output.narrate("    provider APIs at \(simulator.baseURL), images at \(simulator.images.baseURL) (paced like a distant CDN)")
 
         announce("start imagecached with a temporary config")
         let paths = DemoConfig.Paths(workspace: dir)
@@ -121,12 +121,12 @@ public struct DemoCommand: AsyncParsableCommand {
 /// Everything the demo started, released in reverse order whatever happened.
 actor DemoResources {
     private var workspace: String?
-    private var simulator: LoopbackHTTPServer?
+    private var simulator: DemoSimulator?
     private var daemon: DaemonProcess?
     private var connection: ImageCacheConnection?
 
     func setWorkspace(_ path: String) { workspace = path }
-    func setSimulator(_ server: LoopbackHTTPServer) { simulator = server }
+    func setSimulator(_ servers: DemoSimulator) { simulator = servers }
     func setDaemon(_ process: DaemonProcess) { daemon = process }
     func setConnection(_ connection: ImageCacheConnection) { self.connection = connection }
 
