@@ -74,6 +74,15 @@ struct FollowerTests {
         #expect(lines[3].contains("finished") && lines[3].hasSuffix("/d/j3.jpg"))
         #expect(DownloadJobTable.render([], width: 80).contains("no download jobs"))
         #expect(lines.allSatisfy { DisplayWidth.of($0) <= 120 })
+        #expect(lines[3].contains("finished") && lines[3].contains(" 9 B "))
+    }
+
+    @Test func aLongPathKeepsItsFileName() {
+        let job = Self.job("j3", .finished, received: 9, total: 9, path: "/srv/imagecached/downloads/some/deep/folder/unsplash-abc.jpg")
+        let lines = DownloadJobTable.render([job], width: 70).split(separator: "\n")
+        #expect(lines[1].hasSuffix("…/unsplash-abc.jpg") || lines[1].hasSuffix("unsplash-abc.jpg"))
+        #expect(lines[1].contains("…"))
+        #expect(lines.allSatisfy { DisplayWidth.of($0) <= 70 })
     }
 
     @Test func jobDescriptionNamesEveryKnownField() {

@@ -23,6 +23,7 @@ public struct DemoCommand: AsyncParsableCommand {
         EXAMPLES
           imagecache demo
           imagecache demo --svg /tmp/grid.svg --daemon .build/release/imagecached
+          imagecache demo --keep-running      # then try commands on the socket it prints
         """)
 
     @Option(help: ArgumentHelp("The imagecached to run (default: the one next to this imagecache).", valueName: "path"))
@@ -33,6 +34,10 @@ public struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds to wait for the daemon to answer after starting it.")
     public var startTimeout: Double = 30
+
+    /// `--keep-running`: a sandbox to try commands in, ended by Ctrl-C.
+    @Flag(help: "After the steps, keep the simulator and daemon up (printing the socket) until Ctrl-C.")
+    public var keepRunning = false
 
     /// `--json` prints a report of the steps on stdout, the narrative going to stderr;
     /// `--socket` is not used (the demo's daemon has its own, in the temporary folder).
@@ -62,6 +67,19 @@ public struct DemoCommand: AsyncParsableCommand {
             }
             Output.error("demo failed: \(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        if keepRunning, let socket = await resources.socketPath {
+            Output.narrate("==> imagecached stays up for you to try, for example:")
+            Output.narrate("    imagecache --socket \(socket) search \"red fox\" --page 2")
+            Output.narrate("    Ctrl-C stops it and removes everything")
+            // Ctrl-C is how this ends, not a failure: the steps' outcome decides the status.
+            _ = try? await Interrupts.race { () async -> Int in
+                // A stream nothing is ever sent on: its loop ends only when the race cancels it.
+                let (never, feed) = AsyncStream.makeStream(of: Int.self)
+                for await _ in never {}
+                withExtendedLifetime(feed) {}
+                return 0
+            }
         }
         let clean = await Output.$narrativeToStderr.withValue(global.json) { await resources.release(verbose: true) }
         let failed = report.filter { $0.outcome == "failed" }.count
@@ -129,6 +147,9 @@ actor DemoResources {
     func setSimulator(_ servers: DemoSimulator) { simulator = servers }
     func setDaemon(_ process: DaemonProcess) { daemon = process }
     func setConnection(_ connection: ImageCacheConnection) { self.connection = connection }
+
+    /// The demo daemon's socket while it runs.
+    var socketPath: String? { daemon?.socketPath }
 
     /// Closes the session, stops the daemon (SIGTERM, its exit status checked), stops the
     /// simulator and removes the workspace. Returns false when the daemon did not exit 0.

@@ -8,11 +8,13 @@ public enum DownloadJobTable {
         guard !jobs.isEmpty else { return "no download jobs (finished and failed ones stay listed for 24 h)" }
         let idWidth = min(36, max(3, jobs.map { DisplayWidth.of($0.job) }.max() ?? 0))
         let imageWidth = min(40, max(5, jobs.map { DisplayWidth.of(image($0)) }.max() ?? 0))
+        let progressWidth = max(8, jobs.map { DisplayWidth.of(progress($0)) }.max() ?? 0)
         func row(_ cells: [String]) -> String {
             let line = DisplayWidth.pad(cells[0], to: idWidth) + "  " + DisplayWidth.pad(cells[1], to: 9) + "  "
-                + DisplayWidth.pad(cells[2], to: 21, alignRight: true) + "  " + DisplayWidth.pad(cells[3], to: imageWidth)
-                + "  " + cells[4]
-            return DisplayWidth.truncate(SearchTable.trimTrailing(line), to: width)
+                + DisplayWidth.pad(cells[2], to: progressWidth, alignRight: true) + "  " + DisplayWidth.pad(cells[3], to: imageWidth)
+                + "  "
+            // The path's end (the file name) matters most: a long one loses its beginning.
+            return SearchTable.trimTrailing(line + keepingEnd(cells[4], width: width - DisplayWidth.of(line)))
         }
         var lines = [row(["JOB", "STATE", "PROGRESS", "IMAGE", "PATH / ERROR"])]
         for job in jobs { lines.append(row([job.job, job.state.rawValue, progress(job), image(job), detail(job)])) }
@@ -36,9 +38,9 @@ public enum DownloadJobTable {
     /// The photo id, else the URL.
     static func image(_ job: DownloadJob) -> String { job.photo ?? job.url ?? "?" }
 
-    /// `1.2 MiB / 2.7 MiB 45%`, or the bytes alone when the size is unknown.
+    /// `1.2 MiB / 2.7 MiB 45%` while it runs; the size alone once finished or when unknown.
     static func progress(_ job: DownloadJob) -> String {
-        guard let total = job.total, total > 0 else { return Units.bytes(job.received) }
+        guard job.state != .finished, let total = job.total, total > 0 else { return Units.bytes(job.received) }
         let percent = min(100, job.received * 100 / total)
         return "\(Units.bytes(job.received)) / \(Units.bytes(total)) \(percent)%"
     }
@@ -47,5 +49,20 @@ public enum DownloadJobTable {
     static func detail(_ job: DownloadJob) -> String {
         if let error = job.error { return "\(error.kind.rawValue): \(error.message)" }
         return job.path ?? ""
+    }
+
+    /// `text` cut to `width` columns from the left (`…/downloads/photo.jpg`).
+    static func keepingEnd(_ text: String, width: Int) -> String {
+        if DisplayWidth.of(text) <= width { return text }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        var kept = ""
+        var used = 1
+        for character in text.reversed() {
+            let w = DisplayWidth.of(character)
+            if used + w > width { break }
+            kept.insert(character, at: kept.startIndex)
+            used += w
+        }
+        return "…" + kept
     }
 }
