@@ -10,12 +10,14 @@ public struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run an offline demo: a provider simulator, a real imagecached, every feature.",
         discussion: """
-        Starts a provider simulator on 127.0.0.1, starts the imagecached found next to this \
-        imagecache with a temporary config, cache and socket, then runs each step and prints \
-        what the daemon answered: hello, a search with pagination, a masonry layout (an SVG \
-        is written), visible thumbnails fetched while recycled ones are cancelled, the same \
-        search answered from the cache, a full-size download, and the stats. A step whose \
-        method this daemon does not implement yet says "not in this build".
+        Starts a provider simulator on 127.0.0.1 (the provider APIs, and an image host paced \
+        like a distant CDN), starts the imagecached found next to this imagecache with a \
+        temporary config, cache and socket, then runs each step and prints what the daemon \
+        answered: hello; a search with pagination; visible thumbnails fetched with progress \
+        while recycled ones are cancelled, with the byte counts that prove it; a masonry \
+        layout from decoded dimensions (an SVG is written); the same search answered from the \
+        cache; a full-size download to a folder; the stats. A step whose method the daemon \
+        does not implement says "not in this build" (an older imagecached).
 
         Everything is removed at the end (processes, socket, temp files), also on failure and \
         on Ctrl-C; only the SVG is kept. Exits 1 if any step failed.
