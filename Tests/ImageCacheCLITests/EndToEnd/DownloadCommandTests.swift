@@ -28,6 +28,20 @@ struct DownloadCommandTests {
         }
     }
 
+    @Test func severalImagesEachGetABarAndTheSummaryCountsThem() async throws {
+        try await LiveDaemon.with { live in
+            let photos = try await live.photoIDs()
+            live.images.serve("/u.jpg", body: Self.body)
+            let result = try await live.cli(["download", photos[1], photos[2], live.images.url("/u.jpg"), "--variant", "regular", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let outcomes = try jsonArray(result.stdout)
+            #expect(outcomes.map { $0["image"] as? String } == [photos[1], photos[2], live.images.url("/u.jpg")])
+            #expect(outcomes.allSatisfy { ($0["path"] as? String)?.hasPrefix(live.downloads) == true })
+            #expect(live.downloadedFiles().count == 3, "\(live.downloadedFiles())")
+            #expect(live.downloadedFiles().contains("u.jpg"))
+        }
+    }
+
     @Test func downloadOutsideTheRootsExits19() async throws {
         try await LiveDaemon.with { live in
             let result = try await live.cli(["download", live.images.url("/a.jpg"), "-o", live.paths.workspace + "/elsewhere"])

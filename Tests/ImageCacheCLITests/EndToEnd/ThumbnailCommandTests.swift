@@ -24,6 +24,32 @@ struct ThumbnailCommandTests {
         }
     }
 
+    @Test func onATerminalShowRedrawsItsBarInPlaceAndInAPipeItWritesPlainLines() async throws {
+        try await LiveDaemon.with { live in
+            let photos = try await live.photoIDs()
+            // script(1) gives the command a pseudo-terminal, as a person's shell would.
+            let command = "\(CLIProcess.binary) --socket \(live.socket) show \(photos[0]) --size 300"
+            let tty = try await withTimeout(seconds: 90) { try runCapturing("/usr/bin/script", ["-qec", command, "/dev/null"]) }
+            #expect(tty.status == 0, "\(tty.output)")
+            #expect(tty.output.contains("\u{1B}[2K"), "no in-place redraw: \(tty.output)")
+            #expect(tty.output.contains("] 100%") && tty.output.contains("done"))
+            let piped = try await live.cli(["show", photos[1], "--size", "300"])
+            #expect(piped.status == 0)
+            #expect(!piped.stdout.contains("\u{1B}["))
+            #expect(piped.stdout.contains("\(photos[1]): 100%"))
+        }
+    }
+
+    @Test func aFailureWithJSONIsAnErrorObjectOnStdout() async throws {
+        try await LiveDaemon.with { live in
+            let result = try await live.cli(["show", "unsplash:never-searched", "--json"])
+            #expect(result.status == 15)
+            let error = try #require(try jsonObject(result.stdout)["error"] as? [String: Any])
+            #expect(error["code"] as? Int == 1006)
+            #expect((error["data"] as? [String: Any])?["kind"] as? String == "not_found")
+        }
+    }
+
     @Test func showOfAPhotoNoSearchReturnedExits15() async throws {
         try await LiveDaemon.with { live in
             let result = try await live.cli(["show", "unsplash:never-searched"])
@@ -91,4 +117,19 @@ struct ThumbnailCommandTests {
             #expect((stats["memory"] as? [String: Any])?["entries"] != nil, "\(stats)")
         }
     }
+}
+
+/// Runs a program to its end and returns its exit status and everything it wrote.
+func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
