@@ -58,4 +58,31 @@ struct RealDaemonTests {
         let removed = try #require(result.stderr.split(separator: "\n").first { $0.contains("removed /tmp/imagecache-demo-") })
         #expect(!FileManager.default.fileExists(atPath: String(removed.split(separator: " ").last!)))
     }
+
+    @Test func keepRunningLeavesADaemonToTryUntilCtrlC() async throws {
+        let svg = "/tmp/icli-\(UUID().uuidString.prefix(8)).svg"
+        defer { try? FileManager.default.removeItem(atPath: svg) }
+        let (sockets, feed) = AsyncStream.makeStream(of: (String, Int32).self, bufferingPolicy: .bufferingNewest(1))
+        let demo = Task {
+            try await CLIProcess.run(["demo", "--keep-running", "--svg", svg]) { line, pid in
+                if line.contains("imagecache --socket "), let path = line.split(separator: " ").first(where: { $0.hasSuffix(".sock") }) {
+                    feed.yield((String(path), pid))
+                }
+            }
+        }
+        let result = try await withTimeout(seconds: 180) { () -> CLIProcess.Result in
+            var sandbox: (socket: String, pid: Int32)?
+            for await announced in sockets { sandbox = announced; break }
+            let (socket, pid) = try #require(sandbox)
+            let status = try await CLIProcess.run(["status", "--socket", socket])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(status.stdout.contains("at \(socket)"))
+            kill(pid, SIGINT)
+            return try await demo.value
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("exited with status 0"))
+        let removed = try #require(result.stdout.split(separator: "\n").first { $0.contains("removed /tmp/imagecache-demo-") })
+        #expect(!FileManager.default.fileExists(atPath: String(removed.split(separator: " ").last!)))
+    }
 }
