@@ -47,8 +47,8 @@ struct DaemonProcessTests {
 
         let client = try await RawClient.connect(place.socket)
         let stats = try #require(try await client.call(#"{"jsonrpc":"2.0","id":2,"method":"stats"}"#).resultObject)
-        // Only the figures this build measures; nothing reported as a made-up zero.
-        #expect(Set(stats.keys) == ["sessions", "uptimeSeconds", "providers"])
+        // Every section of the contract's stats, each measured by its owner.
+        #expect(Set(stats.keys) == ["memory", "disk", "network", "providers", "sessions", "uptimeSeconds"])
         // This client, and possibly the previous one if its close is still being processed.
         #expect((1...2).contains(stats["sessions"] as? Int ?? 0))
         await client.close()

@@ -157,10 +157,11 @@ struct SearchRestartTests {
         await daemon.stop()
 
         let key = try #require(ProviderAPISimulator.defaultKeys[provider])
-        let cacheFolder = fixture.folder + "/cache/searches"
+        // Pages and photos live in the cache's entries (`data/xx/<digest>` and sidecars) and index.
+        let cacheFolder = fixture.folder + "/cache"
         let files = FileManager.default.enumerator(atPath: cacheFolder)?.compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".json") } ?? []
-        #expect(!files.isEmpty)
+            .filter { $0.hasPrefix("data/") || $0.hasPrefix("index.sqlite") } ?? []
+        #expect(files.contains { $0.hasPrefix("data/") && !$0.hasSuffix(".m") && $0.count > 10 })
         for file in files {
             let text = String(decoding: FileManager.default.contents(atPath: cacheFolder + "/" + file) ?? Data(), as: UTF8.self)
             #expect(!text.contains(key), "key written into \(file)")

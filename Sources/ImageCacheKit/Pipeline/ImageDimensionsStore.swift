@@ -1,11 +1,23 @@
+import Dispatch
+import Foundation
+import Logging
+
 /// The real dimensions of images, read from their headers by the thumbnail pipeline, by photo
 /// id and by image URL.
 ///
 /// `layout` never fetches (CONTRACT §5): it places each photo with what is known, and decoded
 /// dimensions win over the provider's. Every thumbnail fetch records here the moment the header
 /// is parsed (before the body ends), so a client that re-asks `layout` after a
-/// `thumbnail.dimensions` notification gets the decoded size. Bounded by a count, least
-/// recently recorded out first: a day of scrolling cannot grow it without limit.
+/// `thumbnail.dimensions` notification gets the decoded size. Memory is bounded by a count,
+/// least recently recorded out first: a day of scrolling cannot grow it without limit.
+///
+/// Opened on a cache folder, the sizes also persist (`ImageDimensionsDatabase`), so they survive
+/// a restart. `record` runs on the transfer engine's thread and must never wait for a disk:
+/// it only queues the size, and a serial writer stores the queue in one transaction a short
+/// moment later (`flushDelay`), so a burst of headers costs one commit. A clean stop (`close`)
+/// writes what is queued; a `kill -9` loses only the sizes of that last moment, which the
+/// next fetch of those images records again. A memory miss reads the database (a lookup, not
+/// a scan).
 public final class ImageDimensionsStore: Sendable {
     /// Upright pixel dimensions of an original image.
     public struct Size: Sendable, Hashable, Codable {
@@ -20,26 +32,137 @@ public final class ImageDimensionsStore: Sendable {
         }
     }
 
-    private let byPhoto: MemoryCache<String, Size>
-    private let byURL: MemoryCache<String, Size>
-
-    /// - Parameter capacity: sizes kept per index (photo ids, URLs); 100 000 is about 10 MB.
-    public init(capacity: Int = 100_000) {
-        byPhoto = MemoryCache(costLimit: Int.max, countLimit: max(1, capacity))
-        byURL = MemoryCache(costLimit: Int.max, countLimit: max(1, capacity))
+    /// Sizes recorded but not yet written, and whether a write is scheduled.
+    private struct Pending {
+        var records: [ImageDimensionsDatabase.Record] = []
+        var scheduled = false
+        var closed = false
     }
 
+    private let byPhoto: MemoryCache<String, Size>
+    private let byURL: MemoryCache<String, Size>
+    private let database: ImageDimensionsDatabase?
+    private let pending = LockedState(Pending())
+    private let writer = DispatchQueue(label: "imagecached.dimensions")
+    private let capacity: Int
+    private let logger: Logger
+
+    /// Sizes waiting for the writer at most (about 100 bytes each).
+    static let pendingLimit = 65_536
+
+    /// How long a recorded size waits for others before the batch is written.
+    static let flushDelay: DispatchTimeInterval = .milliseconds(200)
+
+    /// A store in memory only (tests, and a daemon whose folder cannot hold the database).
+    /// - Parameter capacity: sizes kept per index (photo ids, URLs); 100 000 is about 10 MB.
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+        byPhoto = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        byURL = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        database = nil
+        logger = Logger(label: "imagecached.dimensions")
+    }
+
+    /// A store that persists in `<directory>/dimensions.sqlite` (the cache folder, which the
+    /// daemon holds under its lock), keeping `capacity` sizes per index there too.
+    /// - Throws: when the database cannot be created (an unwritable folder); the daemon then
+    ///   falls back to a store in memory and says so.
+    public init(capacity: Int = 100_000, directory: String, logger: Logger = Logger(label: "imagecached.dimensions")) throws {
+        self.capacity = max(1, capacity)
+        byPhoto = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        byURL = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        database = try ImageDimensionsDatabase(path: directory + "/dimensions.sqlite", capacity: 2 * self.capacity)
+        self.logger = logger
+    }
+
+    /// Whether sizes survive a restart.
+    public var isPersistent: Bool { database != nil }
+
     /// Records the decoded size of the image at `url` (credentials removed by the caller's
-    /// cache key), and of the photo it belongs to when known.
+    /// cache key), and of the photo it belongs to when known. Never waits for the disk.
     public func record(_ size: Size, photo: String?, url: String?) {
         guard size.width > 0, size.height > 0 else { return }
         if let photo { byPhoto.insert(size, forKey: photo, cost: 1) }
         if let url { byURL.insert(size, forKey: url, cost: 1) }
+        guard database != nil else { return }
+        var records: [ImageDimensionsDatabase.Record] = []
+        if let photo { records.append(.init(kind: .photo, key: photo, size: size)) }
+        if let url { records.append(.init(kind: .url, key: url, size: size)) }
+        let schedule = pending.withLock { p -> Bool in
+            guard !p.closed else { return false }
+            // A stuck disk must not grow memory: past the bound the oldest half is dropped (those
+            // sizes stay in memory only, as the least recently recorded would go first anyway).
+            if p.records.count >= Self.pendingLimit { p.records.removeFirst(p.records.count / 2) }
+            p.records.append(contentsOf: records)
+            defer { p.scheduled = true }
+            return !p.scheduled
+        }
+        if schedule {
+            writer.asyncAfter(deadline: .now() + Self.flushDelay) { [self] in writePending() }
+        }
     }
 
     /// The decoded size of a photo, if one of its images was ever fetched.
-    public func decoded(photo: String) -> Size? { byPhoto.value(forKey: photo) }
+    public func decoded(photo: String) -> Size? {
+        if let size = byPhoto.value(forKey: photo) { return size }
+        return stored(.photo, photo, into: byPhoto)
+    }
 
     /// The decoded size of the image at `url`, if it was ever fetched.
-    public func decoded(url: String) -> Size? { byURL.value(forKey: url) }
+    public func decoded(url: String) -> Size? {
+        if let size = byURL.value(forKey: url) { return size }
+        return stored(.url, url, into: byURL)
+    }
+
+    /// The decoded sizes of several photos (those known), with one database read for all the
+    /// memory misses: what `layout` asks for a page of photos.
+    public func decoded(photos: [String]) -> [String: Size] {
+        var found: [String: Size] = [:]
+        var missing: [String] = []
+        for id in photos where found[id] == nil {
+            if let size = byPhoto.value(forKey: id) { found[id] = size } else { missing.append(id) }
+        }
+        guard let database, !missing.isEmpty else { return found }
+        for (id, size) in database.sizes(.photo, missing) {
+            byPhoto.insert(size, forKey: id, cost: 1)
+            found[id] = size
+        }
+        return found
+    }
+
+    private func stored(_ kind: ImageDimensionsDatabase.Kind, _ key: String, into memory: MemoryCache<String, Size>) -> Size? {
+        guard let size = database?.size(kind, key) else { return nil }
+        memory.insert(size, forKey: key, cost: 1)
+        return size
+    }
+
+    /// Writes every recorded size now and returns when they are on disk (tests; `close`).
+    public func flush() {
+        writer.sync { writePending() }
+    }
+
+    /// Writes what is pending and stops persisting (daemon shutdown); later records stay in
+    /// memory.
+    public func close() {
+        pending.withLock { $0.closed = true }
+        flush()
+    }
+
+    /// Runs on `writer` only.
+    private func writePending() {
+        let batch = pending.withLock { p -> [ImageDimensionsDatabase.Record] in
+            defer {
+                p.records = []
+                p.scheduled = false
+            }
+            return p.records
+        }
+        guard let database, !batch.isEmpty else { return }
+        do {
+            try database.write(batch)
+        } catch {
+            logger.warning("decoded image sizes not persisted; layout keeps them until a restart",
+                           metadata: ["count": "\(batch.count)", "error": "\(error)"])
+        }
+    }
 }

@@ -19,9 +19,11 @@ public final class DaemonServices: Sendable {
     public let transfers: TransferEngine
     /// The thumbnail and search-page cache.
     public let cache: ImageCache
-    /// Every photo returned, by id; persisted so ids resolve after a restart.
+    /// Every photo returned, by id; persisted in `cache`'s disk tier (namespace `metadata`) so
+    /// ids resolve after a restart.
     public let registry: PhotoRegistry
-    /// Decoded dimensions recorded by thumbnail fetches, for `layout`.
+    /// Decoded dimensions recorded by thumbnail fetches, for `layout`; persisted in
+    /// `cache_dir/dimensions.sqlite` so they survive a restart.
     public let dimensions: ImageDimensionsStore
     /// Decodes allowed at once, process-wide (the machine's active cores).
     public let decodes: DecodeLimiter
@@ -30,9 +32,9 @@ public final class DaemonServices: Sendable {
     public let pipeline: ImagePipeline
     /// Where the parts log.
     public let logger: Logger
-    /// Search pages and remembered photos on disk (`cache_dir/searches`); nil when the folder
-    /// cannot be used (the daemon then keeps them in memory only).
-    let searchFiles: FileSearchStore?
+    /// Search-result pages, in `cache` (namespace `search`): they count against `disk_limit`
+    /// and `cache.clear {what: "searches"}` empties them.
+    public let searchPages: CacheSearchPageStore
 
     /// Opens the cache (taking the lock on `cache_dir`) and starts the engine.
     ///
@@ -51,22 +53,28 @@ public final class DaemonServices: Sendable {
         options.logger = logger
         options.temporaryDirectory = folder + "/tmp"
         try? FileManager.default.createDirectory(atPath: options.temporaryDirectory, withIntermediateDirectories: true)
-        let registry: PhotoRegistry
+        let dimensions: ImageDimensionsStore
         do {
-            let store = try FileSearchStore(cacheDirectory: folder)
-            registry = PhotoRegistry(persistence: store.photoPersistence)
-            searchFiles = store
+            dimensions = try ImageDimensionsStore(directory: folder, logger: logger)
         } catch {
-            logger.error("search pages and photo ids will not survive a restart: cannot use the cache folder",
-                         metadata: ["folder": "\(folder)/searches", "reason": "\(error)"])
-            registry = PhotoRegistry()
-            searchFiles = nil
+            logger.error("decoded image sizes will not survive a restart: cannot use the cache folder",
+                         metadata: ["file": "\(folder)/dimensions.sqlite", "reason": "\(error)"])
+            dimensions = ImageDimensionsStore()
         }
+        let registry = PhotoRegistry(persistence: CachePhotoPersistence(cache: cache))
+        // Pages and photos lived in `searches/` before they moved into the cache; that folder
+        // would otherwise sit outside `disk_limit` for ever.
+        if FileManager.default.fileExists(atPath: folder + "/searches") {
+            try? FileManager.default.removeItem(atPath: folder + "/searches")
+            logger.notice("removed the old search folder (pages and photos now live in the cache)",
+                          metadata: ["folder": "\(folder)/searches"])
+        }
+        searchPages = CacheSearchPageStore(cache: cache)
         self.configuration = configuration
         self.cache = cache
         self.transfers = TransferEngine(configuration: config, options: options)
         self.registry = registry
-        self.dimensions = ImageDimensionsStore()
+        self.dimensions = dimensions
         self.decodes = DecodeLimiter(limit: ProcessInfo.processInfo.activeProcessorCount)
         self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
                                       decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },
@@ -74,9 +82,18 @@ public final class DaemonServices: Sendable {
         self.logger = logger
     }
 
+    /// Applies a reloaded configuration's cache limits (`memory_limit`, `disk_limit`) at once,
+    /// evicting down to them if they shrank; the rest of the parts read the configuration store
+    /// at each use. For SIGHUP: `ImageCacheDaemon.reloadConfiguration` calls it after a good
+    /// reload.
+    public func apply(_ configuration: CacheConfiguration) {
+        cache.apply(configuration.cache)
+    }
+
     /// Stops every transfer and releases the cache folder (after the server has stopped).
     public func shutdown() {
         transfers.shutdown()
+        dimensions.close()
         cache.close()
     }
 }

@@ -89,6 +89,7 @@ public final class ImageCacheDaemon: Sendable {
         let searchMethods = SearchMethods.forDaemon(services: services)
         searchMethods.register(in: &router, stats: stats)
         search = searchMethods
+        CacheMethods.register(in: &router, services: services, stats: stats, search: searchMethods)
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)

@@ -90,6 +90,13 @@ struct DiskCacheCrashTests {
         }
     }
 
+    /// What one killed writer acknowledged before its death.
+    struct KilledRound: Sendable {
+        var killedBySignal: Bool
+        var acknowledged: Set<Int>
+        var removed: Set<Int>
+    }
+
     @Test("after SIGKILL at random moments, reopening serves only complete entries and the accounting is right")
     func killedWriterLeavesOnlyCompleteEntries() async throws {
         let binary = try Self.writerBinary()
@@ -103,41 +110,49 @@ struct DiskCacheCrashTests {
         for round in 0..<rounds {
             // Half the rounds run under a small limit, so kills also land inside evictions.
             let limit = round % 2 == 0 ? 1 << 30 : 1 << 20
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = [folder.path, String(next), String(limit)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let fd = output.fileHandleForReading.fileDescriptor
-            var buffer: [UInt8] = []
             let wanted = Int.random(in: 1...25, using: &generator)
-            var thisRound = Set<Int>()
-            var removedThisRound = Set<Int>()
-            do {
-                try Self.readAcknowledgements(fd, count: wanted, timeout: 60, into: &buffer,
-                                              acknowledged: &thisRound, removed: &removedThisRound)
-            } catch {
+            let first = next
+            let path = folder.path
+            // The child is run, read and killed off the concurrency pool: these waits block.
+            let outcome = try await offCooperativePool { () throws -> KilledRound in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: binary)
+                process.arguments = [path, String(first), String(limit)]
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                let fd = output.fileHandleForReading.fileDescriptor
+                var buffer: [UInt8] = []
+                var thisRound = Set<Int>()
+                var removedThisRound = Set<Int>()
+                do {
+                    try Self.readAcknowledgements(fd, count: wanted, timeout: 60, into: &buffer,
+                                                  acknowledged: &thisRound, removed: &removedThisRound)
+                } catch {
+                    kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                    throw error
+                }
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                throw error
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
-            // Lines already in the pipe are acknowledged puts too.
-            output.fileHandleForReading.readabilityHandler = nil
-            let rest = output.fileHandleForReading.readDataToEndOfFile()
-            buffer += rest
-            for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
-                if line.hasPrefix("removed "), let index = Int(line.dropFirst(8)) {
-                    removedThisRound.insert(index)
-                    thisRound.remove(index)
-                } else if let index = Int(line) {
-                    thisRound.insert(index)
-                    removedThisRound.remove(index)
+                // Lines already in the pipe are acknowledged puts too.
+                output.fileHandleForReading.readabilityHandler = nil
+                buffer += output.fileHandleForReading.readDataToEndOfFile()
+                for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
+                    if line.hasPrefix("removed "), let index = Int(line.dropFirst(8)) {
+                        removedThisRound.insert(index)
+                        thisRound.remove(index)
+                    } else if let index = Int(line) {
+                        thisRound.insert(index)
+                        removedThisRound.remove(index)
+                    }
                 }
+                return KilledRound(killedBySignal: process.terminationReason == .uncaughtSignal,
+                                   acknowledged: thisRound, removed: removedThisRound)
             }
+            #expect(outcome.killedBySignal)
+            let thisRound = outcome.acknowledged
+            let removedThisRound = outcome.removed
             let highest = (thisRound.max() ?? next) + 2
             if limit > 1 << 20 {
                 acknowledged.formUnion(thisRound)

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+
+/// The disk half of `ImageDimensionsStore`: `<cache_dir>/dimensions.sqlite`, one row per photo
+/// id and per image URL, so `layout` answers with decoded sizes after a restart.
+///
+/// A small SQLite table (through GRDB), not cache entries: a size is a dozen bytes, and two
+/// files per size in the disk cache would cost more inodes than the thumbnails themselves.
+/// It is not part of `disk_limit` and `cache.clear` leaves it (the contract's `layout` keeps
+/// decoded sizes once known); it is bounded by `capacity` rows instead, the least recently
+/// recorded going first. WAL with `synchronous = NORMAL`: a `kill -9` loses at most the batch
+/// being written, never the file. Reads run beside writes (a `DatabasePool`).
+final class ImageDimensionsDatabase: Sendable {
+    /// What a row is keyed by.
+    enum Kind: String {
+        case photo = "p"
+        case url = "u"
+    }
+
+    /// One size to store.
+    struct Record: Sendable {
+        var kind: Kind
+        var key: String
+        var size: ImageDimensionsStore.Size
+    }
+
+    let path: String
+    private let pool: DatabasePool
+    private let capacity: Int
+
+    /// Opens (creating when absent) the table at `path`. A file that is not a usable database
+    /// is replaced: it only ever holds what later fetches record again.
+    init(path: String, capacity: Int) throws {
+        self.path = path
+        self.capacity = max(1, capacity)
+        do {
+            pool = try Self.open(path)
+        } catch {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            pool = try Self.open(path)
+        }
+    }
+
+    private static func open(_ path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.label = "imagecached.dimensions"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS dimensions (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL
+                )
+                """)
+        }
+        return pool
+    }
+
+    /// Stores a batch in one transaction, then trims the table to `capacity` rows. A replaced
+    /// row gets a new rowid (`INSERT OR REPLACE`), so rowid order is recording order.
+    func write(_ rows: [Record]) throws {
+        guard !rows.isEmpty else { return }
+        try pool.write { db in
+            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO dimensions (key, width, height) VALUES (?, ?, ?)")
+            for row in rows {
+                try statement.execute(arguments: [Self.key(row.kind, row.key), row.size.width, row.size.height])
+            }
+            try db.execute(sql: "DELETE FROM dimensions WHERE rowid <= (SELECT max(rowid) FROM dimensions) - ?",
+                           arguments: [capacity])
+        }
+    }
+
+    /// The stored size, or nil (also when the read fails: a layout then says `provider` or
+    /// `unknown`, which is what it would have said before the fetch).
+    func size(_ kind: Kind, _ key: String) -> ImageDimensionsStore.Size? {
+        sizes(kind, [key])[key]
+    }
+
+    /// The stored sizes of several keys in one read.
+    func sizes(_ kind: Kind, _ keys: [String]) -> [String: ImageDimensionsStore.Size] {
+        guard !keys.isEmpty else { return [:] }
+        do {
+            return try pool.read { db in
+                var found: [String: ImageDimensionsStore.Size] = [:]
+                let statement = try db.cachedStatement(sql: "SELECT width, height FROM dimensions WHERE key = ?")
+                for key in keys {
+                    if let row = try GRDB.Row.fetchOne(statement, arguments: [Self.key(kind, key)]) {
+                        found[key] = ImageDimensionsStore.Size(width: row[0], height: row[1])
+                    }
+                }
+                return found
+            }
+        } catch {
+            return [:]
+        }
+    }
+
+    /// Rows stored now (tests).
+    func count() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM dimensions") ?? 0 }
+    }
+
+    private static func key(_ kind: Kind, _ key: String) -> String { kind.rawValue + "|" + key }
+}

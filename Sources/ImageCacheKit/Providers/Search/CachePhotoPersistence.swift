@@ -1,0 +1,36 @@
+import Foundation
+
+/// Remembered photos in the daemon's disk cache (namespace `metadata`, key `photo|<id>`), so a
+/// photo id resolves after a restart (CONTRACT §4) and the records count against `disk_limit`.
+///
+/// Disk tier only: `PhotoRegistry` is the memory layer, so keeping the JSON in the cache's
+/// memory tier too would only take room from thumbnails. A record that does not decode, or
+/// names another id, reads as absent. `cache.clear` with `thumbnails` or `searches` leaves
+/// these records, so ids a client holds keep resolving.
+public struct CachePhotoPersistence: PhotoPersisting {
+    /// The cache whose disk tier holds the records.
+    public let cache: ImageCache
+
+    /// Records in `cache`'s disk tier.
+    public init(cache: ImageCache) {
+        self.cache = cache
+    }
+
+    /// Writes each photo's record; a refused write (disk full) only loses that copy, and the
+    /// id still resolves from memory until the daemon restarts.
+    public func save(_ photos: [ProviderPhoto]) async {
+        let encoder = JSONEncoder()
+        for photo in photos {
+            guard let json = try? encoder.encode(photo) else { continue }
+            _ = try? cache.disk.put(CacheKey.photo(id: photo.id), bytes: json,
+                                    info: CacheEntryInfo(contentType: "application/json"))
+        }
+    }
+
+    /// The stored record of `id`, or nil.
+    public func load(id: String) async -> ProviderPhoto? {
+        guard let hit = cache.disk.get(CacheKey.photo(id: id), wantBytes: true, wantPath: false), let bytes = hit.bytes,
+              let photo = try? JSONDecoder().decode(ProviderPhoto.self, from: bytes), photo.id == id else { return nil }
+        return photo
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Search-result pages in the daemon's `ImageCache` (namespace `search`): in its memory tier
+/// and on disk beside the thumbnails, so they survive a restart, count against `disk_limit`
+/// (least recently used out first, whatever the namespace) and go with
+/// `cache.clear {what: "searches"}`.
+///
+/// Each entry holds the page's key with the page, so a digest collision or a misplaced entry
+/// can never answer another search; an entry that does not decode (an older format) reads as
+/// absent and is replaced at the next save. The key holds no API key (`SearchPageKey`), so
+/// nothing secret reaches the disk. The cache's own expiry (`search_ttl` at open) is not
+/// what decides freshness: pages are read stale-allowed and the coordinator compares
+/// `storedAt` with the running `search_ttl`, which a reload may change.
+public struct CacheSearchPageStore: SearchPageStore {
+    /// The cache the pages live in.
+    public let cache: ImageCache
+
+    /// Pages in `cache`.
+    public init(cache: ImageCache) {
+        self.cache = cache
+    }
+
+    /// The stored copy, however old; nil when absent or unreadable.
+    public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
+        guard let hit = cache.searchPage(Self.cacheKey(key), allowStale: true), let bytes = hit.bytes,
+              let record = try? Self.decoder().decode(Record.self, from: bytes), record.key == key else { return nil }
+        return record.page
+    }
+
+    /// Stores the page in both tiers. A disk that refuses it (full, read-only) leaves it in
+    /// memory: the search that produced it has its answer either way.
+    public func save(_ page: StoredSearchPage, for key: SearchPageKey) async {
+        guard let json = try? Self.encoder().encode(Record(key: key, page: page)) else { return }
+        cache.putSearchPage(Self.cacheKey(key), json: json)
+    }
+
+    /// `cache.clear {what: "searches"}`: every page, both tiers. Paths are never handed out
+    /// for pages, so nothing waits for `path_grace`.
+    public func removeAll() async {
+        cache.clear(.searches)
+    }
+
+    /// The cache key of a page: every field of the clamped query.
+    public static func cacheKey(_ key: SearchPageKey) -> CacheKey {
+        let query = key.query
+        switch query.term {
+        case .query(let text):
+            return .searchPage(provider: key.provider.rawValue, query: text, page: query.page, perPage: query.perPage,
+                               safe: query.safe)
+        case .recent:
+            return .searchPage(provider: key.provider.rawValue, query: nil, feed: "recent", page: query.page,
+                               perPage: query.perPage, safe: query.safe)
+        }
+    }
+
+    /// What an entry holds.
+    private struct Record: Codable {
+        var key: SearchPageKey
+        var page: StoredSearchPage
+    }
+
+    private static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }
+
+    private static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}

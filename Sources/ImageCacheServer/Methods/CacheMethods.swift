@@ -1,0 +1,79 @@
+import Dispatch
+import ImageCacheKit
+
+/// `cache.evict`, `cache.clear`, `layout` and the `memory`, `disk` and `network` sections of
+/// `stats` (CONTRACT §5): the methods that read or trim what the daemon holds rather than
+/// fetch anything. One `register` call in the daemon adds them all.
+///
+/// Removal never breaks a path already handed out: the disk cache defers the unlink of a file
+/// whose `path_grace` has not ended, so a client drawing from a delivered path keeps reading
+/// it for that long after an evict or a clear.
+///
+/// `removed` and `bytes` in the answers are what the tiers shrank by while the removal ran
+/// (entries of memory and disk together; bytes of disk, content plus sidecars): exact when
+/// nothing is stored meanwhile, lower (never negative) when a fetch lands during it.
+public enum CacheMethods {
+    /// Adds `cache.evict`, `cache.clear`, `layout` and the three `stats` sections.
+    /// - Parameter search: its coordinator forgets learnt page totals on `cache.clear searches`.
+    public static func register(in router: inout RPCRouter, services: DaemonServices, stats: StatsRegistry,
+                                search: SearchMethods) {
+        let cache = services.cache
+        router.register("cache.evict") { (params: CacheEvictParams, _) in
+            try params.validate()
+            let before = cache.statistics
+            try await services.pipeline.evict(params.image)
+            return removal(from: before, to: cache.statistics)
+        }
+        router.register("cache.clear") { (params: CacheClearParams, _) in
+            let before = cache.statistics
+            // Unlinking a full cache's files can take seconds: not on the cooperative pool,
+            // whose few threads serve every session.
+            if params.what != .searches { await offPool { cache.clear(.thumbnails) } }
+            if params.what != .thumbnails { await search.coordinator.clearSearches() }
+            return removal(from: before, to: cache.statistics)
+        }
+        LayoutMethods.register(in: &router, services: services)
+        registerStats(stats, services: services)
+    }
+
+    /// `stats.memory`, `stats.disk` (from the cache's counters) and `stats.network` (from the
+    /// transfer engine's). Each reads a snapshot under a lock and never waits, as `stats` is
+    /// answered inline.
+    static func registerStats(_ stats: StatsRegistry, services: DaemonServices) {
+        let cache = services.cache
+        let transfers = services.transfers
+        stats.register("memory") { tier(cache.statistics.memory) }
+        stats.register("disk") { tier(cache.statistics.disk) }
+        stats.register("network") {
+            let figures = transfers.stats
+            return .object([
+                "inFlight": .int(figures.inFlight), "queued": .int(figures.queued), "requests": .int(figures.requests),
+                "bytesReceived": .int(figures.bytesReceived), "bytesDiscarded": .int(figures.bytesDiscarded),
+            ])
+        }
+    }
+
+    private static func tier(_ figures: CacheTierStatistics) -> JSONValue {
+        .object([
+            "entries": .int(figures.entries), "bytes": .int(figures.bytes), "limit": .int(figures.limit),
+            "hits": .int(figures.hits), "misses": .int(figures.misses),
+        ])
+    }
+
+    /// Runs blocking file work on a dispatch queue and waits for it without holding a thread
+    /// of the cooperative pool.
+    private static func offPool(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global(qos: .utility).async {
+                body()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// How much the tiers shrank between two snapshots.
+    static func removal(from before: ImageCache.Statistics, to after: ImageCache.Statistics) -> CacheRemovalResult {
+        let entries = max(0, before.memory.entries - after.memory.entries) + max(0, before.disk.entries - after.disk.entries)
+        return CacheRemovalResult(removed: entries, bytes: max(0, before.disk.bytes - after.disk.bytes))
+    }
+}

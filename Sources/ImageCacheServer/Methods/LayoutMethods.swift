@@ -1,0 +1,55 @@
+import ImageCacheKit
+
+/// `layout` (CONTRACT §5) on the socket: the `Masonry` of the photos named, each sized by the
+/// best dimensions the daemon already has. It never fetches: a photo no thumbnail fetch has
+/// decoded yet is placed by the provider's size, or as a square when there is none, and the
+/// client re-asks after `thumbnail.dimensions`.
+///
+/// Per photo, in this order: `decoded` (the `ImageDimensionsStore`, filled from image headers
+/// by the pipeline and persisted across restarts), `provider` (the remembered photo's
+/// `width`/`height`), `unknown`. A photo id the daemon knows neither way — never returned by a
+/// search, nor decoded — answers 1006 `not_found` naming the first such id
+/// (`data.field: "photos[i]"`): placing it as a square would hide a client's mistake in a
+/// grid that looks right.
+public enum LayoutMethods {
+    /// Adds `layout`. It runs as a task (the registry is an actor and a memory miss reads the
+    /// disk), not inline.
+    public static func register(in router: inout RPCRouter, services: DaemonServices) {
+        router.register("layout") { (params: LayoutParams, _) in
+            try params.validate()
+            return try await layout(params, dimensions: services.dimensions, registry: services.registry)
+        }
+    }
+
+    /// The frames for `params`, validated already.
+    /// - Throws: `not_found` for a photo id with neither decoded nor remembered dimensions.
+    static func layout(_ params: LayoutParams, dimensions: ImageDimensionsStore,
+                       registry: PhotoRegistry) async throws(RPCError) -> LayoutResult {
+        let decoded = dimensions.decoded(photos: params.photos)
+        var known: [String: (Masonry.Size?, DimensionSource)] = [:]
+        for (index, id) in params.photos.enumerated() where known[id] == nil {
+            if let size = decoded[id] {
+                known[id] = (Masonry.Size(width: Double(size.width), height: Double(size.height)), .decoded)
+                continue
+            }
+            guard let photo = await registry.photo(id: id)?.photo else {
+                throw RPCError(.notFound, "unknown photo id '\(id)' (photos[\(index)]): layout places only photos a search returned",
+                               field: "photos[\(index)]")
+            }
+            if let width = photo.width, let height = photo.height, width > 0, height > 0 {
+                known[id] = (Masonry.Size(width: Double(width), height: Double(height)), .provider)
+            } else {
+                known[id] = (nil, .unknown)
+            }
+        }
+        var masonry = Masonry(columns: params.columns, width: params.width, spacing: params.spacing,
+                              columnHeights: params.columnHeights)
+        let frames = params.photos.map { id -> LayoutFrame in
+            let (size, source) = known[id] ?? (nil, .unknown)
+            let frame = masonry.place(size)
+            return LayoutFrame(photo: id, column: frame.column, x: frame.x, y: frame.y, width: frame.width,
+                               height: frame.height, dims: size == nil ? .unknown : source)
+        }
+        return LayoutResult(frames: frames, columnHeights: masonry.columnHeights)
+    }
+}
