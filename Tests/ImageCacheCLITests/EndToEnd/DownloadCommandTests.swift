@@ -109,6 +109,28 @@ struct DownloadCommandTests {
         }
     }
 
+    @Test func ctrlCDuringWatchStopsWatchingAndLeavesTheJobRunning() async throws {
+        try await LiveDaemon.with { live in
+            live.images.serve("/k.jpg", body: Self.body, faults: [.none, .held])
+            let started = try await live.cli(["download", live.images.url("/k.jpg"), "--detach", "--json"])
+            let job = try #require(try jsonArray(started.stdout).first?["job"] as? String)
+            try await withTimeout(seconds: 60) { try await live.images.waitUntil { $0.requests("/k.jpg") >= 2 } }
+            let interrupted = NIOLockedValueBox(false)
+            let watched = try await live.cli(["download", "watch", job]) { _, pid in
+                // Once: its first line means it follows the job.
+                if !interrupted.withLockedValue({ was in defer { was = true }; return was }) { kill(pid, SIGINT) }
+            }
+            #expect(watched.status == 130, "\(watched.stderr)")
+            #expect(watched.stderr.contains("the jobs go on in the daemon"))
+            let status = try jsonObject(try await live.cli(["download", "status", job, "--json"]).stdout)
+            #expect(status["state"] as? String == "running")
+            live.images.release("/k.jpg")
+            let finished = try await live.cli(["download", "watch", job])
+            #expect(finished.status == 0, "\(finished.stderr)")
+            #expect(live.downloadedFiles() == ["k.jpg"])
+        }
+    }
+
     @Test func anUnknownJobExits15() async throws {
         try await LiveDaemon.with { live in
             for subcommand in ["status", "watch", "cancel"] {

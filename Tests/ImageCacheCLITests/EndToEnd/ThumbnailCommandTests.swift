@@ -99,6 +99,35 @@ struct ThumbnailCommandTests {
         }
     }
 
+    @Test func layoutWithoutThumbnailsUsesTheProvidersSizesAndDrawsRectangles() async throws {
+        try await LiveDaemon.with { live in
+            let svg = live.paths.workspace + "/plain.svg"
+            let result = try await live.cli(["layout", "red fox", "--per-page", "6", "--columns", "2", "--width", "400",
+                                             "--svg", svg, "--no-thumbnails"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let frames = result.stdout.split(separator: "\n").filter { $0.hasPrefix("unsplash:") }
+            #expect(frames.count == 6)
+            #expect(frames.allSatisfy { $0.hasSuffix("provider") }, "\(frames)")
+            let text = try String(contentsOfFile: svg, encoding: .utf8)
+            #expect(!text.contains("<image"))
+            #expect(text.components(separatedBy: "<rect").count - 1 >= 6)
+        }
+    }
+
+    @Test func cacheClearSearchesSendsTheNextSearchBackToTheProvider() async throws {
+        try await LiveDaemon.with { live in
+            func fromCache() async throws -> Bool? {
+                try jsonObject(try await live.cli(["search", "red fox", "--json"]).stdout)["fromCache"] as? Bool
+            }
+            #expect(try await fromCache() == false)
+            #expect(try await fromCache() == true)
+            let cleared = try await live.cli(["cache", "clear", "searches"])
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            #expect(cleared.stdout.hasPrefix("cleared searches: ") && !cleared.stdout.contains(": 0 entries"), "\(cleared.stdout)")
+            #expect(try await fromCache() == false)
+        }
+    }
+
     @Test func cacheEvictRemovesAShownPhotoAndClearEmptiesTheRest() async throws {
         try await LiveDaemon.with { live in
             let photos = try await live.photoIDs()
