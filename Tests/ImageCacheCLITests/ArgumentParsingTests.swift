@@ -63,7 +63,7 @@ struct ArgumentParsingTests {
 
     @Test func downloadTakesSeveralImagesAFolderAndAVariant() throws {
         let c = try parse(["download", "unsplash:a", "https://x.example/b.jpg", "-o", "photos", "--variant", "regular", "--detach"],
-                          as: DownloadCommand.self)
+                          as: DownloadStart.self)
         let params = c.params(currentDirectory: "/home/me")
         #expect(params == [
             DownloadParams(image: .photo("unsplash:a"), variant: .regular, directory: "/home/me/photos"),
@@ -73,13 +73,38 @@ struct ArgumentParsingTests {
     }
 
     @Test func downloadWithoutFolderLetsTheDaemonChoose() throws {
-        let c = try parse(["download", "pixabay:1"], as: DownloadCommand.self)
+        let c = try parse(["download", "pixabay:1"], as: DownloadStart.self)
         #expect(c.params(currentDirectory: "/x") == [DownloadParams(image: .photo("pixabay:1"))])
     }
 
     @Test func downloadRefusesNoImagesAndUnknownVariants() {
         #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["download"]) }
         #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["download", "a:b", "--variant", "huge"]) }
+    }
+
+    @Test func downloadStartIsAlsoSpelledOut() throws {
+        let c = try parse(["download", "start", "unsplash:a", "-o", "/srv/p"], as: DownloadStart.self)
+        #expect(c.params() == [DownloadParams(image: .photo("unsplash:a"), directory: "/srv/p")])
+    }
+
+    @Test func downloadJobSubcommandsTakeJobIds() throws {
+        #expect(try parse(["download", "status", "j1", "j2", "--json"], as: DownloadStatus.self).jobs == ["j1", "j2"])
+        #expect(try parse(["download", "watch", "j1"], as: DownloadWatch.self).jobs == ["j1"])
+        #expect(try parse(["download", "cancel", "j1"], as: DownloadCancel.self).jobs == ["j1"])
+        #expect(try parse(["download", "list", "--active"], as: DownloadList.self).active)
+        #expect(try parse(["--socket", "/tmp/s.sock", "download", "list"], as: DownloadList.self).global.socket == "/tmp/s.sock")
+    }
+
+    @Test(arguments: ["status", "watch", "cancel"])
+    func downloadJobSubcommandsRefuseNoJob(subcommand: String) {
+        #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["download", subcommand]) }
+    }
+
+    @Test func downloadHelpListsTheSubcommandsAndTheirExitStatus() {
+        let help = DownloadCommand.helpMessage(columns: 120)
+        for word in ["start", "status", "list", "watch", "cancel", "EXIT STATUS", "download list --json"] {
+            #expect(help.contains(word), "\(word)")
+        }
     }
 
     @Test func layoutTakesColumnsWidthAndSVG() throws {
@@ -110,7 +135,8 @@ struct ArgumentParsingTests {
 
     @Test func everyCommandsHelpHasExamples() {
         for command in [StatusCommand.self, StatsCommand.self, SearchCommand.self, ShowCommand.self, PrefetchCommand.self,
-                        DownloadCommand.self, LayoutCommand.self, CacheCommand.self, DemoCommand.self] as [any ParsableCommand.Type] {
+                        DownloadCommand.self, DownloadStart.self, DownloadStatus.self, DownloadList.self, DownloadWatch.self,
+                        DownloadCancel.self, LayoutCommand.self, CacheCommand.self, DemoCommand.self] as [any ParsableCommand.Type] {
             #expect(command.configuration.discussion.contains("EXAMPLES"), "\(command)")
         }
     }

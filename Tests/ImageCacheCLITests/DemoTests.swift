@@ -1,4 +1,6 @@
 import Foundation
+import ProviderSimulator
+import TestSupport
 import ImageCacheProtocol
 import Testing
 @testable import ImageCacheCLI
@@ -77,5 +79,45 @@ struct DemoTests {
         for word in ["hello", "pagination", "layout", "SVG", "recycled", "cache", "download", "stats"] {
             #expect(titles.contains(word), "\(word)")
         }
+    }
+}
+
+@Suite("Demo image host and slot watch", .timeLimit(.minutes(1)))
+struct DemoImageHostTests {
+    let body = Array(0..<100).map { UInt8($0) }
+    var response: SimulatedResponse { SimulatedResponse(status: 200, headers: [("ETag", "\"v1\"")], body: body) }
+
+    func request(_ headers: [(String, String)]) -> SimulatedRequest {
+        SimulatedRequest(method: "GET", uri: "/img/10x10/1.jpg", headers: headers, body: [])
+    }
+
+    @Test func aRangeIsAnsweredWithThatPart() {
+        let (status, headers, part) = DemoImageServer.ranged(response, request: request([("Range", "bytes=10-19")]))
+        #expect(status == 206 && part == Array(body[10...19]))
+        #expect(headers.contains { $0 == ("Content-Range", "bytes 10-19/100") })
+        let (_, _, tail) = DemoImageServer.ranged(response, request: request([("Range", "bytes=90-"), ("If-Range", "\"v1\"")]))
+        #expect(tail == Array(body[90...]))
+    }
+
+    @Test func aRangePastTheEndIs416AndAStaleIfRangeGetsTheWholeBody() {
+        #expect(DemoImageServer.ranged(response, request: request([("Range", "bytes=100-")])).0 == 416)
+        let (status, _, whole) = DemoImageServer.ranged(response, request: request([("Range", "bytes=10-"), ("If-Range", "\"v0\"")]))
+        #expect(status == 200 && whole == body)
+        #expect(DemoImageServer.ranged(response, request: request([])).2 == body)
+    }
+
+    @Test func thumbnailsArePacedSlowerThanFullSizeBodies() {
+        #expect(DemoImageServer.pieceSize(bodyBytes: 40_000) < DemoImageServer.pieceSize(bodyBytes: 3_000_000))
+    }
+
+    @Test func aSlotCountsAsLoadingOnlyOnceBytesFlow() async throws {
+        let watch = SlotWatch()
+        await watch.mark(3, received: 0, total: 100)
+        #expect(await !watch.isLoading(3))
+        let waiter = Task { await watch.waitUntilLoading(3) }
+        await watch.mark(3, received: 40, total: 100)
+        #expect(await watch.isLoading(3))
+        try await withTimeout(seconds: 20) { await waiter.value }
+        #expect(await watch.sizes(of: [3]) == (received: 40, total: 100))
     }
 }

@@ -41,6 +41,9 @@ public struct LayoutCommand: ClientCommand {
     @Option(help: "1-based page of the search to lay out.")
     public var page: Int = 1
 
+    @Option(name: .customLong("per-page"), help: "Results per page (default: the daemon's).")
+    public var perPage: Int?
+
     @Option(help: ArgumentHelp("Write an SVG picture of the grid to this file.", valueName: "file"))
     public var svg: String?
 
@@ -55,10 +58,11 @@ public struct LayoutCommand: ClientCommand {
         if spacing < 0 { throw ValidationError("--spacing must be 0 or more.") }
         if spacing * Double(columns - 1) >= width { throw ValidationError("--spacing leaves no room for the columns in --width.") }
         if page < 1 { throw ValidationError("--page must be 1 or more.") }
+        if let perPage, perPage < 1 { throw ValidationError("--per-page must be 1 or more.") }
     }
 
     public func run(connection: ImageCacheConnection) async throws {
-        let search = try await connection.search(SearchParams(query: query, provider: provider, page: page))
+        let search = try await connection.search(SearchParams(query: query, provider: provider, page: page, perPage: perPage))
         let params = LayoutParams(photos: search.photos.map(\.id), columns: columns, width: width, spacing: spacing)
         let layout = try await connection.layout(params)
         if let svg {

@@ -13,10 +13,12 @@ public struct ImageCacheRoot: AsyncParsableCommand {
 
         EXAMPLES
           imagecache demo                 # the whole story, offline
+          imagecache demo --keep-running  # the same, then a sandbox daemon to try commands on
           imagecache status               # who answers; which providers have keys
           imagecache search "sunset beach" --page 2
           imagecache show unsplash:Dwu85P9SOIk --size 512
           imagecache download unsplash:Dwu85P9SOIk -o ~/Downloads/photos
+          imagecache download list        # jobs started with --detach, their state and files
           imagecache layout beach --columns 3 --width 900 --svg grid.svg
           imagecache --json stats | jq .network
 

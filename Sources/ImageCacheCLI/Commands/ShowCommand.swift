@@ -48,8 +48,10 @@ public struct ShowCommand: ClientCommand {
         let notifications = connection.notifications()
         let showProgress = !global.json
         let label = image
-        let watcher = Task {
-            guard showProgress else { return }
+        // The bar's board comes back when the watcher is cancelled, so the bar can be
+        // closed with the answer (the last progress notification may trail it).
+        let watcher = Task { () -> (board: ProgressBoard, index: Int, start: Double)? in
+            guard showProgress else { return nil }
             var board = ProgressBoard(terminal: terminal)
             let start = MonotonicClock.now()
             var index: Int?
@@ -67,6 +69,7 @@ public struct ShowCommand: ClientCommand {
                     item.elapsed = now - start
                 })
             }
+            return index.map { (board, $0, start) }
         }
         let params = self.params
         let result: ThumbnailShowResult
@@ -77,7 +80,14 @@ public struct ShowCommand: ClientCommand {
             throw error
         }
         watcher.cancel()
-        _ = await watcher.value
+        if var drawn = await watcher.value {
+            let now = MonotonicClock.now()
+            Output.out(drawn.board.update(drawn.index, now: now) { item in
+                item.received = item.total ?? item.received
+                item.elapsed = now - drawn.start
+                item.outcome = "done"
+            })
+        }
         if global.json {
             Output.line(try JSONOutput.text(result))
             return

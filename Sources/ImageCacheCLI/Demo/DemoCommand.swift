@@ -10,12 +10,14 @@ public struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run an offline demo: a provider simulator, a real imagecached, every feature.",
         discussion: """
-        Starts a provider simulator on 127.0.0.1, starts the imagecached found next to this \
-        imagecache with a temporary config, cache and socket, then runs each step and prints \
-        what the daemon answered: hello, a search with pagination, a masonry layout (an SVG \
-        is written), visible thumbnails fetched while recycled ones are cancelled, the same \
-        search answered from the cache, a full-size download, and the stats. A step whose \
-        method this daemon does not implement yet says "not in this build".
+        Starts a provider simulator on 127.0.0.1 (the provider APIs, and an image host paced \
+        like a distant CDN), starts the imagecached found next to this imagecache with a \
+        temporary config, cache and socket, then runs each step and prints what the daemon \
+        answered: hello; a search with pagination; visible thumbnails fetched with progress \
+        while recycled ones are cancelled, with the byte counts that prove it; a masonry \
+        layout from decoded dimensions (an SVG is written); the same search answered from the \
+        cache; a full-size download to a folder; the stats. A step whose method the daemon \
+        does not implement says "not in this build" (an older imagecached).
 
         Everything is removed at the end (processes, socket, temp files), also on failure and \
         on Ctrl-C; only the SVG is kept. Exits 1 if any step failed.
@@ -23,6 +25,7 @@ public struct DemoCommand: AsyncParsableCommand {
         EXAMPLES
           imagecache demo
           imagecache demo --svg /tmp/grid.svg --daemon .build/release/imagecached
+          imagecache demo --keep-running      # then try commands on the socket it prints
         """)
 
     @Option(help: ArgumentHelp("The imagecached to run (default: the one next to this imagecache).", valueName: "path"))
@@ -33,6 +36,10 @@ public struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds to wait for the daemon to answer after starting it.")
     public var startTimeout: Double = 30
+
+    /// `--keep-running`: a sandbox to try commands in, ended by Ctrl-C.
+    @Flag(help: "After the steps, keep the simulator and daemon up (printing the socket) until Ctrl-C.")
+    public var keepRunning = false
 
     /// `--json` prints a report of the steps on stdout, the narrative going to stderr;
     /// `--socket` is not used (the demo's daemon has its own, in the temporary folder).
@@ -63,6 +70,19 @@ public struct DemoCommand: AsyncParsableCommand {
             Output.error("demo failed: \(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        if keepRunning, let socket = await resources.socketPath {
+            Output.narrate("==> imagecached stays up for you to try, for example:")
+            Output.narrate("    imagecache --socket \(socket) search \"red fox\" --page 2")
+            Output.narrate("    Ctrl-C stops it and removes everything")
+            // Ctrl-C is how this ends, not a failure: the steps' outcome decides the status.
+            _ = try? await Interrupts.race { () async -> Int in
+                // A stream nothing is ever sent on: its loop ends only when the race cancels it.
+                let (never, feed) = AsyncStream.makeStream(of: Int.self)
+                for await _ in never {}
+                withExtendedLifetime(feed) {}
+                return 0
+            }
+        }
         let clean = await Output.$narrativeToStderr.withValue(global.json) { await resources.release(verbose: true) }
         let failed = report.filter { $0.outcome == "failed" }.count
         if global.json { Output.line(try JSONOutput.text(DemoReport(steps: report, daemonStoppedCleanly: clean))) }
@@ -81,9 +101,9 @@ public struct DemoCommand: AsyncParsableCommand {
         await resources.setWorkspace(dir)
 
         announce("start the provider simulator on 127.0.0.1")
-        let simulator = try await DemoSimulator.start().server
+        let simulator = try await DemoSimulator.start()
         await resources.setSimulator(simulator)
-        Output.narrate("    listening at \(simulator.baseURL)")
+        Output.narrate("    provider APIs at \(simulator.baseURL), images at \(simulator.images.baseURL) (paced like a distant CDN)")
 
         announce("start imagecached with a temporary config")
         let paths = DemoConfig.Paths(workspace: dir)
@@ -121,14 +141,17 @@ public struct DemoCommand: AsyncParsableCommand {
 /// Everything the demo started, released in reverse order whatever happened.
 actor DemoResources {
     private var workspace: String?
-    private var simulator: LoopbackHTTPServer?
+    private var simulator: DemoSimulator?
     private var daemon: DaemonProcess?
     private var connection: ImageCacheConnection?
 
     func setWorkspace(_ path: String) { workspace = path }
-    func setSimulator(_ server: LoopbackHTTPServer) { simulator = server }
+    func setSimulator(_ servers: DemoSimulator) { simulator = servers }
     func setDaemon(_ process: DaemonProcess) { daemon = process }
     func setConnection(_ connection: ImageCacheConnection) { self.connection = connection }
+
+    /// The demo daemon's socket while it runs.
+    var socketPath: String? { daemon?.socketPath }
 
     /// Closes the session, stops the daemon (SIGTERM, its exit status checked), stops the
     /// simulator and removes the workspace. Returns false when the daemon did not exit 0.

@@ -64,7 +64,7 @@ public enum DemoScript {
                 case .thumbnailDimensions(let d):
                     await watch.mark(d.slot)
                 case .thumbnailProgress(let p):
-                    await watch.mark(p.slot)
+                    await watch.mark(p.slot, received: p.received, total: p.total)
                     if bars[p.slot] == nil {
                         let added = board.add(ProgressItem(label: "slot \(p.slot) \(p.photo ?? "")", total: p.total), now: now)
                         bars[p.slot] = added.index
@@ -82,35 +82,58 @@ public enum DemoScript {
             }
         }
         defer { progress.cancel() }
-        // Slots 6… scroll away while loading: each is recycled once its bytes start flowing.
-        let doomed = recycled.enumerated().map { offset, photo in
-            Task { try await connection.showThumbnail(ThumbnailShowParams(slot: 6 + offset, image: .photo(photo.id), size: 256)) }
-        }
-        let shown = try await withThrowingTaskGroup(of: (Int, String, ThumbnailShowResult).self) { group in
-            for (slot, photo) in visible.enumerated() {
-                group.addTask { (slot, photo.id, try await connection.showThumbnail(ThumbnailShowParams(slot: slot, image: .photo(photo.id), size: 256))) }
+        // Slots 0…5 stay on screen; slots 6… scroll away while loading: each is recycled as
+        // soon as its bytes start flowing, while the visible ones go on.
+        let visibleLoads = Task {
+            try await withThrowingTaskGroup(of: (Int, String, ThumbnailShowResult).self) { group in
+                for (slot, photo) in visible.enumerated() {
+                    group.addTask { (slot, photo.id, try await connection.showThumbnail(ThumbnailShowParams(slot: slot, image: .photo(photo.id), size: 256))) }
+                }
+                var results: [(Int, String, ThumbnailShowResult)] = []
+                for try await result in group { results.append(result) }
+                return results.sorted { $0.0 < $1.0 }
             }
-            var results: [(Int, String, ThumbnailShowResult)] = []
-            for try await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }
+        }
+        let doomed = recycled.enumerated().map { offset, photo in
+            Task {
+                do {
+                    let shown = try await connection.showThumbnail(ThumbnailShowParams(slot: 6 + offset, image: .photo(photo.id), size: 256))
+                    await watch.mark(6 + offset)  // ended before any progress: nothing to wait for
+                    return shown
+                } catch {
+                    await watch.mark(6 + offset)
+                    throw error
+                }
+            }
         }
         var recycledCount = 0
         var finishedFirst = 0
         for (offset, task) in doomed.enumerated() {
             let slot = 6 + offset
-            await watch.waitUntilLoading(slot, orFinished: task)
+            await watch.waitUntilLoading(slot)
             if try await connection.recycleThumbnail(slot: slot).cancelled { recycledCount += 1 }
             if case .success = await task.result { finishedFirst += 1 }
         }
+        let shown = try await visibleLoads.value
         var lines: [String] = []
         for (slot, id, result) in shown {
             await ctx.state.addThumbnail(id, result)
             lines.append("slot \(slot): \(id) \(result.width)×\(result.height) \(Units.bytes(result.bytes)) from \(result.source.rawValue)")
         }
         let after = try await connection.stats()
-        lines.append("recycled \(recycledCount) of \(recycled.count) slots while loading (\(finishedFirst) finished first); "
-                     + "received \(Units.bytes(after.network.bytesReceived - before.network.bytesReceived)), "
-                     + "discarded by the cancellations \(Units.bytes(after.network.bytesDiscarded - before.network.bytesDiscarded))")
+        let recycledSlots = Set(recycled.indices.map { 6 + $0 })
+        let sizes = await watch.sizes(of: recycledSlots)
+        let discarded = after.network.bytesDiscarded - before.network.bytesDiscarded
+        lines.append("recycled \(recycledCount) of \(recycled.count) slots while loading (\(finishedFirst) finished first)")
+        lines.append("  their images are \(Units.bytes(sizes.total)) in all; \(Units.bytes(sizes.received)) had arrived when they were recycled, "
+                     + "and the daemon counts \(Units.bytes(discarded)) received and thrown away by the cancelled transfers")
+        let visibleSizes = await watch.sizes(of: Set(visible.indices))
+        lines.append("  network for the whole step: \(Units.bytes(after.network.bytesReceived - before.network.bytesReceived)) received "
+                     + "(the visible images are \(Units.bytes(visibleSizes.total))); "
+                     + "\(Units.bytes(max(0, sizes.total - sizes.received))) of the recycled ones never crossed the network")
+        guard recycledCount > 0 else {
+            throw DemoFailure("no recycled slot was still loading, so nothing was cancelled:\n" + lines.joined(separator: "\n"))
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -149,32 +172,32 @@ public struct DemoFailure: Error, CustomStringConvertible, Sendable {
 actor SlotWatch {
     private var loading: Set<Int> = []
     private var waiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
+    /// The last progress of each slot: bytes received and the image's size.
+    private var progress: [Int: (received: Int, total: Int?)] = [:]
 
-    /// The slot reported progress or dimensions.
-    func mark(_ slot: Int) {
+    /// The slot reported progress or dimensions, or its request ended. A progress of 0
+    /// bytes (the response head) does not count yet: the demo recycles once bytes flow.
+    func mark(_ slot: Int, received: Int? = nil, total: Int? = nil) {
+        if let received { progress[slot] = (received, total ?? progress[slot]?.total) }
+        if let received, received == 0 { return }
         loading.insert(slot)
         for waiter in waiters.removeValue(forKey: slot) ?? [] { waiter.resume() }
     }
 
-    /// Returns once `slot` is loading, or once `task` (its request) has ended.
-    nonisolated func waitUntilLoading<T: Sendable>(_ slot: Int, orFinished task: Task<T, any Error>) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForMark(slot) }
-            group.addTask { _ = await task.result }
-            await group.next()
-            group.cancelAll()
-            await self.release(slot)
+    /// What these slots had received at their last progress, and the size of their images.
+    func sizes(of slots: Set<Int>) -> (received: Int, total: Int) {
+        slots.reduce((0, 0)) { sum, slot in
+            (sum.0 + (progress[slot]?.received ?? 0), sum.1 + (progress[slot]?.total ?? 0))
         }
     }
 
-    private func waitForMark(_ slot: Int) async {
+    /// Whether `slot` has received bytes (or its request ended).
+    func isLoading(_ slot: Int) -> Bool { loading.contains(slot) }
+
+    /// Returns once `slot` is loading (or its request has ended: the request's task marks
+    /// it too, so this never outwaits it).
+    func waitUntilLoading(_ slot: Int) async {
         if loading.contains(slot) { return }
         await withCheckedContinuation { waiters[slot, default: []].append($0) }
-    }
-
-    /// Lets a waiter go when the request ended first (and any later one at once).
-    private func release(_ slot: Int) {
-        loading.insert(slot)
-        for waiter in waiters.removeValue(forKey: slot) ?? [] { waiter.resume() }
     }
 }

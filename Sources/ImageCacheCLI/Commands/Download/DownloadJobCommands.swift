@@ -1,0 +1,169 @@
+import ArgumentParser
+import ImageCacheClient
+import ImageCacheProtocol
+
+/// `imagecache download status JOB…`: what the daemon knows of each job.
+public struct DownloadStatus: ClientCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show a download job's state, progress, path or error.",
+        discussion: """
+        Exits 0 whatever the job's state (use `download watch` to wait for its end); 15 \
+        (not_found) for an id the daemon does not know, for example one that ended more \
+        than 24 h ago.
+
+        EXAMPLES
+          imagecache download status dl-3f9a0c41b2e7
+          imagecache download status dl-3f9a0c41b2e7 --json | jq -r .state
+        """)
+
+    @OptionGroup public var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Job ids, as `download --detach` or `download list` printed them.", valueName: "job"))
+    public var jobs: [String] = []
+
+    public init() {}
+
+    public func validate() throws {
+        if jobs.isEmpty { throw ValidationError("Name at least one job id (see `imagecache download list`).") }
+    }
+
+    public func run(connection: ImageCacheConnection) async throws {
+        var found: [DownloadJob] = []
+        for job in jobs { found.append(try await connection.downloadStatus(job: job)) }
+        if global.json {
+            // One job: its object, as the method answers; several: an array of them.
+            Output.line(found.count == 1 ? try JSONOutput.text(found[0]) : try JSONOutput.text(found))
+        } else {
+            Output.line(found.map(DownloadJobTable.describe).joined(separator: "\n\n"))
+        }
+    }
+}
+
+/// `imagecache download list`: every job the daemon keeps.
+public struct DownloadList: ClientCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the daemon's download jobs (running, and ended within 24 h).",
+        discussion: """
+        EXAMPLES
+          imagecache download list
+          imagecache download list --active
+          imagecache download list --json | jq -r '.jobs[] | select(.state=="failed") | .job'
+        """)
+
+    @OptionGroup public var global: GlobalOptions
+
+    @Flag(help: "Only jobs still queued or running.")
+    public var active = false
+
+    public init() {}
+
+    public func run(connection: ImageCacheConnection) async throws {
+        var result = try await connection.downloads()
+        if active { result.jobs = result.jobs.filter { $0.state == .queued || $0.state == .running } }
+        Output.line(global.json ? try JSONOutput.text(result) : DownloadJobTable.render(result.jobs, width: Terminal.current().width))
+    }
+}
+
+/// `imagecache download watch JOB…`: a progress bar per job until each ends.
+public struct DownloadWatch: ClientCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow download jobs with a progress bar until they end.",
+        discussion: """
+        For jobs started elsewhere (--detach, another client, before a daemon restart). \
+        Ctrl-C stops watching and leaves the jobs running (`download cancel` stops them). \
+        Exits like `download`: 0 when every file was saved, else the first failure's kind \
+        (16 when cancelled), 15 for an unknown id.
+
+        EXAMPLES
+          imagecache download watch dl-3f9a0c41b2e7
+          imagecache download watch $(imagecache download list --active --json | jq -r '.jobs[].job')
+        """)
+
+    @OptionGroup public var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"))
+    public var jobs: [String] = []
+
+    public init() {}
+
+    public func validate() throws {
+        if jobs.isEmpty { throw ValidationError("Name at least one job id (see `imagecache download list`).") }
+    }
+
+    public func run(connection: ImageCacheConnection) async throws {
+        // Listening before asking: a job that ends between the answer and the first
+        // notification would otherwise be waited for forever.
+        let notifications = connection.notifications()
+        var followed: [FollowedJob] = []
+        for job in jobs {
+            let snapshot = try await connection.watchDownload(job: job)
+            followed.append(FollowedJob(label: DownloadJobTable.image(snapshot), job: snapshot.job, snapshot: snapshot))
+        }
+        let follower = DownloadFollower(jobs: followed, terminal: global.json ? Terminal(isTTY: false, width: 100) : Terminal.current(),
+                                        quiet: global.json)
+        let outcomes: [DownloadOutcome]
+        do {
+            outcomes = try await Interrupts.race { try await follower.follow(notifications) }
+        } catch is Interrupted {
+            Output.error("imagecache: stopped watching; the jobs go on in the daemon")
+            throw ExitCode(ExitStatus.interrupted.rawValue)
+        }
+        Output.line(global.json ? try JSONOutput.text(outcomes) : DownloadSummary.render(outcomes))
+        if let failed = outcomes.first(where: { $0.error != nil }) {
+            throw ExitCode(failed.exitStatus.rawValue)
+        }
+    }
+}
+
+/// `imagecache download cancel JOB…`: stops jobs and removes their partial files.
+public struct DownloadCancel: ClientCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract: "Cancel download jobs; their partial files are removed.",
+        discussion: """
+        A job that already ended is left as it is (its file stays) and reported so; that is \
+        not an error. 15 (not_found) for an unknown id.
+
+        EXAMPLES
+          imagecache download cancel dl-3f9a0c41b2e7
+          imagecache download cancel $(imagecache download list --active --json | jq -r '.jobs[].job')
+        """)
+
+    @OptionGroup public var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"))
+    public var jobs: [String] = []
+
+    public init() {}
+
+    public func validate() throws {
+        if jobs.isEmpty { throw ValidationError("Name at least one job id (see `imagecache download list`).") }
+    }
+
+    /// `download cancel --json`'s answer per job.
+    public struct Cancelled: Codable, Sendable, Equatable {
+        /// The job id.
+        public var job: String
+        /// False when the job had already ended.
+        public var cancelled: Bool
+    }
+
+    public func run(connection: ImageCacheConnection) async throws {
+        var results: [Cancelled] = []
+        for job in jobs {
+            let cancelled = try await connection.cancelDownload(job: job).cancelled
+            results.append(Cancelled(job: job, cancelled: cancelled))
+            guard !global.json else { continue }
+            if cancelled {
+                Output.line("\(job): cancelled (partial file removed)")
+            } else {
+                let state = (try? await connection.downloadStatus(job: job)).map { " (\($0.state.rawValue))" } ?? ""
+                Output.line("\(job): nothing to cancel, the job had already ended\(state)")
+            }
+        }
+        if global.json { Output.line(try JSONOutput.text(results)) }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `scripts/install`, run for real but never against this machine: `--dry-run` (which must
+/// change nothing) and a staging root (`--destdir`, `DESTDIR=`) in a temporary folder,
+/// with the binaries this test run was built with.
+@Suite("scripts/install", .timeLimit(.minutes(2)))
+struct InstallScriptTests {
+    /// The repository: the folder above this file's that holds Package.swift.
+    static let repository: URL = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/", !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+            dir.deleteLastPathComponent()
+        }
+        return dir
+    }()
+
+    static var binDir: String { URL(fileURLWithPath: CLIProcess.binary).deletingLastPathComponent().path }
+
+    /// Runs the script and returns its exit status and stdout + stderr.
+    static func install(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = repository.appendingPathComponent("scripts/install")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    func stagingRoot() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("icli-install-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    func text(_ root: URL, _ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    func mode(_ root: URL, _ path: String) throws -> Int {
+        try (FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test func aDryRunPrintsEveryActionAndChangesNothing() throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stage = dir.appendingPathComponent("stage")
+        let result = try Self.install(["--dry-run", "--destdir", stage.path, "--prefix", "/opt/ic"])
+        #expect(result.status == 0, "\(result.output)")
+        for line in ["swift build -c release --product imagecached",
+                     "install -D -m 0755 .build/release/imagecached \(stage.path)/opt/ic/bin/imagecached",
+                     "-> \(stage.path)/etc/systemd/system/imagecached.service",
+                     "-> \(stage.path)/etc/systemd/user/imagecached.socket",
+                     "\(stage.path)/etc/sysusers.d/imagecached.conf",
+                     "install -D -m 0644 cache.conf \(stage.path)/etc/imagecached/cache.conf"] {
+            #expect(result.output.contains(line), "\(line)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: stage.path))
+    }
+
+    @Test func aDryRunOnTheRealSystemNamesSysusersAndTouchesNothing() throws {
+        let result = try Self.install(["--dry-run", "--bin-dir", "/nonexistent-bin"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("install -D -m 0755 /nonexistent-bin/imagecache /usr/local/bin/imagecache"))
+        #expect(result.output.contains("systemd-sysusers /etc/sysusers.d/imagecached.conf"))
+        #expect(!result.output.contains("swift build"))
+    }
+
+    @Test func aStagingRootGetsTheWholeTreeWithUnitsPointingAtThePrefix() throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try Self.install(["--destdir", dir.path, "--prefix", "/opt/ic", "--bin-dir", Self.binDir])
+        #expect(result.status == 0, "\(result.output)")
+        for exe in ["imagecached", "imagecache"] {
+            let installed = dir.appendingPathComponent("opt/ic/bin/\(exe)")
+            #expect(try mode(dir, "opt/ic/bin/\(exe)") == 0o755)
+            #expect(FileManager.default.contentsEqual(atPath: installed.path, andPath: Self.binDir + "/" + exe))
+        }
+        let system = try text(dir, "etc/systemd/system/imagecached.service")
+        #expect(system.contains("ExecStart=/opt/ic/bin/imagecached --config /etc/imagecached/cache.conf"))
+        #expect(system.contains("Documentation=file:///opt/ic/share/doc/imagecached/protocol.md"))
+        #expect(system.contains("User=imagecached"))
+        #expect(try text(dir, "etc/systemd/system/imagecached.socket").contains("ListenStream=/run/imagecached/imagecached.sock"))
+        #expect(try text(dir, "etc/systemd/user/imagecached.service").contains("ExecStart=/opt/ic/bin/imagecached\n"))
+        #expect(try text(dir, "etc/systemd/user/imagecached.socket").contains("ListenStream=%t/imagecached.sock"))
+        #expect(try text(dir, "etc/sysusers.d/imagecached.conf").contains("u imagecached"))
+        #expect(try text(dir, "etc/imagecached/cache.conf") == String(contentsOf: Self.repository.appendingPathComponent("cache.conf"), encoding: .utf8))
+        for doc in ["README.md", "protocol.md", "cache.conf"] {
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("opt/ic/share/doc/imagecached/\(doc)").path), "\(doc)")
+        }
+        for unit in ["etc/systemd/system/imagecached.service", "etc/sysusers.d/imagecached.conf", "etc/imagecached/cache.conf"] {
+            #expect(try mode(dir, unit) == 0o644, "\(unit)")
+        }
+        // Nothing is run against the live system when staging.
+        let actions = result.output.split(separator: "\n")
+        #expect(!actions.contains { $0.hasPrefix("systemd-sysusers") || $0.hasPrefix("systemctl") })
+        #expect(result.output.contains("staged under \(dir.path)"))
+    }
+
+    @Test func anExistingCacheConfIsKeptAndDESTDIRWorksLikeTheOption() throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("etc/imagecached/cache.conf")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "# mine\n[network]\nallow_http = true\n".write(to: config, atomically: true, encoding: .utf8)
+        let result = try Self.install(["--bin-dir", Self.binDir], environment: ["DESTDIR": dir.path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(try String(contentsOf: config, encoding: .utf8) == "# mine\n[network]\nallow_http = true\n")
+        #expect(result.output.contains("keep \(config.path)"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("usr/local/bin/imagecached").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("usr/local/share/doc/imagecached/cache.conf").path))
+    }
+
+    @Test func missingBinariesStopTheInstallBeforeAnythingIsWritten() throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try Self.install(["--destdir", dir.path, "--bin-dir", dir.appendingPathComponent("nothing").path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("no executable"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test(arguments: [["--bogus"], ["--prefix", "relative/path", "--dry-run"]])
+    func badOptionsAreUsageErrors(arguments: [String]) throws {
+        let result = try Self.install(arguments)
+        #expect(result.status == 64)
+    }
+}
