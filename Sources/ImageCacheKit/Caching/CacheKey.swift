@@ -106,6 +106,20 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether `url` has user info or a query item whose name is (or may be, when
+    /// percent-encoded) a secret's: a scan without allocation for the common clean URL.
+    static func mayCarryCredentials(_ url: String) -> Bool {
+        let bytes = url.utf8
+        if bytes.contains(UInt8(ascii: "@")) { return true }
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        for pair in bytes[bytes.index(after: question)...].split(separator: UInt8(ascii: "&")) {
+            let name = pair.prefix { $0 != UInt8(ascii: "=") }
+            if name.contains(UInt8(ascii: "%")) { return true }
+            if URLRedaction.secretQueryKeys.contains(String(decoding: name, as: UTF8.self).lowercased()) { return true }
+        }
+        return false
+    }
+
     /// The digest that names this key's files.
     public var digest: CacheDigest { CacheDigest(of: rawValue) }
 
@@ -115,6 +129,8 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// (one list for redaction and keys). A string that is not
     /// a URL is returned unchanged (it cannot carry URL credentials).
     static func removingCredentials(from url: String) -> String {
+        // Keys are made on every lookup: skip the URL parser when no part can be a secret.
+        guard mayCarryCredentials(url) else { return url }
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
         if components.user != nil || components.password != nil {

@@ -44,7 +44,8 @@ public final class ThumbnailMethods: Sendable {
             let size = params.size ?? services.configuration.current.cache.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
                 let result = Self.result(of: hit, params: params)
-                _ = slots.finish(ticket) { id in SlotTable.encodeSuccess(id: id, result: result, context: context) }
+                let json = result.encodedJSON()
+                _ = slots.finish(ticket) { id in SlotTable.encodeSuccess(id: id, result: json, context: context) }
                 return ShowJob(params: params, ticket: ticket, slots: slots, answeredOnArrival: true)
             }
             return ShowJob(params: params, ticket: ticket, slots: slots)
@@ -106,7 +107,7 @@ public final class ThumbnailMethods: Sendable {
             .mapError { $0 as? RPCError ?? RPCError(.cancelled, "the request was cancelled", reason: "cancelled") }
         let stillShown = slots.finish(ticket) { id in
             switch answer {
-            case .success(let result): return SlotTable.encodeSuccess(id: id, result: result, context: context)
+            case .success(let result): return SlotTable.encodeSuccess(id: id, result: result.encodedJSON(), context: context)
             case .failure(let error): return MessageEncoder.failure(id: id, error: error)
             }
         }

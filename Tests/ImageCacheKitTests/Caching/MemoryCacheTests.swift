@@ -102,6 +102,20 @@ struct CacheKeyTests {
         #expect(key == CacheKey.thumbnail(url: "https://img.test/a.jpg?w=3&key=OTHER", width: 256))
     }
 
+    @Test("the quick scan sends every URL that may hold a secret to the parser, and only those")
+    func credentialScan() {
+        for url in ["https://u:p@img.test/a.jpg", "https://img.test/a.jpg?w=1&KEY=s", "https://img.test/a?%6Bey=s",
+                    "https://img.test/a?x=1&access_token=t#f"] {
+            #expect(CacheKey.mayCarryCredentials(url), "\(url)")
+        }
+        for url in ["https://img.test/a.jpg", "https://images.unsplash.com/photo-1?ixid=abc&w=256&fm=jpg&q=80",
+                    "https://img.test/a.jpg?monkey=1", "not a url"] {
+            #expect(!CacheKey.mayCarryCredentials(url), "\(url)")
+        }
+        // Percent-encoded names are parsed, and the parser removes the decoded secret name.
+        #expect(CacheKey.thumbnail(url: "https://img.test/a?%6Bey=s&w=2", width: 1).url == "https://img.test/a?w=2")
+    }
+
     @Test("two widths of one image are two keys; the digest is a 64-hex file name")
     func widthsAndDigest() {
         let a = CacheKey.thumbnail(url: "https://img.test/a.jpg", width: 256)

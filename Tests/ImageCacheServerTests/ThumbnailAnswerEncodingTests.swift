@@ -1,0 +1,30 @@
+import Foundation
+@testable import ImageCacheServer
+import ImageCacheKit
+import Testing
+
+/// The hand-written JSON of `thumbnail.show`'s answer says exactly what Foundation's encoder
+/// would: same members, same values, one line.
+@Suite("thumbnail.show answers written by hand", .timeLimit(.minutes(1)))
+struct ThumbnailAnswerEncodingTests {
+    @Test("every shape of the result decodes back to itself and never holds a raw newline")
+    func roundTrips() throws {
+        let awkward = "/tmp/c/\"quoted\"\\back\nline\ttab\u{01}é🙂/x.jpg"
+        let results = [
+            ThumbnailShowResult(slot: 7, view: "main", photo: "unsplash:abc", path: "/var/cache/imagecached/data/ab/cd",
+                                width: 256, height: 171, bytes: 30_682, mime: "image/jpeg", source: .memory, data: nil),
+            ThumbnailShowResult(slot: -1, view: "side \"panel\"", photo: nil, path: awkward,
+                                width: 1, height: 2, bytes: 0, mime: "image/png", source: .network,
+                                data: Data((0..<3000).map { UInt8($0 % 256) }).base64EncodedString()),
+        ]
+        for result in results {
+            let bytes = result.encodedJSON().bytes
+            #expect(!bytes.contains(0x0A))
+            let decoded = try JSONDecoder().decode(ThumbnailShowResult.self, from: Data(bytes))
+            #expect(decoded == result)
+            let reference = try JSONSerialization.jsonObject(with: MessageEncoder.encoder.encode(result)) as? NSDictionary
+            let mine = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+            #expect(mine == reference)
+        }
+    }
+}
