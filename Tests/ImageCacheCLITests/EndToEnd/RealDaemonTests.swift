@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 import TestSupport
 @testable import ImageCacheCLI
@@ -63,12 +64,20 @@ struct RealDaemonTests {
         let svg = "/tmp/icli-\(UUID().uuidString.prefix(8)).svg"
         defer { try? FileManager.default.removeItem(atPath: svg) }
         let (sockets, feed) = AsyncStream.makeStream(of: (String, Int32).self, bufferingPolicy: .bufferingNewest(1))
+        // The demo's pid, so a failed or timed-out test still stops it (and so its daemon).
+        let demoPID = NIOLockedValueBox<Int32?>(nil)
         let demo = Task {
             try await CLIProcess.run(["demo", "--keep-running", "--svg", svg]) { line, pid in
+                demoPID.withLockedValue { $0 = pid }
                 if line.contains("imagecache --socket "), let path = line.split(separator: " ").first(where: { $0.hasSuffix(".sock") }) {
                     feed.yield((String(path), pid))
                 }
             }
+        }
+        var finished = false
+        defer {
+            // Only when the test failed before the demo exited: its pid is not reused yet.
+            if !finished, let pid = demoPID.withLockedValue({ $0 }) { kill(pid, SIGINT) }
         }
         let result = try await withTimeout(seconds: 180) { () -> CLIProcess.Result in
             var sandbox: (socket: String, pid: Int32)?
@@ -80,6 +89,7 @@ struct RealDaemonTests {
             kill(pid, SIGINT)
             return try await demo.value
         }
+        finished = true
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("exited with status 0"))
         let removed = try #require(result.stdout.split(separator: "\n").first { $0.contains("removed /tmp/imagecache-demo-") })
