@@ -33,6 +33,12 @@ struct CLIProcess: Sendable {
         // sources crash libdispatch on Linux when the pipe closes under them.
         let outFD = out.fileHandleForReading.fileDescriptor
         let errFD = err.fileHandleForReading.fileDescriptor
+        // Close-on-exec for our copies, so a process another test spawns meanwhile (a daemon
+        // that outlives its test) cannot inherit the write ends and keep the readers from
+        // ever seeing the end of the output. The child's own stdout/stderr are dup2'd copies.
+        for fd in [outFD, errFD, out.fileHandleForWriting.fileDescriptor, err.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
         let pid = PIDBox()
         let readers = DispatchGroup()
         readers.enter()
@@ -59,7 +65,15 @@ struct CLIProcess: Sendable {
         }
         try? out.fileHandleForWriting.close()
         try? err.fileHandleForWriting.close()
-        await withCheckedContinuation { continuation in readers.notify(queue: .global()) { continuation.resume() } }
+        // Bounded: should a grandchild still hold the pipes, the output read so far is the answer.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = NIOLockedValueBox(false)
+            let resumeOnce: @Sendable () -> Void = {
+                if !resumed.withLockedValue({ let was = $0; $0 = true; return was }) { continuation.resume() }
+            }
+            readers.notify(queue: .global(), execute: resumeOnce)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: resumeOnce)
+        }
         return Result(status: status, stdout: collected.stdout, stderr: collected.stderr)
     }
 }

@@ -18,19 +18,23 @@ struct InstallScriptTests {
 
     static var binDir: String { URL(fileURLWithPath: CLIProcess.binary).deletingLastPathComponent().path }
 
-    /// Runs the script and returns its exit status and stdout + stderr.
-    static func install(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = repository.appendingPathComponent("scripts/install")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    /// Runs the script and returns its exit status and stdout + stderr (off the concurrency
+    /// pool: the waits block).
+    static func install(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        let script = repository.appendingPathComponent("scripts/install")
+        return try await offCooperativePool {
+            let process = Process()
+            process.executableURL = script
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        }
     }
 
     func stagingRoot() throws -> URL {
@@ -47,11 +51,11 @@ struct InstallScriptTests {
         try (FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
-    @Test func aDryRunPrintsEveryActionAndChangesNothing() throws {
+    @Test func aDryRunPrintsEveryActionAndChangesNothing() async throws {
         let dir = try stagingRoot()
         defer { try? FileManager.default.removeItem(at: dir) }
         let stage = dir.appendingPathComponent("stage")
-        let result = try Self.install(["--dry-run", "--destdir", stage.path, "--prefix", "/opt/ic"])
+        let result = try await Self.install(["--dry-run", "--destdir", stage.path, "--prefix", "/opt/ic"])
         #expect(result.status == 0, "\(result.output)")
         for line in ["swift build -c release --product imagecached",
                      "install -D -m 0755 .build/release/imagecached \(stage.path)/opt/ic/bin/imagecached",
@@ -64,18 +68,18 @@ struct InstallScriptTests {
         #expect(!FileManager.default.fileExists(atPath: stage.path))
     }
 
-    @Test func aDryRunOnTheRealSystemNamesSysusersAndTouchesNothing() throws {
-        let result = try Self.install(["--dry-run", "--bin-dir", "/nonexistent-bin"])
+    @Test func aDryRunOnTheRealSystemNamesSysusersAndTouchesNothing() async throws {
+        let result = try await Self.install(["--dry-run", "--bin-dir", "/nonexistent-bin"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("install -D -m 0755 /nonexistent-bin/imagecache /usr/local/bin/imagecache"))
         #expect(result.output.contains("systemd-sysusers /etc/sysusers.d/imagecached.conf"))
         #expect(!result.output.contains("swift build"))
     }
 
-    @Test func aStagingRootGetsTheWholeTreeWithUnitsPointingAtThePrefix() throws {
+    @Test func aStagingRootGetsTheWholeTreeWithUnitsPointingAtThePrefix() async throws {
         let dir = try stagingRoot()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try Self.install(["--destdir", dir.path, "--prefix", "/opt/ic", "--bin-dir", Self.binDir])
+        let result = try await Self.install(["--destdir", dir.path, "--prefix", "/opt/ic", "--bin-dir", Self.binDir])
         #expect(result.status == 0, "\(result.output)")
         for exe in ["imagecached", "imagecache"] {
             let installed = dir.appendingPathComponent("opt/ic/bin/\(exe)")
@@ -103,13 +107,13 @@ struct InstallScriptTests {
         #expect(result.output.contains("staged under \(dir.path)"))
     }
 
-    @Test func anExistingCacheConfIsKeptAndDESTDIRWorksLikeTheOption() throws {
+    @Test func anExistingCacheConfIsKeptAndDESTDIRWorksLikeTheOption() async throws {
         let dir = try stagingRoot()
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("etc/imagecached/cache.conf")
         try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "# mine\n[network]\nallow_http = true\n".write(to: config, atomically: true, encoding: .utf8)
-        let result = try Self.install(["--bin-dir", Self.binDir], environment: ["DESTDIR": dir.path])
+        let result = try await Self.install(["--bin-dir", Self.binDir], environment: ["DESTDIR": dir.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(try String(contentsOf: config, encoding: .utf8) == "# mine\n[network]\nallow_http = true\n")
         #expect(result.output.contains("keep \(config.path)"))
@@ -117,18 +121,18 @@ struct InstallScriptTests {
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("usr/local/share/doc/imagecached/cache.conf").path))
     }
 
-    @Test func missingBinariesStopTheInstallBeforeAnythingIsWritten() throws {
+    @Test func missingBinariesStopTheInstallBeforeAnythingIsWritten() async throws {
         let dir = try stagingRoot()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try Self.install(["--destdir", dir.path, "--bin-dir", dir.appendingPathComponent("nothing").path])
+        let result = try await Self.install(["--destdir", dir.path, "--bin-dir", dir.appendingPathComponent("nothing").path])
         #expect(result.status == 1)
         #expect(result.output.contains("no executable"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
     @Test(arguments: [["--bogus"], ["--prefix", "relative/path", "--dry-run"]])
-    func badOptionsAreUsageErrors(arguments: [String]) throws {
-        let result = try Self.install(arguments)
+    func badOptionsAreUsageErrors(arguments: [String]) async throws {
+        let result = try await Self.install(arguments)
         #expect(result.status == 64)
     }
 }

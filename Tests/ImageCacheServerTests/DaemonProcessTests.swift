@@ -133,10 +133,15 @@ struct DaemonProcessTests {
         try await daemon.waitForLog("serving")
         #expect(configured(try await hello(place.socket))["flickr"] == false)
 
-        try place.write(config: "[daemon]\nlog_level = info\n[providers.flickr]\napi_key = \"reload-secret-1\"\n")
+        try place.write(config: "[daemon]\nlog_level = info\n[cache]\nmemory_limit = 3MiB\n[providers.flickr]\napi_key = \"reload-secret-1\"\n")
         daemon.signal(SIGHUP)
         try await daemon.waitForLog("configuration reloaded")
         #expect(configured(try await hello(place.socket))["flickr"] == true)
+        // Limits apply at once: the memory tier's limit in stats is the new one.
+        let client = try await RawClient.connect(place.socket)
+        let stats = try #require(try await client.call(#"{"jsonrpc":"2.0","id":2,"method":"stats"}"#).resultObject)
+        await client.close()
+        #expect((stats["memory"] as? [String: Any])?["limit"] as? Int == 3 << 20)
 
         try place.write(config: "[daemon]\nno_such_key = 1\n[providers.flickr]\napi_key = \"\"\n")
         daemon.signal(SIGHUP)

@@ -191,6 +191,7 @@ public final class ImageCacheDaemon: Sendable {
             return false
         }
         let previous = configuration.replace(with: fresh)
+        services.apply(fresh)
         options.logLevel?.level = fresh.daemon.logLevel
         if previous.daemon.socket != fresh.daemon.socket || previous.daemon.socketGroup != fresh.daemon.socketGroup {
             logger.notice("the socket path and socket_group apply at the next start, not on reload")

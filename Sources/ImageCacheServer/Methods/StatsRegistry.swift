@@ -2,10 +2,11 @@ import ImageCacheKit
 
 /// The sections of `stats` (CONTRACT §5), filled by whichever part owns each figure.
 ///
-/// This issue can measure only `sessions` and `uptimeSeconds`, so only those are reported:
-/// a section appears when the feature that measures it registers here (the caches their
-/// `memory`/`disk`, the transfer engine `network`, the providers `providers`). Reporting
-/// zeros for figures nobody measures would be a lie a client cannot detect.
+/// A section appears when the part that measures it registers here: the daemon its
+/// `sessions` and `uptimeSeconds`, the caches `memory`/`disk` and the transfer engine
+/// `network` (`CacheMethods`), the providers `providers` (`SearchMethods`). A daemon built
+/// without a part reports no section for it rather than zeros a client could not tell from
+/// real figures.
 public final class StatsRegistry: Sendable {
     private let sections = LockedState<[(name: String, read: @Sendable () -> JSONValue)]>([])
 

@@ -29,7 +29,7 @@ struct ThumbnailCommandTests {
             let photos = try await live.photoIDs()
             // script(1) gives the command a pseudo-terminal, as a person's shell would.
             let command = "\(CLIProcess.binary) --socket \(live.socket) show \(photos[0]) --size 300"
-            let tty = try await withTimeout(seconds: 90) { try runCapturing("/usr/bin/script", ["-qec", command, "/dev/null"]) }
+            let tty = try await withTimeout(seconds: 90) { try await runCapturing("/usr/bin/script", ["-qec", command, "/dev/null"]) }
             #expect(tty.status == 0, "\(tty.output)")
             #expect(tty.output.contains("\u{1B}[2K"), "no in-place redraw: \(tty.output)")
             #expect(tty.output.contains("] 100%") && tty.output.contains("done"))
@@ -148,17 +148,21 @@ struct ThumbnailCommandTests {
     }
 }
 
-/// Runs a program to its end and returns its exit status and everything it wrote.
-func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs a program to its end and returns its exit status and everything it wrote. The waits
+/// block, so they run off the concurrency pool (a daemon in this process needs the pool to
+/// answer the program).
+func runCapturing(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    try await offCooperativePool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
 }
