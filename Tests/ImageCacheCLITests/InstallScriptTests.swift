@@ -27,7 +27,7 @@ struct InstallScriptTests {
             process.executableURL = script
             process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let pipe = Pipe()
+            let pipe = Pipe().closingOnExec()
             process.standardOutput = pipe
             process.standardError = pipe
             try process.run()

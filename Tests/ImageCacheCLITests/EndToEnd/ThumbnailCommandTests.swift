@@ -156,7 +156,7 @@ func runCapturing(_ executable: String, _ arguments: [String]) async throws -> (
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let pipe = Pipe()
+        let pipe = Pipe().closingOnExec()
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice

@@ -118,7 +118,7 @@ struct DiskCacheCrashTests {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: binary)
                 process.arguments = [path, String(first), String(limit)]
-                let output = Pipe()
+                let output = Pipe().closingOnExec()
                 process.standardOutput = output
                 try process.run()
                 let fd = output.fileHandleForReading.fileDescriptor

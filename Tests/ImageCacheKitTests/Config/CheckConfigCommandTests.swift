@@ -44,8 +44,8 @@ struct CheckConfigCommandTests {
             process.executableURL = executable
             process.arguments = arguments
             process.environment = finalEnvironment
-            let out = Pipe()
-            let err = Pipe()
+            let out = Pipe().closingOnExec()
+            let err = Pipe().closingOnExec()
             process.standardOutput = out
             process.standardError = err
             let status: Int32 = try await withCheckedThrowingContinuation { continuation in

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -154,7 +155,7 @@ final class LoopbackTLSNginx: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        let errors = Pipe()
+        let errors = Pipe().closingOnExec()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         do { try process.run() } catch { throw Failure.tool("cannot run \(tool) (scripts/install-deps installs it): \(error)") }

@@ -36,7 +36,7 @@ final class DaemonProcess: Sendable {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
-        let stderr = Pipe()
+        let stderr = Pipe().closingOnExec()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         process.terminationHandler = { [shared] process in
