@@ -160,11 +160,13 @@ struct ThumbnailRaceTests {
             let size = 24 + round % 24
             var lastPhoto: [Int: String] = [:]
             var batch: [String] = []
+            var order: [Int] = []
             var ids: Set<Int> = []
             var showIDs: Set<Int> = []
             func add(_ op: Op, _ line: String) {
                 checker.sent(op)
                 batch.append(line)
+                order.append(op.id)
                 ids.insert(op.id)
                 if case .show = op { showIDs.insert(op.id) }
             }
@@ -191,23 +193,29 @@ struct ThumbnailRaceTests {
             // arriving while earlier fetches complete (the race this hunts for). The final
             // recycles race with the round's last fetches.
             var pending = ids
+            // Sent and not yet answered: only these can still bring a message.
+            var outstanding: Set<Int> = []
             for chunk in stride(from: 0, to: batch.count, by: 4) {
-                let lines = batch[chunk..<min(chunk + 4, batch.count)].map { $0 + "\n" }.joined()
+                let range = chunk..<min(chunk + 4, batch.count)
+                let lines = batch[range].map { $0 + "\n" }.joined()
                 try await client.send(bytes: Array(lines.utf8))
+                outstanding.formUnion(order[range])
                 guard chunk + 4 < batch.count - slots else { continue }
                 // Half the time wait for a show to be answered (fetches complete between
-                // writes), else for any message (ops arrive while fetches run).
-                let waitForShow = Bool.random(using: &generator) && !pending.isDisjoint(with: showIDs)
+                // writes), else for any message (ops arrive while fetches run). Only a show
+                // already sent can be waited for: the rest of the round is not on the wire yet.
+                let waitForShow = Bool.random(using: &generator) && !outstanding.isDisjoint(with: showIDs)
                 while true {
-                    let message = try await client.readMessage(timeout: 120)
+                    let message = try await read(client, awaiting: outstanding, checker: checker)
                     checker.read(message)
                     guard let id = message["id"] as? Int else { if !waitForShow { break } else { continue } }
                     pending.remove(id)
+                    outstanding.remove(id)
                     if !waitForShow || showIDs.contains(id) { break }
                 }
             }
             while !pending.isEmpty {
-                let message = try await client.readMessage(timeout: 120)
+                let message = try await read(client, awaiting: pending, checker: checker)
                 checker.read(message)
                 if let id = message["id"] as? Int { pending.remove(id) }
             }
@@ -226,5 +234,25 @@ struct ThumbnailRaceTests {
         print("race hammer: \(operations) ops, \(shows) delivered (\(fetched) from the network), \(recycled) recycled")
         await client.close()
         await f.finish()
+    }
+
+    /// The next message; on time-out, says which sent requests were still unanswered and
+    /// what their slots saw, so a lost answer can be traced.
+    private func read(_ client: RawClient, awaiting pending: Set<Int>, checker: Checker) async throws -> [String: Any] {
+        do {
+            return try await client.readMessage(timeout: 120)
+        } catch let error as TimeoutError {
+            let lost = pending.sorted().map { id -> String in
+                guard let (slot, index) = checker.position[id] else { return "\(id): ?" }
+                let ops = checker.history[slot] ?? []
+                let around = ops[max(0, index - 2)..<min(ops.count, index + 3)].map { op -> String in
+                    let answered = checker.answers[op.id].map { $0.errorReason ?? ($0.resultObject?["source"] as? String ?? "result") } ?? "unanswered"
+                    return "\(op)=\(answered)"
+                }
+                return "\(id) (slot \(slot) op \(index), cursor \(checker.cursor[slot] ?? 0)): \(around.joined(separator: ", "))"
+            }
+            Issue.record("no message within \(error.seconds) s; unanswered: \(lost.joined(separator: "\n"))")
+            throw error
+        }
     }
 }

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Thrown by `withTimeout` when the operation did not finish in time.
 public struct TimeoutError: Error, CustomStringConvertible {
     public let seconds: Double
@@ -8,18 +11,77 @@ public struct TimeoutError: Error, CustomStringConvertible {
 ///
 /// Every test that waits for an event bounds its wait with this, so a lost event fails
 /// the test instead of hanging the suite. It waits for the event itself, never a sleep.
+///
+/// The bound holds even when `operation` ignores cancellation (awaiting another task's
+/// value, a blocked read): on time-out the operation is cancelled and left behind rather
+/// than awaited, which a task group would do. The deadline is a dispatch timer, so it fires
+/// even while the concurrency pool is busy.
 public func withTimeout<T: Sendable>(
     seconds: Double,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            throw TimeoutError(seconds: seconds)
+    let race = Race<T>()
+    let work = Task { race.finish(await Result(awaiting: operation)) }
+    let deadline = DispatchWorkItem { race.finish(.failure(TimeoutError(seconds: seconds))) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
+    defer {
+        deadline.cancel()
+        work.cancel()
+    }
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { race.wait(with: $0) }
+    } onCancel: {
+        work.cancel()
+    }
+}
+
+/// The first of the operation's result and the deadline, handed to one waiter exactly once.
+private final class Race<T: Sendable>: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<T, any Error>)
+        case finished(Result<T, any Error>)
+        case delivered
+    }
+
+    private let state = Mutex(State.idle)
+
+    func wait(with continuation: CheckedContinuation<T, any Error>) {
+        let ready: Result<T, any Error>? = state.withLock { state in
+            switch state {
+            case .idle:
+                state = .waiting(continuation)
+                return nil
+            case .finished(let result):
+                state = .delivered
+                return result
+            case .waiting, .delivered:
+                preconditionFailure("a race has one waiter")
+            }
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw TimeoutError(seconds: seconds) }
-        return first
+        if let ready { continuation.resume(with: ready) }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
+            switch state {
+            case .idle:
+                state = .finished(result)
+                return nil
+            case .waiting(let continuation):
+                state = .delivered
+                return continuation
+            case .finished, .delivered:
+                return nil
+            }
+        }
+        waiter?.resume(with: result)
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of an async throwing body, as a value.
+    init(awaiting body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
