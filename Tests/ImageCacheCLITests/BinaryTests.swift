@@ -42,7 +42,10 @@ struct CLIProcess: Sendable {
         let pid = PIDBox()
         let readers = DispatchGroup()
         readers.enter()
-        Thread {
+        // Each reader keeps its pipe alive until it returns: were the descriptor closed under
+        // a blocked `read`, its number could be reused by another test's file meanwhile.
+        Thread { [out] in
+            defer { withExtendedLifetime(out) {} }
             readChunks(outFD) { chunk in
                 // Output means the child runs, and `run()` sets the pid as soon as it returns:
                 // wait for that, so `onLine` never gets 0 (kill(0, …) would hit the test runner).
@@ -52,7 +55,8 @@ struct CLIProcess: Sendable {
             readers.leave()
         }.start()
         readers.enter()
-        Thread {
+        Thread { [err] in
+            defer { withExtendedLifetime(err) {} }
             readChunks(errFD) { collected.appendErr($0) }
             readers.leave()
         }.start()

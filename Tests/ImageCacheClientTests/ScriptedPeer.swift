@@ -25,8 +25,17 @@ final class ScriptedPeer: Sendable {
     private let eventSink: AsyncStream<Event>.Continuation
 
     /// The connected client's descriptor, shared by the reading thread and the test's tasks.
+    /// The accepted connection's descriptor and whether the peer was stopped. Only the peer's
+    /// thread closes descriptors, and it does so under this lock: a descriptor number freed by
+    /// `close` is soon reused by another test's socket, so nothing may touch a number after
+    /// its close (a stale `accept` or `write` would land on that other test's socket).
     private final class ConnectionSlot: Sendable {
-        let fd = NIOLockedValueBox<Int32>(-1)
+        struct State {
+            var fd: Int32 = -1
+            var stopped = false
+        }
+        let state = NIOLockedValueBox(State())
+        var fd: Int32 { state.withLockedValue { $0.fd } }
     }
 
     init() throws {
@@ -55,16 +64,27 @@ final class ScriptedPeer: Sendable {
         let thread = Thread {
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
-                connection.fd.withLockedValue { $0 = client }
+                let accepted = connection.state.withLockedValue { state -> Bool in
+                    guard client >= 0, !state.stopped else { return false }
+                    state.fd = client
+                    return true
+                }
+                guard accepted else {
+                    if client >= 0 { close(client) }
+                    break
+                }
                 sink.yield(.connected)
                 ScriptedPeer.readLines(fd: client, sink: sink)
+                connection.state.withLockedValue { state in
+                    if state.fd == client { state.fd = -1 }
+                    close(client)
+                }
             }
+            close(fd)
         }
         thread.start()
     }
 
-    /// Reads one connection until it ends, reporting each line as a message.
     private static func readLines(fd: Int32, sink: AsyncStream<Event>.Continuation) {
         var pending = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -90,17 +110,19 @@ final class ScriptedPeer: Sendable {
 
     /// Writes `text` exactly as given (no newline added).
     func sendRaw(_ text: String) {
-        let fd = connection.fd.withLockedValue { $0 }
         let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            offset += written
+        // Under the lock, so the descriptor cannot be closed (and its number reused) mid-write.
+        connection.state.withLockedValue { state in
+            guard state.fd >= 0 else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(state.fd, $0.baseAddress, $0.count) }
+                if written <= 0 { return }
+                offset += written
+            }
         }
     }
 
-    /// Answers request `id` with a raw result JSON text.
     func answer(_ id: JSONValue, result: String) {
         send(#"{"jsonrpc":"2.0","id":\#(Self.text(id)),"result":\#(result)}"#)
     }
@@ -116,22 +138,22 @@ final class ScriptedPeer: Sendable {
     }
 
     /// Closes the current connection, as a daemon that crashes or exits would.
+    /// Ends the connection as a daemon closing it would: the client sees end of input. The
+    /// peer's thread then closes the descriptor and waits for the next client.
     func dropConnection() {
-        let fd = connection.fd.withLockedValue { fd -> Int32 in
-            defer { fd = -1 }
-            return fd
-        }
-        if fd >= 0 {
-            shutdown(fd, Int32(SHUT_RDWR))
-            close(fd)
+        connection.state.withLockedValue { state in
+            if state.fd >= 0 { shutdown(state.fd, Int32(SHUT_RDWR)) }
         }
     }
 
-    /// Stops listening and removes the socket and its folder.
+    /// Stops accepting and drops the connection; the thread closes both descriptors and ends.
     func stop() {
-        dropConnection()
-        shutdown(listenFD, Int32(SHUT_RDWR))
-        close(listenFD)
+        connection.state.withLockedValue { state in
+            state.stopped = true
+            if state.fd >= 0 { shutdown(state.fd, Int32(SHUT_RDWR)) }
+            // Wakes the thread's `accept` (EINVAL on Linux); it closes the socket itself.
+            shutdown(listenFD, Int32(SHUT_RDWR))
+        }
         eventSink.finish()
         try? FileManager.default.removeItem(atPath: folder)
     }

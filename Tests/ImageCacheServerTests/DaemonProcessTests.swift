@@ -40,7 +40,7 @@ struct DaemonProcessTests {
         let daemon = try DaemonProcess(arguments: ["--socket", place.socket],
                                        environment: DaemonProcess.environment(home: place.folder, extra: ["NOTIFY_SOCKET": notify.address]))
         defer { daemon.kill() }
-        let ready = try #require(notify.receive())
+        let ready = try #require(try await notify.receive())
         #expect(ready.split(separator: "\n").contains("READY=1"))
         #expect(ready.contains("STATUS=Serving on \(place.socket)"))
         #expect(try await hello(place.socket)["name"] as? String == "imagecached")
@@ -54,7 +54,7 @@ struct DaemonProcessTests {
         await client.close()
 
         daemon.signal(signal)
-        let stopping = try #require(notify.receive())
+        let stopping = try #require(try await notify.receive())
         #expect(stopping.split(separator: "\n").contains("STOPPING=1"))
         #expect(try await daemon.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: place.socket))

@@ -30,14 +30,18 @@ final class NotifySocket: Sendable {
         self.address = abstract ? "@" + name : name
     }
 
-    /// The next datagram, waiting up to `timeout` seconds for it (poll, not a sleep).
-    func receive(timeout: Double = 30) -> String? {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, Int32(timeout * 1000)) == 1 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(fd, &buffer, buffer.count, 0)
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[..<count], as: UTF8.self)
+    /// The next datagram, waiting up to `timeout` seconds for it (poll, not a sleep). The
+    /// wait blocks a thread, so it runs off the concurrency pool.
+    func receive(timeout: Double = 30) async throws -> String? {
+        let fd = self.fd
+        return try await offCooperativePool {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, Int32(timeout * 1000)) == 1 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count >= 0 else { return nil }
+            return String(decoding: buffer[..<count], as: UTF8.self)
+        }
     }
 
     deinit {
@@ -49,19 +53,19 @@ final class NotifySocket: Sendable {
 @Suite("systemd notification", .timeLimit(.minutes(1)))
 struct SystemdNotifyTests {
     @Test("READY=1 and STATUS= arrive as one datagram on a path socket")
-    func readyOnPath() throws {
+    func readyOnPath() async throws {
         let socket = try NotifySocket(abstract: false)
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address])
         #expect(notifier.ready(status: "Serving on /x"))
-        #expect(socket.receive() == "READY=1\nSTATUS=Serving on /x")
+        #expect(try await socket.receive() == "READY=1\nSTATUS=Serving on /x")
     }
 
     @Test("an address starting with @ is the abstract namespace")
-    func abstractAddress() throws {
+    func abstractAddress() async throws {
         let socket = try NotifySocket(abstract: true)
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address])
         #expect(notifier.stopping(status: "Shutting down"))
-        #expect(socket.receive() == "STOPPING=1\nSTATUS=Shutting down")
+        #expect(try await socket.receive() == "STOPPING=1\nSTATUS=Shutting down")
     }
 
     @Test("without NOTIFY_SOCKET nothing is sent and nothing fails")

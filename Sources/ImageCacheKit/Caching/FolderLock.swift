@@ -9,7 +9,14 @@ import Glibc
 /// released by the kernel when the process dies (even by `kill -9`), so a stale lock can
 /// never block a restart. Locks belong to the open file description, so a second open in
 /// the same process is refused too (which is what the tests rely on).
+///
+/// A refusal is retried for a quarter of a second before it counts: a process that spawns a
+/// child shares the lock's file description with it from fork until exec (close-on-exec acts
+/// only then), so a lock released just before could still look held for that moment.
 final class FolderLock: Sendable {
+    /// How long a held lock is retried before the folder counts as in use.
+    static let patience: Duration = .milliseconds(250)
+
     private let descriptor: Int32
 
     /// Takes the lock, or throws `folderInUse` when another holder has it.
@@ -18,8 +25,14 @@ final class FolderLock: Sendable {
         guard fd >= 0 else {
             throw .fileSystem(CacheFileSystemError(operation: "open", path: lockFile, code: errno))
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        let deadline = ContinuousClock.now + Self.patience
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK, ContinuousClock.now < deadline {
+                usleep(10_000)
+                continue
+            }
             close(fd)
             if code == EWOULDBLOCK { throw .folderInUse(path: folder) }
             throw .fileSystem(CacheFileSystemError(operation: "flock", path: lockFile, code: code))

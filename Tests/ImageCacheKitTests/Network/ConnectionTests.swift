@@ -21,13 +21,14 @@ struct NetworkConnectionTests {
 
     private static func withNginx<T: Sendable>(files: [String: [UInt8]],
                                                _ body: (LoopbackTLSNginx) async throws -> T) async throws -> (T, [LoopbackTLSNginx.Entry]) {
-        let nginx = try LoopbackTLSNginx.start(files: files)
+        // Starting (openssl, nginx) and stopping (waitpid) block: off the concurrency pool.
+        let nginx = try await offCooperativePool { try LoopbackTLSNginx.start(files: files) }
         do {
             let result = try await body(nginx)
-            return (result, nginx.stop())
+            return (result, try await offCooperativePool { nginx.stop() })
         } catch {
             let log = nginx.errorLog
-            _ = nginx.stop()
+            _ = try? await offCooperativePool { nginx.stop() }
             Issue.record("nginx said: \(log)")
             throw error
         }
