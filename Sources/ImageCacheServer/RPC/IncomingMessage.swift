@@ -31,7 +31,7 @@ enum IncomingMessageParser {
             firstByte = raw.first(where: { !isJSONWhitespace($0) })
             return JSONNesting.scan(raw, limit: maxDepth)
         }
-        guard let firstByte else { return nil }
+        guard firstByte != nil else { return nil }
         switch verdict {
         case .acceptable:
             break
@@ -42,19 +42,23 @@ enum IncomingMessageParser {
             return .failure(EnvelopeFailure(id: nil, error: RPCError(
                 .parseError, "the line is not valid JSON: a control character inside a string must be escaped")))
         }
-        let envelope: WireEnvelope
+        let value: JSONValue
         do {
-            envelope = try MessageEncoder.decoder.decode(WireEnvelope.self, from: Data(line.readableBytesView))
-        } catch DecodingError.typeMismatch {
-            if firstByte == UInt8(ascii: "[") {
+            value = try line.withUnsafeReadableBytes { (raw) throws(JSONLineParser.Malformed) -> JSONValue in
+                try JSONLineParser.parse(raw)
+            }
+        } catch {
+            return .failure(EnvelopeFailure(id: nil, error: RPCError(.parseError, "the line is not valid JSON")))
+        }
+        guard case .object(let members) = value else {
+            if case .array = value {
                 return .failure(EnvelopeFailure(id: nil, error: RPCError(
                     .invalidRequest, "batches are not supported: send one request object per line")))
             }
             return .failure(EnvelopeFailure(id: nil, error: RPCError(
                 .invalidRequest, "a request must be a JSON object")))
-        } catch {
-            return .failure(EnvelopeFailure(id: nil, error: RPCError(.parseError, "the line is not valid JSON")))
         }
+        let envelope = WireEnvelope(members)
         return envelope.validated()
     }
 
@@ -63,9 +67,9 @@ enum IncomingMessageParser {
     }
 }
 
-/// The top-level members as they arrived, each checked for type without throwing, so that
-/// one bad member is reported precisely and a good `id` is still echoed.
-private struct WireEnvelope: Decodable {
+/// The top-level members as they arrived, each checked for type, so that one bad member is
+/// reported precisely and a good `id` is still echoed.
+private struct WireEnvelope {
     var version: String?
     var versionInvalid = false
     var id: RequestID?
@@ -75,35 +79,24 @@ private struct WireEnvelope: Decodable {
     var params: JSONValue?
     var unknownMember: String?
 
-    struct MemberKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let members = try decoder.container(keyedBy: MemberKey.self)
-        for key in members.allKeys {
-            switch key.stringValue {
+    init(_ members: [String: JSONValue]) {
+        for (key, value) in members {
+            switch key {
             case "jsonrpc":
-                version = try? members.decode(String.self, forKey: key)
-                versionInvalid = version == nil
+                if case .string(let text) = value { version = text } else { versionInvalid = true }
             case "id":
-                if let number = try? members.decode(Int.self, forKey: key) {
-                    id = .int(number)
-                } else if let text = try? members.decode(String.self, forKey: key) {
-                    id = .string(text)
-                } else {
-                    idInvalid = true
+                switch value {
+                case .int(let number): id = .int(number)
+                case .string(let text): id = .string(text)
+                default: idInvalid = true
                 }
             case "method":
-                method = try? members.decode(String.self, forKey: key)
-                methodInvalid = method == nil
+                if case .string(let text) = value { method = text } else { methodInvalid = true }
             case "params":
-                params = try members.decode(JSONValue.self, forKey: key)
+                params = value
             default:
-                unknownMember = key.stringValue
+                // The first in key order, so the answer names the same member every time.
+                if unknownMember.map({ key < $0 }) ?? true { unknownMember = key }
             }
         }
     }
