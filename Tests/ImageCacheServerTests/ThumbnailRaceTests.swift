@@ -193,24 +193,23 @@ struct ThumbnailRaceTests {
             // arriving while earlier fetches complete (the race this hunts for). The final
             // recycles race with the round's last fetches.
             var pending = ids
-            // Sent and not yet answered: only these can still bring a message.
-            var outstanding: Set<Int> = []
+            // Only what is on the wire and not yet answered can still bring a message.
+            var sent: Set<Int> = []
             for chunk in stride(from: 0, to: batch.count, by: 4) {
                 let range = chunk..<min(chunk + 4, batch.count)
                 let lines = batch[range].map { $0 + "\n" }.joined()
                 try await client.send(bytes: Array(lines.utf8))
-                outstanding.formUnion(order[range])
+                sent.formUnion(order[range])
                 guard chunk + 4 < batch.count - slots else { continue }
                 // Half the time wait for a show to be answered (fetches complete between
                 // writes), else for any message (ops arrive while fetches run). Only a show
                 // already sent can be waited for: the rest of the round is not on the wire yet.
-                let waitForShow = Bool.random(using: &generator) && !outstanding.isDisjoint(with: showIDs)
+                let waitForShow = Bool.random(using: &generator) && !pending.intersection(sent).isDisjoint(with: showIDs)
                 while true {
-                    let message = try await read(client, awaiting: outstanding, checker: checker)
+                    let message = try await read(client, awaiting: pending.intersection(sent), checker: checker)
                     checker.read(message)
                     guard let id = message["id"] as? Int else { if !waitForShow { break } else { continue } }
                     pending.remove(id)
-                    outstanding.remove(id)
                     if !waitForShow || showIDs.contains(id) { break }
                 }
             }

@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 
 /// A line that passed every JSON-RPC 2.0 check and can be dispatched.
@@ -26,12 +25,12 @@ enum IncomingMessageParser {
     /// nil for a blank line, which is skipped silently (a stray `\r\n` or an empty line typed
     /// into `socat` is not worth an error).
     static func parse(_ line: ByteBuffer, maxDepth: Int = JSONNesting.maximumDepth) -> Result<IncomingMessage, EnvelopeFailure>? {
-        var firstByte: UInt8?
+        var blank = true
         let verdict = line.withUnsafeReadableBytes { raw -> JSONNesting.Verdict in
-            firstByte = raw.first(where: { !isJSONWhitespace($0) })
+            blank = raw.allSatisfy(isJSONWhitespace)
             return JSONNesting.scan(raw, limit: maxDepth)
         }
-        guard firstByte != nil else { return nil }
+        guard !blank else { return nil }
         switch verdict {
         case .acceptable:
             break
