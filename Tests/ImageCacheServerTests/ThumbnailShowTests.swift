@@ -79,6 +79,10 @@ struct ThumbnailShowTests {
         let hit = try #require(try await client.ask(2, "thumbnail.show", ["slot": 1, "url": url, "inline": true]).resultObject)
         #expect(hit["source"] as? String == "memory")
         #expect(hit["data"] as? String == result["data"] as? String)
+        // The next one copies the text the memory tier now keeps with the entry.
+        let again = try #require(try await client.ask(3, "thumbnail.show", ["slot": 2, "url": url, "inline": true]).resultObject)
+        #expect(again["source"] as? String == "memory")
+        #expect(again["data"] as? String == result["data"] as? String)
 
         await client.close()
         await f.finish()

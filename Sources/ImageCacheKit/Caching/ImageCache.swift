@@ -18,6 +18,9 @@ public final class ImageCache: Sendable {
         var bytes: Data
         var info: CacheEntryInfo
         var created: Date
+        /// `bytes` as base64, made the first time an inline answer needs it and kept (and
+        /// charged) with the entry: a hot thumbnail shown inline is encoded once, not per answer.
+        var base64: String?
     }
 
     /// A remembered failure.
@@ -90,12 +93,29 @@ public final class ImageCache: Sendable {
     /// A memory hit whose disk copy is known, with no I/O at all: what an event loop may
     /// call to answer a request inline. nil on anything else (a miss, an expired entry, a disk
     /// copy not yet verified): the caller then takes the ordinary road (`get`).
-    public func memoryHit(_ key: CacheKey) -> CacheHit? {
+    /// With `base64`, the hit carries the content as base64 text too (`CacheHit.base64`),
+    /// encoded once per entry and then kept with it.
+    public func memoryHit(_ key: CacheKey, base64: Bool = false) -> CacheHit? {
         guard let entry = memory.value(forKey: key) else { return nil }
         if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
         guard let path = disk.handOutPath(key) else { return nil }
-        return CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info, byteCount: entry.bytes.count,
-                        created: entry.created, source: .memory, isStale: false)
+        var hit = CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info, byteCount: entry.bytes.count,
+                           created: entry.created, source: .memory, isStale: false)
+        if base64 { hit.base64 = entry.base64 ?? memoizeBase64(of: entry, forKey: key) }
+        return hit
+    }
+
+    /// Encodes `entry`'s bytes and keeps the text with the entry, charging its size to the
+    /// memory tier (which may evict to stay under `memory_limit`). The text is stored only if
+    /// the entry is still the one it was made from: a racing store of new bytes wins.
+    private func memoizeBase64(of entry: MemoryEntry, forKey key: CacheKey) -> String {
+        let text = entry.bytes.base64EncodedString()
+        memory.grow(forKey: key, by: text.utf8.count) { stored in
+            guard stored.base64 == nil, stored.created == entry.created, stored.bytes == entry.bytes else { return false }
+            stored.base64 = text
+            return true
+        }
+        return text
     }
 
     // MARK: Storing

@@ -99,11 +99,13 @@ public final class ImagePipeline: Sendable {
             image = .photo(photo)
         }
         let plan = FetchPlan(ThumbnailRequest(image: image, size: size))
-        if let hit = deliver(cache.memoryHit(plan.sizedKey), wantsBytes: wantsBytes) { return hit }
-        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key), wantsBytes: wantsBytes) { return hit }
+        if let hit = deliver(cache.memoryHit(plan.sizedKey, base64: wantsBytes), wantsBytes: wantsBytes) { return hit }
+        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key, base64: wantsBytes), wantsBytes: wantsBytes) {
+            return hit
+        }
         guard let note = cache.memoryHit(plan.widthNoteKey)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
               let width = Int(note), width != plan.size else { return nil }
-        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width)), wantsBytes: wantsBytes)
+        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width), base64: wantsBytes), wantsBytes: wantsBytes)
     }
 
     private func lookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
@@ -125,7 +127,7 @@ public final class ImagePipeline: Sendable {
         guard let hit, let path = hit.path, let width = hit.info.width, let height = hit.info.height else { return nil }
         return ThumbnailDelivery(path: path, width: width, height: height, bytes: hit.byteCount,
                                  mime: hit.info.contentType, source: hit.source == .memory ? .memory : .disk,
-                                 data: wantsBytes ? hit.bytes : nil)
+                                 data: wantsBytes ? hit.bytes : nil, base64: wantsBytes ? hit.base64 : nil)
     }
 
     // MARK: Loading

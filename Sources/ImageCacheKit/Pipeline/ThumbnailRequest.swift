@@ -67,9 +67,13 @@ public struct ThumbnailDelivery: Sendable, Hashable {
     public var source: ThumbnailSource
     /// The file's bytes, when the request asked for them (`inline: true`).
     public var data: Data?
+    /// `data` as base64 when the memory tier already keeps it so (a hot inline thumbnail):
+    /// the answer then copies it instead of encoding again. Nil means "encode `data`".
+    public var base64: String?
 
     /// A delivery as the pipeline makes it.
-    public init(path: String, width: Int, height: Int, bytes: Int, mime: String, source: ThumbnailSource, data: Data?) {
+    public init(path: String, width: Int, height: Int, bytes: Int, mime: String, source: ThumbnailSource, data: Data?,
+                base64: String? = nil) {
         self.path = path
         self.width = width
         self.height = height
@@ -77,5 +81,6 @@ public struct ThumbnailDelivery: Sendable, Hashable {
         self.mime = mime
         self.source = source
         self.data = data
+        self.base64 = base64
     }
 }

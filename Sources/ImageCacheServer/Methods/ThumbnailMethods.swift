@@ -120,7 +120,7 @@ public final class ThumbnailMethods: Sendable {
     static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> ThumbnailShowResult {
         ThumbnailShowResult(slot: params.slot, view: params.view, photo: params.image.photoID, path: delivery.path,
                             width: delivery.width, height: delivery.height, bytes: delivery.bytes, mime: delivery.mime,
-                            source: delivery.source, data: params.inline ? delivery.data?.base64EncodedString() : nil)
+                            source: delivery.source, data: params.inline ? delivery.base64 ?? delivery.data?.base64EncodedString() : nil)
     }
 
     /// `thumbnail.progress` or `thumbnail.dimensions` for a pipeline event.

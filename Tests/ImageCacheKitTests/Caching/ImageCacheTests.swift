@@ -72,6 +72,28 @@ struct ImageCacheTests {
         #expect(cache.disk.get(T.thumbKey(5))?.bytes == T.bytes(5, count: 9_000))
     }
 
+    @Test("an inline hit's base64 is made once, kept with the entry and charged to the memory tier")
+    func base64IsKeptWithTheEntry() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try open(folder)
+        defer { cache.close() }
+        cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
+        let charged = cache.statistics.memory.bytes
+        #expect(cache.memoryHit(T.thumbKey(0))?.base64 == nil)
+        let first = try #require(cache.memoryHit(T.thumbKey(0), base64: true)?.base64)
+        #expect(Data(base64Encoded: first) == T.bytes(0))
+        #expect(cache.statistics.memory.bytes == charged + first.utf8.count)
+        // The second hit reuses the text: nothing more is charged.
+        #expect(cache.memoryHit(T.thumbKey(0), base64: true)?.base64 == first)
+        #expect(cache.statistics.memory.bytes == charged + first.utf8.count)
+        // New bytes for the key replace the entry, text and all.
+        cache.put(T.thumbKey(0), bytes: T.bytes(1), info: T.jpeg)
+        #expect(cache.statistics.memory.bytes == charged)
+        let second = try #require(cache.memoryHit(T.thumbKey(0), base64: true)?.base64)
+        #expect(Data(base64Encoded: second) == T.bytes(1))
+    }
+
     @Test("the memory tier stays under its limit whatever is stored")
     func memoryBounded() throws {
         let folder = TemporaryFolder()
