@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageCacheServer
 import ImageCacheKit
+import ImageCacheProtocol
 import Testing
 
 /// The hand-written JSON of `thumbnail.show`'s answer says exactly what Foundation's encoder
@@ -26,5 +27,24 @@ struct ThumbnailAnswerEncodingTests {
             let mine = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
             #expect(mine == reference)
         }
+    }
+
+    @Test("the whole answer line is one JSON-RPC response with the request's id, whatever its shape",
+          arguments: [RequestID.int(42), .string("plain"), .string("needs \"escaping\"\n\u{01}")])
+    func answerLine(id: RequestID) throws {
+        let result = ThumbnailShowResult(slot: 1, photo: nil, path: "/c/x", width: 2, height: 3, bytes: 4,
+                                         mime: "image/jpeg", source: .disk, data: "QUJD")
+        let line = ThumbnailMethods.answer(id: id, result: result).bytes
+        let bytes = Array(line.readableBytesView)
+        #expect(bytes.last == 0x0A && bytes.dropLast().contains(0x0A) == false)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["jsonrpc"] as? String == "2.0")
+        switch id {
+        case .int(let number): #expect(object["id"] as? Int == number)
+        case .string(let text): #expect(object["id"] as? String == text)
+        }
+        let decoded = try JSONDecoder().decode(ThumbnailShowResult.self,
+                                               from: JSONSerialization.data(withJSONObject: try #require(object["result"])))
+        #expect(decoded == result)
     }
 }

@@ -289,13 +289,13 @@ struct DiskRecord {
 }
 
 extension DiskCache {
-    /// The content path of a verified entry, handed out (valid for `path_grace`) and counted
-    /// as an access, without touching the disk: nil when the entry is missing or has not been
-    /// verified since the cache opened (its first read must check it). Index maintenance that
-    /// falls due (access-time flush, deferred unlinks) is sent to a background queue, so this
-    /// can run on an event loop.
-    func handOutPath(_ key: CacheKey) -> String? {
-        let digest = key.digest
+    /// Hands out the content path of the verified entry with `digest` (it stays valid for
+    /// `path_grace`) and counts an access, without touching the disk: false when the entry is
+    /// missing or has not been verified since the cache opened (its first read must check
+    /// it). The caller knows the path (`contentPath(digest)`; a memory entry keeps it). Index
+    /// maintenance that falls due (access-time flush, deferred unlinks) is sent to a
+    /// background queue, so this can run on an event loop.
+    func handOutPath(_ digest: CacheDigest) -> Bool {
         let now = clock.now()
         let found = state.withLock { s -> (reap: Bool, flush: Bool)? in
             guard !s.closed, let record = s.list.peek(digest), record.verified else { return nil }
@@ -306,13 +306,13 @@ extension DiskCache {
             }
             return (now >= s.nextDeferred, s.pendingAccess.count >= 8192)
         }
-        guard let (reap, flush) = found else { return nil }
+        guard let (reap, flush) = found else { return false }
         if reap || flush {
             DispatchQueue.global().async { [self] in
                 if reap { reapDeferred() }
                 if flush { flushAccessTimes() }
             }
         }
-        return contentPath(digest)
+        return true
     }
 }

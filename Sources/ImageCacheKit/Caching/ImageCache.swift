@@ -18,9 +18,19 @@ public final class ImageCache: Sendable {
         var bytes: Data
         var info: CacheEntryInfo
         var created: Date
+        /// The key's digest and content path, made once at insertion rather than on every
+        /// hit (a SHA-256 of the key and a hex string each time).
+        var digest: CacheDigest
+        var path: String
         /// `bytes` as base64, made the first time an inline answer needs it and kept (and
         /// charged) with the entry: a hot thumbnail shown inline is encoded once, not per answer.
         var base64: String?
+    }
+
+    /// A memory entry for `key`.
+    private func memoryEntry(_ key: CacheKey, bytes: Data, info: CacheEntryInfo, created: Date) -> MemoryEntry {
+        let digest = key.digest
+        return MemoryEntry(bytes: bytes, info: info, created: created, digest: digest, path: disk.contentPath(digest))
     }
 
     /// A remembered failure.
@@ -83,7 +93,7 @@ public final class ImageCache: Sendable {
         }
         guard let hit = disk.get(key, wantBytes: true, wantPath: wantPath, allowStale: allowStale),
               let bytes = hit.bytes else { return nil }
-        memory.insert(MemoryEntry(bytes: bytes, info: hit.info, created: hit.created), forKey: key,
+        memory.insert(memoryEntry(key, bytes: bytes, info: hit.info, created: hit.created), forKey: key,
                       cost: bytes.count + Self.memoryOverhead)
         var result = hit
         if !wantBytes { result.bytes = nil }
@@ -98,7 +108,8 @@ public final class ImageCache: Sendable {
     public func memoryHit(_ key: CacheKey, base64: Bool = false) -> CacheHit? {
         guard let entry = memory.value(forKey: key) else { return nil }
         if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
-        guard let path = disk.handOutPath(key) else { return nil }
+        guard disk.handOutPath(entry.digest) else { return nil }
+        let path = entry.path
         var hit = CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info, byteCount: entry.bytes.count,
                            created: entry.created, source: .memory, isStale: false)
         if base64 { hit.base64 = entry.base64 ?? memoizeBase64(of: entry, forKey: key) }
@@ -138,7 +149,7 @@ public final class ImageCache: Sendable {
         } catch {
             result.diskError = error
         }
-        memory.insert(MemoryEntry(bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
+        memory.insert(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
                       forKey: key, cost: bytes.count + Self.memoryOverhead)
         failures.removeValue(forKey: key)
         return result
@@ -163,7 +174,7 @@ public final class ImageCache: Sendable {
             result.diskError = error
             try? disk.fileSystem.removeFile(atPath: source)
         }
-        memory.insert(MemoryEntry(bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
+        memory.insert(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
                       forKey: key, cost: bytes.count + Self.memoryOverhead)
         failures.removeValue(forKey: key)
         return result

@@ -32,11 +32,13 @@ struct FetchPlan: Sendable, Hashable {
             knownWidth = nil
             photoID = nil
         }
-        cleanURL = CacheKey.thumbnail(url: url, width: size).url ?? url
+        sizedKey = CacheKey.thumbnail(url: url, width: size)
+        cleanURL = sizedKey.url ?? url
     }
 
-    /// The key of the entry when it was scaled to exactly `size` (or was exactly that wide).
-    var sizedKey: CacheKey { CacheKey.thumbnail(url: url, width: size) }
+    /// The key of the entry when it was scaled to exactly `size` (or was exactly that wide);
+    /// made once, since every lookup starts with it.
+    let sizedKey: CacheKey
 
     /// The key of the entry delivered as it is, when the provider told its width.
     var knownWidthKey: CacheKey? {

@@ -44,8 +44,7 @@ public final class ThumbnailMethods: Sendable {
             let size = params.size ?? services.configuration.current.cache.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
                 let result = Self.result(of: hit, params: params)
-                let json = result.encodedJSON()
-                _ = slots.finish(ticket) { id in SlotTable.encodeSuccess(id: id, result: json, context: context) }
+                _ = slots.finish(ticket) { id in Self.answer(id: id, result: result) }
                 return ShowJob(params: params, ticket: ticket, slots: slots, answeredOnArrival: true)
             }
             return ShowJob(params: params, ticket: ticket, slots: slots)
@@ -107,7 +106,7 @@ public final class ThumbnailMethods: Sendable {
             .mapError { $0 as? RPCError ?? RPCError(.cancelled, "the request was cancelled", reason: "cancelled") }
         let stillShown = slots.finish(ticket) { id in
             switch answer {
-            case .success(let result): return SlotTable.encodeSuccess(id: id, result: result.encodedJSON(), context: context)
+            case .success(let result): return Self.answer(id: id, result: result)
             case .failure(let error): return MessageEncoder.failure(id: id, error: error)
             }
         }
@@ -115,6 +114,11 @@ public final class ThumbnailMethods: Sendable {
         // meets a claim that has already been made and is never sent.
         guard stillShown else { throw SlotErrors.recycled }
         return try answer.get()
+    }
+
+    /// The success line of a show, its result written straight into the line's buffer.
+    static func answer(id: RequestID, result: ThumbnailShowResult) -> OutboundMessage {
+        MessageEncoder.success(id: id, resultCapacity: result.jsonCapacity) { result.writeJSON(to: &$0) }
     }
 
     static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> ThumbnailShowResult {

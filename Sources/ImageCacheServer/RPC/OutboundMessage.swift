@@ -62,18 +62,25 @@ enum MessageEncoder {
         } else {
             resultBytes = Array(try encoder.encode(result))
         }
+        return success(id: id, resultCapacity: resultBytes.count) { $0.writeBytes(resultBytes) }
+    }
+
+    /// The success response for `id` around a result that `writeResult` writes as JSON text
+    /// itself (one value, no raw newline): a large hand-written answer is then copied once,
+    /// into the buffer that goes to the socket. `resultCapacity` sizes that buffer.
+    static func success(id: RequestID, resultCapacity: Int, writingResult writeResult: (inout ByteBuffer) -> Void) -> OutboundMessage {
         var buffer = ByteBuffer()
-        buffer.reserveCapacity(resultBytes.count + 48)
-        buffer.writeString(#"{"jsonrpc":"2.0","id":"#)
+        buffer.reserveCapacity(resultCapacity + 48)
+        buffer.writeStaticString(#"{"jsonrpc":"2.0","id":"#)
         switch id {
         case .int(let number):
             buffer.writeString(String(number))
-        case .string:
-            buffer.writeBytes(try encoder.encode(id))
+        case .string(let text):
+            JSONText.appendString(text, to: &buffer)
         }
-        buffer.writeString(#","result":"#)
-        buffer.writeBytes(resultBytes)
-        buffer.writeString("}\n")
+        buffer.writeStaticString(#","result":"#)
+        writeResult(&buffer)
+        buffer.writeStaticString("}\n")
         return OutboundMessage(bytes: buffer, priority: .response)
     }
 
