@@ -9,7 +9,6 @@ import Logging
 /// Configuration errors are printed exactly as `FILE:LINE: message` on stderr and exit with
 /// status 78 (EX_CONFIG from sysexits.h), which systemd units can list in
 /// `RestartPreventExitStatus=` so a broken file is not restarted in a loop.
-@main
 struct ImageCacheDaemonCommand: AsyncParsableCommand {
     /// EX_CONFIG: the configuration is wrong; restarting will not help.
     static let configurationErrorStatus: Int32 = 78
@@ -66,10 +65,6 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
             }
             return
         }
-        // Process set-up: large short-lived buffers (bodies, decodes) stay in the heap instead
-        // of each costing a fresh mmap and its page faults (BodyBufferAllocator says why; the
-        // measurements are in docs/benchmarks.md, `## Network`).
-        BodyBufferAllocator.configure()
         let explicitPath = config
         try await runDaemon(configuration: configuration) {
             var fresh = try CacheConfiguration.load(explicitPath: explicitPath, environment: environment)

@@ -13,6 +13,14 @@ import Glibc
 /// what a heap keeps mapped once the buffers are freed, so memory after a burst stays within
 /// `maxCachedBytes` per heap (the figures and the RSS are in docs/benchmarks.md).
 ///
+/// One arena: glibc gives each thread that contends for the heap an arena of its own (up to
+/// eight per core), and free memory in one arena cannot serve another. The daemon's threads
+/// (event loops, the engine's, the cooperative pool, blocking I/O) each allocate thumbnails,
+/// bodies and decode buffers, so under the soak of docs/benchmarks.md (`## Thumbnails`, (c))
+/// the free memory spread over arenas was ~25 MiB above `memory_limit`; with one arena (and
+/// `HeapTrimmer`) the daemon stays inside the bound. Small allocations still come from each
+/// thread's cache without the arena's lock.
+///
 /// It is a choice for the whole process, so the library never makes it by itself: the daemon's
 /// entry point calls `configure()` once at start-up; the benchmarks call it too,
 /// so they measure what the daemon runs.
@@ -25,7 +33,10 @@ public enum BodyBufferAllocator {
     /// sixteen 1 MB in-flight bodies (`max_connections` = 16).
     public static let maxCachedBytes: Int32 = 16 << 20
 
-    /// Sets glibc's `M_MMAP_THRESHOLD` and `M_TRIM_THRESHOLD` (see the type's comment). Returns
+    /// Arenas the process may use (`M_ARENA_MAX`).
+    public static let arenas: Int32 = 1
+
+    /// Sets glibc's `M_MMAP_THRESHOLD`, `M_TRIM_THRESHOLD` and `M_ARENA_MAX` (see the type's comment). Returns
     /// false where mallopt is not available (not glibc): nothing is changed then.
     @discardableResult
     public static func configure() -> Bool {
@@ -37,7 +48,9 @@ public enum BodyBufferAllocator {
         let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
         let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD in <malloc.h>
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
+        let arenaMax: Int32 = -8  // M_ARENA_MAX
         return mallopt(mmapThreshold, heapAllocationLimit) == 1 && mallopt(trimThreshold, maxCachedBytes) == 1
+            && mallopt(arenaMax, arenas) == 1
         #else
         return false
         #endif

@@ -122,10 +122,13 @@ public final class ImageCacheDaemon: Sendable {
         // then always means a graceful stop, never death by the default signal action.
         let service = ServingService(daemon: self)
         let reloader = ReloadService(daemon: self, hangups: hangups)
+        let cache = services.cache
+        let trimmer = HeapTrimService(trimmer: HeapTrimmer { cache.statistics.memory.evictions })
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: reloader, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
+                .init(service: trimmer, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
@@ -222,5 +225,15 @@ private struct ReloadService: Service {
         for await _ in hangups.cancelOnGracefulShutdown() {
             daemon.reloadConfiguration()
         }
+    }
+}
+
+/// Gives free heap pages back once a second while the memory tier turns over (`HeapTrimmer`
+/// says why), until shutdown.
+private struct HeapTrimService: Service {
+    let trimmer: HeapTrimmer
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await trimmer.run(every: .seconds(1)) }
     }
 }
