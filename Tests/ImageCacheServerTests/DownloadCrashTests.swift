@@ -41,13 +41,11 @@ struct DownloadCrashTests {
         let client = try await DownloadClient.connect(socket)
         let job = try await client.download(["url": images.url("/kill.jpg")])
         let part = downloads + "/kill.jpg.part"
-        try await withTimeout(seconds: 60) {
-            while PartFile.size(part) < 30_000 { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        _ = try await FileGrowth.waitUntil(part, hasAtLeast: 30_000)
         await client.close()
         first.signal(SIGKILL)
         _ = try await first.waitForExit()
-        #expect(PartFile.size(part) == 30_000)  // a crash keeps the .part
+        #expect(FileGrowth.size(part) == 30_000)  // a crash keeps the .part
 
         let second = try DaemonProcess(arguments: ["--config", config], environment: environment)
         defer { second.kill() }

@@ -91,9 +91,8 @@ struct DownloadMethodTests {
             let name = "unsplash-" + id.dropFirst("unsplash:".count) + ".jpg"
             #expect(params["path"] as? String == fixture.root + "/" + name)
             let raw = String(id.dropFirst("unsplash:".count))
-            try await withTimeout(seconds: 30) {
-                while fixture.sim.api.unsplashDownloadTracking().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            }
+            let api = fixture.sim.api
+            try await withTimeout(seconds: 30) { try await api.requestCount.wait { _ in !api.unsplashDownloadTracking().isEmpty } }
             #expect(fixture.sim.api.unsplashDownloadTracking() == [raw])
             let status = try await client.result("download.status", ["job": job])
             #expect(status["photo"] as? String == id)
@@ -113,9 +112,8 @@ struct DownloadMethodTests {
                 #expect(method == "download.finished")
                 #expect(params["width"] as? Int == photo["width"] as? Int)
                 #expect(params["height"] as? Int == photo["height"] as? Int)
-                try await withTimeout(seconds: 30) {
-                    while fixture.sim.api.unsplashDownloadTracking().count < round { try await Task.sleep(for: .milliseconds(10)) }
-                }
+                let api = fixture.sim.api
+                try await withTimeout(seconds: 30) { try await api.requestCount.wait { _ in api.unsplashDownloadTracking().count >= round } }
             }
             #expect(fixture.sim.api.unsplashDownloadTracking() == [raw, raw])
         }
@@ -368,12 +366,10 @@ struct DownloadMethodTests {
         let client = try await DownloadClient.connect(first.socketPath)
         let job = try await client.download(["url": fixture.images.url("/r.jpg")])
         let part = fixture.root + "/r.jpg.part"
-        try await withTimeout(seconds: 60) {
-            while PartFile.size(part) < 20_000 { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        _ = try await FileGrowth.waitUntil(part, hasAtLeast: 20_000)
         await client.close()
         await first.stop()
-        #expect(PartFile.size(part) == 20_000)
+        #expect(FileGrowth.size(part) == 20_000)
         // "ignored": the server now answers every Range with a 200 and the whole body.
         // "refused": the resource is now shorter than the part, so the Range is unsatisfiable (416).
         let expected = server == "refused" ? SyntheticImages.jpeg(width: 90, height: 60, seed: 6) : big
@@ -440,12 +436,5 @@ struct DownloadMethodTests {
             let ids = (list["jobs"] as? [[String: Any]])?.compactMap { $0["job"] as? String }
             #expect(ids == [b, a])
         }
-    }
-}
-
-enum PartFile {
-    /// The size of the file at `path`, 0 when there is none yet.
-    static func size(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 }

@@ -68,13 +68,8 @@ final class SearchDaemon: Sendable {
     /// Waits (bounded) until the daemon's search coordinator holds `count` pending searches:
     /// the event a typeahead test needs before it sends the superseding keystroke.
     func waitForPendingSearches(_ count: Int, timeout: Double = 30) async throws {
-        let coordinator = daemon.search.coordinator
-        try await withTimeout(seconds: timeout) {
-            while await coordinator.pendingCount != count {
-                await Task.yield()
-                try await Task.sleep(for: .milliseconds(5))
-            }
-        }
+        let pending = daemon.search.coordinator.pendingSearches
+        try await withTimeout(seconds: timeout) { try await pending.wait { $0 == count } }
     }
 }
 

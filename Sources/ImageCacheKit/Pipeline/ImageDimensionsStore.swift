@@ -164,5 +164,11 @@ public final class ImageDimensionsStore: Sendable {
             logger.warning("decoded image sizes not persisted; layout keeps them until a restart",
                            metadata: ["count": "\(batch.count)", "error": "\(error)"])
         }
+        writtenRecords.update { $0 += batch.count }
     }
+
+    /// Records the store has tried to write since it opened (written or refused by the
+    /// database): what a caller awaits to know a scheduled batch has been through, without
+    /// forcing it with `flush()` or polling the database.
+    public let writtenRecords = Observed(0)
 }

@@ -44,6 +44,9 @@ public final class ImagePipeline: Sendable {
     private let settings: @Sendable () -> Settings
     private let logger: Logger
     private let fetches = LockedState<[FetchKey: ThumbnailFetch]>([:])
+    /// Bumped whenever a demand joins or leaves a fetch, or a fetch ends: what
+    /// `waitForActiveDemands` wakes on.
+    private let demandChanges = Observed(0)
     private let nextDemand = Atomic<UInt64>(0)
     private let work = DispatchQueue(label: "imagecached.pipeline", attributes: .concurrent)
 
@@ -192,18 +195,21 @@ public final class ImagePipeline: Sendable {
             }
             guard fetch.add(id, priority: priority, events: events) else { continue }
             if isNew { start(fetch) }
+            demandChanges.update { $0 &+= 1 }
             return fetch
         }
     }
 
     private func withdraw(_ id: UInt64, from fetch: ThumbnailFetch) {
         if fetch.remove(id) { forget(fetch) }
+        demandChanges.update { $0 &+= 1 }
     }
 
     private func forget(_ fetch: ThumbnailFetch) {
         fetches.withLock { fetches in
             if fetches[fetch.key] === fetch { fetches[fetch.key] = nil }
         }
+        demandChanges.update { $0 &+= 1 }
     }
 
     /// Starts the transfer now (so queue order follows request order), then processes the body
@@ -312,5 +318,12 @@ public final class ImagePipeline: Sendable {
     /// Demands waiting on running fetches now (a coalesced fetch counts each of its demands).
     public var activeDemands: Int {
         fetches.withLock { Array($0.values) }.reduce(0) { $0 + $1.demandCount }
+    }
+
+    /// Returns once at least `count` demands wait on running fetches: the moment a second
+    /// party has joined a fetch, which a caller can await instead of polling `activeDemands`.
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForActiveDemands(atLeast count: Int) async throws {
+        try await demandChanges.wait { [self] _ in activeDemands >= count }
     }
 }

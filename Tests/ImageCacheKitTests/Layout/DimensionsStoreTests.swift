@@ -41,11 +41,7 @@ struct DimensionsStoreTests {
         // Nothing flushed by hand: the scheduled batch writes it. A second store on the same
         // file sees it once it has.
         let reader = try ImageDimensionsStore(directory: folder)
-        try await withTimeout(seconds: 30) {
-            while reader.decoded(photo: "unsplash:p99") == nil {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        try await withTimeout(seconds: 30) { try await store.writtenRecords.wait { $0 >= 100 } }
         #expect(reader.decoded(photos: (0..<100).map { "unsplash:p\($0)" }).count == 100)
         store.close()
     }

@@ -62,13 +62,10 @@ final class ThumbnailFixture: Sendable {
     }
 
     /// Waits (bounded) until the pipeline holds `count` demands: the point where a second
-    /// party has joined a fetch. The pipeline has no event for it, so this looks every few
-    /// milliseconds (as `SearchDaemon.waitForPendingSearches` does).
+    /// party has joined a fetch (woken by the pipeline as demands come and go).
     func waitForDemands(_ count: Int, timeout: Double = 60) async throws {
         let pipeline = daemon.services.pipeline
-        try await withTimeout(seconds: timeout) {
-            while pipeline.activeDemands < count { try await Task.sleep(for: .milliseconds(5)) }
-        }
+        try await withTimeout(seconds: timeout) { try await pipeline.waitForActiveDemands(atLeast: count) }
     }
 
     /// Photo ids from a simulator search (their images are served by the simulator).

@@ -98,6 +98,7 @@ public actor SearchCoordinator {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchResult, any Error>) in
                 pending[token] = Pending(continuation: continuation, work: nil, channel: channel, session: session)
+                pendingSearches.publish(pending.count)
                 if Task.isCancelled {
                     finish(token, .failure(RPCError(.cancelled, "search cancelled", reason: "cancelled")))
                     return
@@ -118,6 +119,10 @@ public actor SearchCoordinator {
 
     /// How many searches are waiting for an answer (for tests and `stats`).
     public var pendingCount: Int { pending.count }
+
+    /// `pendingCount` as it changes, for a caller that must await a number of pending
+    /// searches (a typeahead test before its superseding keystroke) without polling the actor.
+    public nonisolated let pendingSearches = Observed(0)
 
     /// How many searches were answered by joining an identical request already in flight
     /// instead of sending their own.
@@ -325,6 +330,7 @@ public actor SearchCoordinator {
 
     private func finish(_ token: UInt64, _ outcome: Result<SearchResult, any Error>) {
         guard let p = pending.removeValue(forKey: token) else { return }
+        pendingSearches.publish(pending.count)
         if let channel = p.channel, channels[channel] == token { channels[channel] = nil }
         if case .failure = outcome { p.work?.cancel() }
         p.continuation.resume(with: outcome)
