@@ -57,18 +57,10 @@ public final class ImageServer: Sendable {
 
     private struct State {
         var routes: [String: Route] = [:]
-        var counters = Counters()
-        var waiters: [UInt64: Waiter] = [:]
-        var nextWaiter: UInt64 = 0
         /// Paths whose `.held` responses may go on (see `release`).
         var released: Set<String> = []
         /// `.held` responses waiting for their path's release.
         var held: [String: [@Sendable () -> Void]] = [:]
-    }
-
-    private struct Waiter {
-        var condition: @Sendable (Counters) -> Bool
-        var continuation: CheckedContinuation<Void, any Error>
     }
 
     /// The HTTP server underneath (its `baseURL` and `port`).
@@ -108,28 +100,15 @@ public final class ImageServer: Sendable {
     }
 
     /// A snapshot of the counters.
-    public var counters: Counters { state.withLock { $0.counters } }
+    public var counters: Counters { observedCounters.value }
+
+    /// The counters, published on every change for `waitUntil`.
+    private let observedCounters = Observed(Counters())
 
     /// Waits until the counters satisfy `condition` (checked now and after every change).
     /// Cancellable, so `withTimeout` can bound it.
     public func waitUntil(_ condition: @escaping @Sendable (Counters) -> Bool) async throws {
-        let id = state.withLock { s -> UInt64 in s.nextWaiter += 1; return s.nextWaiter }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLock { s -> Bool in
-                    if condition(s.counters) { return true }
-                    if Task.isCancelled {
-                        continuation.resume(throwing: CancellationError())
-                        return false
-                    }
-                    s.waiters[id] = Waiter(condition: condition, continuation: continuation)
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
-        }
+        try await observedCounters.wait(until: condition)
     }
 
     /// Lets every `.held` response of `path` go on, now and from now on (a later `.held`
@@ -151,14 +130,7 @@ public final class ImageServer: Sendable {
     // MARK: Serving
 
     private func update(_ change: (inout Counters) -> Void) {
-        let ready = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            change(&s.counters)
-            let counters = s.counters
-            let done = s.waiters.filter { $0.value.condition(counters) }
-            for id in done.keys { s.waiters[id] = nil }
-            return done.values.map(\.continuation)
-        }
-        for continuation in ready { continuation.resume() }
+        observedCounters.update(change)
     }
 
     private static func routingPath(_ request: SimulatedRequest) -> (path: String, proxied: Bool) {
@@ -183,8 +155,10 @@ public final class ImageServer: Sendable {
 
     fileprivate func handle(_ request: SimulatedRequest, _ writer: ResponseWriter) {
         let (path, proxied) = ImageServer.routingPath(request)
-        let (route, index) = state.withLock { s in (s.routes[path], s.counters.requests[path, default: 0]) }
+        let route = state.withLock { $0.routes[path] }
+        var index = 0
         update {
+            index = $0.requests[path, default: 0]
             $0.requests[path, default: 0] += 1
             if proxied { $0.proxied += 1 }
             if let range = request.header("Range") { $0.ranges[path, default: []].append(range) }

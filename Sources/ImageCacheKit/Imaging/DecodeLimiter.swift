@@ -57,7 +57,7 @@ public final class DecodeLimiter: Sendable {
                     state.waiters.append((id, continuation))
                     return false
                 }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
+                if cancelled { continuation.resume(throwing: CancellationError()) } else { queueChanges.update { $0 &+= 1 } }
             }
         } onCancel: {
             let removed = state.withLock { state -> CheckedContinuation<Void, any Error>? in
@@ -65,6 +65,7 @@ public final class DecodeLimiter: Sendable {
                 return state.waiters.remove(at: index).continuation
             }
             removed?.resume(throwing: CancellationError())
+            queueChanges.update { $0 &+= 1 }
         }
     }
 
@@ -76,6 +77,7 @@ public final class DecodeLimiter: Sendable {
             return nil
         }
         next?.resume()
+        if next != nil { queueChanges.update { $0 &+= 1 } }
     }
 
     /// Slots free right now (for stats and tests).
@@ -83,4 +85,13 @@ public final class DecodeLimiter: Sendable {
 
     /// Tasks waiting for a slot right now (for stats and tests).
     public var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Bumped whenever a task joins or leaves the queue: what `waitForWaiting` wakes on.
+    private let queueChanges = Observed(0)
+
+    /// Returns once at least `count` tasks wait for a slot (woken as the queue changes).
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForWaiting(atLeast count: Int) async throws {
+        try await queueChanges.wait { [self] _ in waiting >= count }
+    }
 }

@@ -97,11 +97,11 @@ final class CurlMultiLoop: @unchecked Sendable {
                 countConnections(of: easy)
                 releaseEasy(of: job)
                 scheduler.finished(id)
-                environment.stats.withLock { $0.inFlight -= 1 }
+                environment.stats.update { $0.inFlight -= 1 }
             } else if delayed.removeValue(forKey: id) == nil {
                 scheduler.removeQueued(id)
             }
-            environment.stats.withLock { $0.bytesDiscarded += job.totalReceived }
+            environment.stats.update { $0.bytesDiscarded += job.totalReceived }
             job.discardBody()
             job.handle.finish(.failure(RPCError(.cancelled, "transfer cancelled: \(URLRedaction.redact(job.target.url))", reason: reason)))
         case .reprioritize(let id, let priority):
@@ -132,7 +132,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         for easy in pool { curl_easy_cleanup(easy) }
         pool = []
         curl_multi_cleanup(multi)
-        environment.stats.withLock { $0.inFlight = 0; $0.queued = 0 }
+        environment.stats.update { $0.inFlight = 0; $0.queued = 0 }
     }
 
     // MARK: Attempts
@@ -153,7 +153,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         job.easy = easy
         job.requests += 1
         configure(easy, for: job, remaining: job.deadline! - now)
-        environment.stats.withLock { $0.requests += 1; $0.inFlight += 1 }
+        environment.stats.update { $0.requests += 1; $0.inFlight += 1 }
         curl_multi_add_handle(multi, easy)
     }
 
@@ -231,7 +231,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         countConnections(of: easy)
         releaseEasy(of: job)
         scheduler.finished(job.id)
-        environment.stats.withLock { $0.inFlight -= 1 }
+        environment.stats.update { $0.inFlight -= 1 }
         job.decideBody()
 
         if let abort = job.abort {
@@ -288,7 +288,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func countConnections(of easy: UnsafeMutableRawPointer) {
         var opened = 0
         _ = ic_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &opened)
-        if opened > 0 { environment.stats.withLock { $0.connectionsOpened += opened } }
+        if opened > 0 { environment.stats.update { $0.connectionsOpened += opened } }
     }
 
     /// `CURLINFO_HTTP_VERSION`'s value as the version's usual name ("" when none was spoken).
@@ -343,7 +343,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func retry(_ job: TransferJob, after delay: Duration, reason: String) {
         job.retries += 1
-        environment.stats.withLock { $0.retries += 1 }
+        environment.stats.update { $0.retries += 1 }
         environment.logger.debug("retrying", metadata: [
             "url": "\(URLRedaction.redact(job.target.url))", "attempt": "\(job.retries)", "reason": "\(reason)",
         ])
@@ -369,7 +369,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func publishQueueStats() {
         let queued = scheduler.queuedCount + delayed.count
-        environment.stats.withLock { $0.queued = queued }
+        environment.stats.update { $0.queued = queued }
     }
 }
 

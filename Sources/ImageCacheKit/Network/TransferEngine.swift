@@ -89,7 +89,14 @@ public final class TransferEngine: HTTPFetching, Sendable {
 
     /// The counters `stats` reports (a consistent snapshot).
     public var stats: NetworkStats {
-        loop.environment.stats.withLock { $0 }
+        loop.environment.stats.value
+    }
+
+    /// Returns once `condition` holds for the counters (woken as they change): a caller that
+    /// must know "four transfers are queued" awaits it instead of polling `stats`.
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForStats(until condition: @escaping @Sendable (NetworkStats) -> Bool) async throws {
+        try await loop.environment.stats.wait(until: condition)
     }
 
     /// Cancels every transfer (reason `shutdown`) and ends the curl thread. Further `start`s

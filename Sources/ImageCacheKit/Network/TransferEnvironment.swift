@@ -14,7 +14,7 @@ final class TransferEnvironment: Sendable {
     let maxRedirects: Int
     let receiveBufferSize: Int
     let logger: Logger
-    let stats = LockedState(NetworkStats())
+    let stats = Observed(NetworkStats())
 
     /// The `CURLOPT_PROXY` value: the configured proxy, or "" — an explicit empty proxy makes
     /// libcurl ignore `http_proxy`/`https_proxy`/`all_proxy` from the environment, so whoever

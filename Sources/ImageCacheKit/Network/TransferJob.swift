@@ -197,7 +197,7 @@ final class TransferJob {
         let now = ContinuousClock.now
         lastActivity = now
         totalReceived += bytes.count
-        environment.stats.withLock { $0.bytesReceived += bytes.count }
+        environment.stats.update { $0.bytesReceived += bytes.count }
         if !bodyDecided { decideBody() }
         if abort != nil { return false }
         guard keepsBody, let sink else {

@@ -32,9 +32,9 @@ struct DecodeLimiterTests {
         try await limiter.acquire()
         let order = Shared<[Int]>([])
         let first = Task { try await limiter.withPermit { order.value.withLock { $0.append(1) } } }
-        try await withTimeout(seconds: 10) { while limiter.waiting < 1 { await Task.yield() } }
+        try await withTimeout(seconds: 10) { try await limiter.waitForWaiting(atLeast: 1) }
         let second = Task { try await limiter.withPermit { order.value.withLock { $0.append(2) } } }
-        try await withTimeout(seconds: 10) { while limiter.waiting < 2 { await Task.yield() } }
+        try await withTimeout(seconds: 10) { try await limiter.waitForWaiting(atLeast: 2) }
         limiter.release()
         try await first.value
         try await second.value
@@ -62,7 +62,7 @@ struct DecodeLimiterTests {
         let limiter = DecodeLimiter(limit: 1)
         try await limiter.acquire()
         let waiter = Task { try await limiter.withPermit { 42 } }
-        try await withTimeout(seconds: 10) { while limiter.waiting < 1 { await Task.yield() } }
+        try await withTimeout(seconds: 10) { try await limiter.waitForWaiting(atLeast: 1) }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(limiter.waiting == 0)

@@ -74,14 +74,10 @@ struct PipelineDemandTests {
             try await withTimeout(seconds: 30) { try await f.server.waitUntil { $0.requests("/blocker.jpg") == 1 } }
             let a = Task { try await pipeline.load(ThumbnailRequest(image: first, size: 256, priority: .prefetch)) }
             let b = Task { try await pipeline.load(ThumbnailRequest(image: second, size: 256, priority: .prefetch)) }
-            try await withTimeout(seconds: 30) {
-                while f.engine.stats.queued < 2 { await Task.yield() }
-            }
+            try await withTimeout(seconds: 30) { try await f.engine.waitForStats { $0.queued >= 2 } }
             let visible = Task { try await pipeline.load(ThumbnailRequest(image: second, size: 256, priority: .visible)) }
             // Four demands registered means the visible one has joined (and raised its fetch).
-            try await withTimeout(seconds: 30) {
-                while f.pipeline.activeDemands < 4 { await Task.yield() }
-            }
+            try await withTimeout(seconds: 30) { try await f.pipeline.waitForActiveDemands(atLeast: 4) }
             f.server.release("/blocker.jpg")
             _ = try await (block.value, a.value, b.value, visible.value)
             let order = f.server.counters.arrivals.filter { $0 != "/blocker.jpg" }

@@ -180,7 +180,7 @@ struct SearchCoordinatorTests {
                     group.addTask { try await coordinator.search(SearchParameters(query: "same thing"), session: session) }
                 }
                 await h.fetcher.waitForArrivals(1)
-                await waitUntil { await coordinator.coalescedSearches == 2 }
+                try await coordinator.coalescedChanges.wait { $0 == 2 }
                 h.fetcher.openGate()
                 return try await group.reduce(into: []) { $0.append($1) }
             }

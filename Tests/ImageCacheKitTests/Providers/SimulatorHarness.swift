@@ -70,7 +70,3 @@ struct FilePhotoStore: PhotoPersisting {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-/// Waits, yielding, until `condition` holds (bounded by the caller's `withTimeout`).
-func waitUntil(_ condition: @Sendable () async -> Bool) async {
-    while !(await condition()) { await Task.yield() }
-}

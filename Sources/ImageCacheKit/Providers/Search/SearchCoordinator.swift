@@ -128,6 +128,10 @@ public actor SearchCoordinator {
     /// instead of sending their own.
     public private(set) var coalescedSearches = 0
 
+    /// `coalescedSearches` as it changes, to await a number of joined searches without
+    /// polling the actor.
+    public nonisolated let coalescedChanges = Observed(0)
+
     // MARK: photos
 
     /// `photo.get`: the provider's details for a photo id (`provider:id`), merged with what a
@@ -280,6 +284,7 @@ public actor SearchCoordinator {
     private func shared(client: ProviderClient, key: SearchPageKey) async throws -> ProviderSearchPage {
         if let running = inFlight[key] {
             coalescedSearches += 1
+            coalescedChanges.publish(coalescedSearches)
             return try await running.value
         }
         let task = Task<ProviderSearchPage, any Error> {
