@@ -9,9 +9,10 @@ import Glibc
 /// from the top of a heap (`M_TRIM_THRESHOLD`); the free holes in between stay resident. In
 /// the soak of docs/benchmarks.md (`memory_limit = 64MiB`, 10 000 thumbnails) that
 /// fragmentation was 30–45 MiB on top of the limit. `malloc_trim(0)` releases every whole free
-/// page of every arena (`madvise`), in about a millisecond for such a heap; doing it at most
-/// once per tick, and only when the tier evicted since the last one, keeps an idle daemon idle
-/// and a busy one close to `memory_limit`.
+/// page of every arena (`madvise`): 1–6 ms for such a heap (median 2 ms), during which other
+/// threads' allocations past their thread caches wait. Doing it at most once per tick, and
+/// only when the tier evicted since the last one, keeps an idle daemon idle and a busy one
+/// close to `memory_limit`.
 public final class HeapTrimmer: Sendable {
     private let activity: @Sendable () -> Int
     private let trim: @Sendable () -> Void
