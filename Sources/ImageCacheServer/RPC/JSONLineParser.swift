@@ -51,9 +51,10 @@ struct JSONLineParser {
 
     private mutating func object() throws(Malformed) -> JSONValue {
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
-        if try take(UInt8(ascii: "}")) { return .object(members) }
+        if try take(UInt8(ascii: "}")) { return .object([:]) }
+        // Room for a request's envelope or params at once, instead of growing 1 → 2 → 4 → 8.
+        var members: [String: JSONValue] = Dictionary(minimumCapacity: 8)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Malformed(offset: index) }
@@ -62,12 +63,17 @@ struct JSONLineParser {
             guard try take(UInt8(ascii: ":")) else { throw Malformed(offset: index) }
             skipWhitespace()
             let member = try value()
-            if members[key] == nil { members[key] = member }
+            Self.keepFirst(member, in: &members[key])
             skipWhitespace()
             if try take(UInt8(ascii: ",")) { continue }
             guard try take(UInt8(ascii: "}")) else { throw Malformed(offset: index) }
             return .object(members)
         }
+    }
+
+    /// The first of duplicate keys wins (as `JSONDecoder`); one hash lookup through `_modify`.
+    private static func keepFirst(_ member: JSONValue, in slot: inout JSONValue?) {
+        if slot == nil { slot = member }
     }
 
     private mutating func array() throws(Malformed) -> JSONValue {
