@@ -92,7 +92,7 @@ struct DownloadMethodTests {
             #expect(params["path"] as? String == fixture.root + "/" + name)
             let raw = String(id.dropFirst("unsplash:".count))
             let api = fixture.sim.api
-            try await withTimeout(seconds: 30) { try await api.requestCount.wait { _ in !api.unsplashDownloadTracking().isEmpty } }
+            try await withTimeout(seconds: 30) { try await api.requestArrivals.wait { _ in !api.unsplashDownloadTracking().isEmpty } }
             #expect(fixture.sim.api.unsplashDownloadTracking() == [raw])
             let status = try await client.result("download.status", ["job": job])
             #expect(status["photo"] as? String == id)
@@ -113,7 +113,7 @@ struct DownloadMethodTests {
                 #expect(params["width"] as? Int == photo["width"] as? Int)
                 #expect(params["height"] as? Int == photo["height"] as? Int)
                 let api = fixture.sim.api
-                try await withTimeout(seconds: 30) { try await api.requestCount.wait { _ in api.unsplashDownloadTracking().count >= round } }
+                try await withTimeout(seconds: 30) { try await api.requestArrivals.wait { _ in api.unsplashDownloadTracking().count >= round } }
             }
             #expect(fixture.sim.api.unsplashDownloadTracking() == [raw, raw])
         }

@@ -100,7 +100,7 @@ public final class ProviderAPISimulator: Sendable {
     /// Provider API requests received so far (all providers), published as each arrives: a
     /// test awaits a request it expects (`wait(until:)`, then looks at `requests(_:)`)
     /// instead of polling the log.
-    public let requestCount = Observed(0)
+    public let requestArrivals = Observed(0)
     /// Requests received for all providers.
     public var totalRequests: Int { state.withLock { $0.requests.values.reduce(0) { $0 + $1.count } } }
 
@@ -125,7 +125,7 @@ public final class ProviderAPISimulator: Sendable {
             let q = FormQuery.value(provider == "unsplash" ? "query" : provider == "flickr" ? "text" : "q", in: request.uri) ?? ""
             return (s.keys[provider], s.imageBaseURL, s.faults[provider], s.totals[provider + "|" + q])
         }
-        requestCount.update { $0 += 1 }
+        requestArrivals.update { $0 += 1 }
         if let fault { return answer(fault) }
         let context = Context(request: request, key: key, imageBase: base, totalOverride: total, simulator: self)
         switch provider {
