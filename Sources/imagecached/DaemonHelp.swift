@@ -34,8 +34,8 @@ enum DaemonHelp {
 
         SIGNALS
           SIGTERM, SIGINT  finish in-flight writes, then exit 0.
-          SIGHUP           re-read the configuration (limits, keys, log level); a bad
-                           file is reported and the running configuration kept.
+          SIGHUP           re-read the configuration (limits, keys, log level, [network]);
+                           a bad file is reported and the running configuration kept.
 
         FILES
           /etc/imagecached/cache.conf        system-wide configuration

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ImageCacheServer
+import ProviderSimulator
 import Testing
 import TestSupport
 
@@ -153,6 +154,38 @@ struct DaemonProcessTests {
         daemon.signal(SIGTERM)
         #expect(try await daemon.waitForExit() == 0)
         #expect(!daemon.log.contains { $0.contains("reload-secret-1") })
+    }
+
+    @Test("SIGHUP applies [network] too: a host the reload allows is fetched from then on")
+    func reloadAppliesNetworkPolicy() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let images = try await ImageServer.start()
+        images.serve("/r.jpg", body: SyntheticImages.jpeg(width: 300, height: 200, seed: 3))
+        try place.write(config: "[daemon]\nlog_level = info\n")
+        let daemon = try DaemonProcess(arguments: ["--config", place.config, "--socket", place.socket],
+                                       environment: DaemonProcess.environment(home: place.folder))
+        defer { daemon.kill() }
+        try await daemon.waitForLog("serving")
+        let show = { (id: Int) async throws -> [String: Any] in
+            let client = try await RawClient.connect(place.socket)
+            let answer = try await client.ask(id, "thumbnail.show", ["slot": id, "url": images.url("/r.jpg"), "size": 100])
+            await client.close()
+            return answer
+        }
+        // Loopback over plain HTTP is refused by default, before any request is made.
+        #expect(try await show(1).errorCode == 1010)
+        #expect(images.counters.requests("/r.jpg") == 0)
+
+        try place.write(config: "[daemon]\nlog_level = info\n[network]\nallowed_hosts = 127.0.0.1\nallow_http = true\n")
+        daemon.signal(SIGHUP)
+        try await daemon.waitForLog("configuration reloaded")
+        let shown = try await show(2)
+        #expect(shown.resultObject?["width"] as? Int == 100, "\(shown)")
+
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+        await images.shutdown()
     }
 
     @Test("under systemd socket activation it serves on the inherited socket and leaves the socket file to systemd")

@@ -80,7 +80,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         switch command {
         case .start(let request, let handle, let events):
             let target: URLPolicy.Target
-            do { target = try environment.policy.check(request.url) } catch {
+            do { target = try environment.settings.policy.check(request.url) } catch {
                 handle.finish(.failure(error))
                 return
             }
@@ -139,7 +139,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func startAttempt(_ job: TransferJob) {
         let now = ContinuousClock.now
-        if job.deadline == nil { job.deadline = now + environment.network.transferTimeout }
+        if job.deadline == nil { job.deadline = now + job.settings.network.transferTimeout }
         guard job.beginAttempt() else {
             scheduler.finished(job.id)
             fail(job, TransferFailure.error(for: job.abort ?? .diskFailure("cannot start"), url: job.target.url))
@@ -158,7 +158,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func configure(_ easy: UnsafeMutableRawPointer, for job: TransferJob, remaining: Duration) {
-        let network = environment.network
+        let network = job.settings.network
         let me = Unmanaged.passUnretained(job).toOpaque()
         _ = ic_easy_setopt_string(easy, CURLOPT_URL, job.target.url)
         _ = ic_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
@@ -166,7 +166,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = ic_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ic_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)  // the engine follows, checking each hop
         // Explicit, so http_proxy/https_proxy/all_proxy in the environment are never used.
-        _ = ic_easy_setopt_string(easy, CURLOPT_PROXY, environment.proxyOption)
+        _ = ic_easy_setopt_string(easy, CURLOPT_PROXY, job.settings.proxyOption)
         if let caBundle = network.caBundle { _ = ic_easy_setopt_string(easy, CURLOPT_CAINFO, caBundle) }
         _ = ic_easy_setopt_string(easy, CURLOPT_USERAGENT, network.userAgent)
         _ = ic_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, IC_CURL_HTTP_VERSION_2TLS)
@@ -315,7 +315,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             return fail(job, RPCError(.upstreamError, "more than \(environment.maxRedirects) redirects: \(URLRedaction.redact(job.chain[0]))"))
         }
         let target: URLPolicy.Target
-        do { target = try environment.policy.check(next) } catch {
+        do { target = try job.settings.policy.check(next) } catch {
             return fail(job, RPCError(.forbidden, "redirect refused: \(error.message)"))
         }
         guard !job.chain.contains(target.url) else {

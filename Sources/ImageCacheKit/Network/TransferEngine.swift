@@ -48,9 +48,7 @@ public final class TransferEngine: HTTPFetching, Sendable {
     /// API and image hosts plus `allowed_hosts`).
     public init(configuration: CacheConfiguration, policy: URLPolicy? = nil, options: Options = Options()) {
         let network = configuration.network
-        let environment = TransferEnvironment(network: network,
-                                              policy: policy ?? URLPolicy(configuration: configuration),
-                                              options: options)
+        let environment = TransferEnvironment(configuration: configuration, policy: policy, options: options)
         let maxConnections = max(1, network.maxConnections)
         let reserve = options.visibleReserve ?? (maxConnections >= 2 ? max(1, maxConnections / 4) : 0)
         let limits = TransferScheduler.Limits(maxConnections: maxConnections,
@@ -97,6 +95,14 @@ public final class TransferEngine: HTTPFetching, Sendable {
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func waitForStats(until condition: @escaping @Sendable (NetworkStats) -> Bool) async throws {
         try await loop.environment.stats.wait(until: condition)
+    }
+
+    /// Takes a reloaded configuration (SIGHUP): its `[network]` limits, timeouts, proxy and
+    /// URL policy (allowed hosts, `allow_http`, providers' `api_url` hosts) apply to transfers
+    /// queued from now on; running ones finish under the settings they started with. The
+    /// connection limits (`max_connections`, `max_connections_per_host`) apply at the next start.
+    public func apply(_ configuration: CacheConfiguration) {
+        loop.environment.apply(configuration)
     }
 
     /// Cancels every transfer (reason `shutdown`) and ends the curl thread. Further `start`s

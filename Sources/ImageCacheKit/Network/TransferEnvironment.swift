@@ -2,11 +2,24 @@ import Foundation
 import Logging
 
 /// What every transfer of one engine shares: the configuration, the URL policy, the tuning
-/// and the counters. Immutable apart from `stats`, which its lock guards (the curl thread
-/// writes, `stats` readers on any thread read).
+/// and the counters. The network settings and the policy change on a configuration reload
+/// (`apply`); each transfer takes them once, when it is queued (`settings`), and keeps them to
+/// its end. The rest is fixed; `stats` is guarded by its own lock.
 final class TransferEnvironment: Sendable {
-    let network: CacheConfiguration.Network
-    let policy: URLPolicy
+    /// The `[network]` settings and the URL policy made from them, as one transfer uses them.
+    struct Settings: Sendable {
+        var network: CacheConfiguration.Network
+        var policy: URLPolicy
+
+        /// The `CURLOPT_PROXY` value: the configured proxy, or "" — an explicit empty proxy
+        /// makes libcurl ignore `http_proxy`/`https_proxy`/`all_proxy` from the environment,
+        /// so whoever sets the daemon's environment cannot route its traffic (CONTRACT §6 `proxy`).
+        var proxyOption: String { network.proxy ?? "" }
+    }
+
+    private let current: LockedState<Settings>
+    /// A policy given by the engine's creator (tests) is kept across reloads.
+    private let fixedPolicy: URLPolicy?
     let retry: RetryPolicy
     let memoryBodyLimit: Int
     let temporaryDirectory: String
@@ -16,14 +29,12 @@ final class TransferEnvironment: Sendable {
     let logger: Logger
     let stats = Observed(NetworkStats())
 
-    /// The `CURLOPT_PROXY` value: the configured proxy, or "" — an explicit empty proxy makes
-    /// libcurl ignore `http_proxy`/`https_proxy`/`all_proxy` from the environment, so whoever
-    /// sets the daemon's environment cannot route its traffic (CONTRACT §6 `proxy`).
-    var proxyOption: String { network.proxy ?? "" }
+    /// The settings a transfer queued now takes.
+    var settings: Settings { current.withLock { $0 } }
 
-    init(network: CacheConfiguration.Network, policy: URLPolicy, options: TransferEngine.Options) {
-        self.network = network
-        self.policy = policy
+    init(configuration: CacheConfiguration, policy: URLPolicy?, options: TransferEngine.Options) {
+        fixedPolicy = policy
+        current = LockedState(Settings(network: configuration.network, policy: policy ?? URLPolicy(configuration: configuration)))
         retry = options.retry
         memoryBodyLimit = options.memoryBodyLimit
         temporaryDirectory = options.temporaryDirectory
@@ -31,6 +42,13 @@ final class TransferEnvironment: Sendable {
         maxRedirects = options.maxRedirects
         receiveBufferSize = options.receiveBufferSize
         logger = options.logger
+    }
+
+    /// A reloaded configuration's `[network]` and URL policy (allowed hosts, providers'
+    /// `api_url` hosts, limits and timeouts), for transfers queued from now on.
+    func apply(_ configuration: CacheConfiguration) {
+        let fresh = Settings(network: configuration.network, policy: fixedPolicy ?? URLPolicy(configuration: configuration))
+        current.withLock { $0 = fresh }
     }
 
     /// Whole seconds (at least 1) for libcurl options that only count seconds.

@@ -9,6 +9,8 @@ final class TransferJob {
     let request: TransferRequest
     let events: (@Sendable (TransferEvent) -> Void)?
     let environment: TransferEnvironment
+    /// The network settings and policy this transfer keeps to its end (taken when queued).
+    let settings: TransferEnvironment.Settings
     var priority: TransferPriority
     /// The current hop's checked URL.
     var target: URLPolicy.Target
@@ -54,6 +56,7 @@ final class TransferJob {
         self.target = target
         self.events = events
         self.environment = environment
+        settings = environment.settings
         priority = request.priority
         chain = [target.url]
         resume = request.resume
@@ -171,8 +174,8 @@ final class TransferJob {
             contentLength = length
             // Refuse early what will be too large, before a single body byte is paid for.
             let offset = status == 206 ? bodySize : 0
-            if (200..<300).contains(status), offset + length > environment.network.maxImageBytes {
-                abort = .tooLarge(limit: environment.network.maxImageBytes)
+            if (200..<300).contains(status), offset + length > settings.network.maxImageBytes {
+                abort = .tooLarge(limit: settings.network.maxImageBytes)
                 return false
             }
             if (200..<300).contains(status), !rangeSent || status == 206, let sink, !sink.reserve(offset + length) {
@@ -204,8 +207,8 @@ final class TransferJob {
             if excerpt.count < 1024 { excerpt.append(contentsOf: bytes.prefix(1024 - excerpt.count)) }
             return true
         }
-        if sink.size + bytes.count > environment.network.maxImageBytes {
-            abort = .tooLarge(limit: environment.network.maxImageBytes)
+        if sink.size + bytes.count > settings.network.maxImageBytes {
+            abort = .tooLarge(limit: settings.network.maxImageBytes)
             return false
         }
         let offset = sink.size
@@ -226,12 +229,12 @@ final class TransferJob {
     /// False when the transfer has stalled or run out of time (curl then aborts it).
     func checkTimers() -> Bool {
         let now = ContinuousClock.now
-        if now - lastActivity > environment.network.stallTimeout {
-            abort = .stalled(seconds: TransferEnvironment.seconds(environment.network.stallTimeout))
+        if now - lastActivity > settings.network.stallTimeout {
+            abort = .stalled(seconds: TransferEnvironment.seconds(settings.network.stallTimeout))
             return false
         }
         if let deadline, now > deadline {
-            abort = .deadline(seconds: TransferEnvironment.seconds(environment.network.transferTimeout))
+            abort = .deadline(seconds: TransferEnvironment.seconds(settings.network.transferTimeout))
             return false
         }
         return true
@@ -239,7 +242,7 @@ final class TransferJob {
 
     /// The policy's verdict on a resolved address for the current hop.
     func refusal(for address: IPAddress) -> String? {
-        environment.policy.refusal(for: address, target: target)
+        settings.policy.refusal(for: address, target: target)
     }
 
     func refuse(_ reason: String) {

@@ -82,12 +82,14 @@ public final class DaemonServices: Sendable {
         self.logger = logger
     }
 
-    /// Applies a reloaded configuration's cache limits (`memory_limit`, `disk_limit`) at once,
-    /// evicting down to them if they shrank; the rest of the parts read the configuration store
-    /// at each use. For SIGHUP: `ImageCacheDaemon.reloadConfiguration` calls it after a good
-    /// reload.
+    /// Applies a reloaded configuration: the cache limits (`memory_limit`, `disk_limit`) at
+    /// once, evicting down to them if they shrank, and `[network]` with its URL policy to the
+    /// engine for transfers queued from now on; the rest of the parts read the configuration
+    /// store at each use. For SIGHUP: `ImageCacheDaemon.reloadConfiguration` calls it after a
+    /// good reload.
     public func apply(_ configuration: CacheConfiguration) {
         cache.apply(configuration.cache)
+        transfers.apply(configuration)
     }
 
     /// Stops every transfer and releases the cache folder (after the server has stopped).

@@ -174,8 +174,9 @@ public final class ImageCacheDaemon: Sendable {
     }
 
     /// Re-reads the configuration (SIGHUP). A bad file is reported and the running
-    /// configuration kept; a good one replaces it: limits, keys and log level apply at once,
-    /// while the socket path and group only apply at the next start (they are logged).
+    /// configuration kept; a good one replaces it: limits, keys, log level and `[network]`
+    /// (for transfers queued from then on) apply at once, while the socket path and group and
+    /// the engine's connection counts only apply at the next start (the socket's are logged).
     ///
     /// - Returns: whether the new configuration was applied.
     @discardableResult

@@ -207,15 +207,36 @@ struct NetworkURLPolicyTests {
         // configured proxy is used); an explicit "" is libcurl's documented way to disable
         // http_proxy/https_proxy/all_proxy. The process environment is not changed here:
         // setenv while other suites' threads read it is unsafe.
-        let configuration = NetworkFixture.configuration()
-        let direct = TransferEnvironment(network: configuration.network, policy: URLPolicy(configuration: configuration),
-                                         options: NetworkFixture.options())
-        #expect(direct.proxyOption == "")
-        var proxied = configuration.network
-        proxied.proxy = "http://proxy.example:3128"
-        let viaProxy = TransferEnvironment(network: proxied, policy: URLPolicy(configuration: configuration),
-                                           options: NetworkFixture.options())
-        #expect(viaProxy.proxyOption == "http://proxy.example:3128")
+        var configuration = NetworkFixture.configuration()
+        let environment = TransferEnvironment(configuration: configuration, policy: nil, options: NetworkFixture.options())
+        #expect(environment.settings.proxyOption == "")
+        configuration.network.proxy = "http://proxy.example:3128"
+        environment.apply(configuration)  // a reload sets it for transfers queued after it
+        #expect(environment.settings.proxyOption == "http://proxy.example:3128")
+    }
+
+    @Test("a reload's allowed hosts and limits apply to transfers queued after it")
+    func reloadAppliesPolicyAndLimits() async throws {
+        var configuration = NetworkFixture.configuration { $0.allowedHosts = [] }
+        let engine = TransferEngine(configuration: configuration, options: NetworkFixture.options())
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            let photo = try NetworkFixture.photo()
+            server.serve("/p", body: photo)
+            let (refused, _) = await fetch(engine, server.url("/p"))
+            #expect(refused?.kind == .forbidden)
+            #expect(server.counters.requests("/p") == 0)
+
+            configuration.network.allowedHosts = ["127.0.0.1"]
+            engine.apply(configuration)
+            let (error, result) = await fetch(engine, server.url("/p"))
+            #expect(error == nil && result?.status == 200)
+
+            configuration.network.maxImageBytes = photo.count / 2
+            engine.apply(configuration)
+            let (tooLarge, _) = await fetch(engine, server.url("/p"))
+            #expect(tooLarge?.kind == .tooLarge)
+        }
     }
 
     @Test("secrets in URLs are redacted before they reach an error")
