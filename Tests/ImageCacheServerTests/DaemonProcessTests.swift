@@ -161,6 +161,7 @@ struct DaemonProcessTests {
         let place = Place()
         defer { place.remove() }
         let images = try await ImageServer.start()
+        defer { Task { await images.shutdown() } }
         images.serve("/r.jpg", body: SyntheticImages.jpeg(width: 300, height: 200, seed: 3))
         try place.write(config: "[daemon]\nlog_level = info\n")
         let daemon = try DaemonProcess(arguments: ["--config", place.config, "--socket", place.socket],
@@ -185,7 +186,6 @@ struct DaemonProcessTests {
 
         daemon.signal(SIGTERM)
         #expect(try await daemon.waitForExit() == 0)
-        await images.shutdown()
     }
 
     @Test("under systemd socket activation it serves on the inherited socket and leaves the socket file to systemd")

@@ -12,28 +12,72 @@ public enum FileGrowth {
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
-    /// Returns the file's size once it is at least `bytes`; throws after `seconds`.
+    /// Returns the file's size once it is at least `bytes`; throws after `seconds`, or with
+    /// `CancellationError` as soon as the calling task is cancelled (a suite's time limit).
     public static func waitUntil(_ path: String, hasAtLeast bytes: Int, seconds: Double = 60) async throws -> Int {
-        try await offCooperativePool {
-            let fd = inotify_init1(Int32(IN_CLOEXEC))
-            guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-            defer { close(fd) }
-            // The folder is watched, not the file: the file may not exist yet.
-            let folder = (path as NSString).deletingLastPathComponent
-            let mask = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO)
-            guard inotify_add_watch(fd, folder, mask) >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-            let deadline = Date().addingTimeInterval(seconds)
-            var events = [UInt8](repeating: 0, count: 4096)
-            while true {
-                // Checked after the watch is in place, so no write can fall between.
-                let current = size(path)
-                if current >= bytes { return current }
-                let left = deadline.timeIntervalSinceNow
-                guard left > 0 else { throw FileGrowthTimeout(path: path, wanted: bytes, reached: current) }
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&poller, 1, Int32(min(left, 60) * 1000) + 1) > 0 {
-                    _ = events.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let wakeUp = WakeUp()
+        return try await withTaskCancellationHandler {
+            try await offCooperativePool {
+                defer { wakeUp.close() }
+                let fd = inotify_init1(Int32(IN_CLOEXEC))
+                guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+                defer { Glibc.close(fd) }
+                // The folder is watched, not the file: the file may not exist yet.
+                let folder = (path as NSString).deletingLastPathComponent
+                let mask = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO)
+                guard inotify_add_watch(fd, folder, mask) >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+                let deadline = Date().addingTimeInterval(seconds)
+                var events = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    // Checked after the watch is in place, so no write can fall between.
+                    let current = size(path)
+                    if current >= bytes { return current }
+                    if wakeUp.cancelled { throw CancellationError() }
+                    let left = deadline.timeIntervalSinceNow
+                    guard left > 0 else { throw FileGrowthTimeout(path: path, wanted: bytes, reached: current) }
+                    var pollers = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                                   pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0)]
+                    if poll(&pollers, 2, Int32(min(left, 60) * 1000) + 1) > 0, pollers[0].revents != 0 {
+                        _ = events.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    }
                 }
+            }
+        } onCancel: {
+            wakeUp.cancel()
+        }
+    }
+
+    /// A pipe the cancellation handler writes to, so the waiting thread's `poll` returns; its
+    /// descriptors are closed under a lock, so a late cancel never writes to a reused number.
+    private final class WakeUp: @unchecked Sendable {
+        private let lock = NSLock()
+        private var fds: [Int32]? = nil
+        private var wasCancelled = false
+
+        init() {
+            var ends: [Int32] = [-1, -1]
+            if pipe(&ends) == 0 {
+                // Close-on-exec, so a child another test spawns never holds this pipe.
+                for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+                fds = ends
+            }
+        }
+
+        /// The end `poll` watches (-1, ignored by `poll`, when the pipe could not be made).
+        var readEnd: Int32 { lock.withLock { fds?[0] ?? -1 } }
+        var cancelled: Bool { lock.withLock { wasCancelled } }
+
+        func cancel() {
+            lock.withLock {
+                wasCancelled = true
+                if let fds { var byte: UInt8 = 1; _ = write(fds[1], &byte, 1) }
+            }
+        }
+
+        func close() {
+            lock.withLock {
+                fds?.forEach { _ = Glibc.close($0) }
+                fds = nil
             }
         }
     }

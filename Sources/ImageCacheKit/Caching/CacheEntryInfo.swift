@@ -47,7 +47,8 @@ public struct CacheHit: Sendable {
     /// The tier that answered.
     public var source: CacheSource
     /// True when the entry had expired and was returned only because stale reads were asked.
-    public var isStale: Bool    /// The content as base64 text, when a memory hit was asked for it (inline answers).
+    public var isStale: Bool
+    /// The content as base64 text, when a memory hit was asked for it (inline answers).
     public var base64: String? = nil
 }
 

@@ -27,6 +27,12 @@ public final class ImageCache: Sendable {
         var base64: String?
     }
 
+    /// Puts `entry` in the memory tier, charged its content, its kept path and the fixed
+    /// per-entry overhead.
+    private func remember(_ entry: MemoryEntry, forKey key: CacheKey) {
+        memory.insert(entry, forKey: key, cost: entry.bytes.count + entry.path.utf8.count + Self.memoryOverhead)
+    }
+
     /// A memory entry for `key`.
     private func memoryEntry(_ key: CacheKey, bytes: Data, info: CacheEntryInfo, created: Date) -> MemoryEntry {
         let digest = key.digest
@@ -42,8 +48,8 @@ public final class ImageCache: Sendable {
     /// Longest time a failure may be remembered, whatever a caller asks.
     public static let maximumFailureMemory: Duration = .seconds(300)
 
-    /// Bytes charged per memory entry on top of its content (key, metadata, list node), so
-    /// that many tiny entries cannot exceed `memory_limit` unnoticed.
+    /// Bytes charged per memory entry on top of its content and kept path (key, metadata,
+    /// digest, list node), so that many tiny entries cannot exceed `memory_limit` unnoticed.
     static let memoryOverhead = 256
 
     let memory: MemoryCache<CacheKey, MemoryEntry>
@@ -93,8 +99,7 @@ public final class ImageCache: Sendable {
         }
         guard let hit = disk.get(key, wantBytes: true, wantPath: wantPath, allowStale: allowStale),
               let bytes = hit.bytes else { return nil }
-        memory.insert(memoryEntry(key, bytes: bytes, info: hit.info, created: hit.created), forKey: key,
-                      cost: bytes.count + Self.memoryOverhead)
+        remember(memoryEntry(key, bytes: bytes, info: hit.info, created: hit.created), forKey: key)
         var result = hit
         if !wantBytes { result.bytes = nil }
         return result
@@ -149,8 +154,7 @@ public final class ImageCache: Sendable {
         } catch {
             result.diskError = error
         }
-        memory.insert(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
-                      forKey: key, cost: bytes.count + Self.memoryOverhead)
+        remember(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())), forKey: key)
         failures.removeValue(forKey: key)
         return result
     }
@@ -174,8 +178,7 @@ public final class ImageCache: Sendable {
             result.diskError = error
             try? disk.fileSystem.removeFile(atPath: source)
         }
-        memory.insert(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())),
-                      forKey: key, cost: bytes.count + Self.memoryOverhead)
+        remember(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())), forKey: key)
         failures.removeValue(forKey: key)
         return result
     }

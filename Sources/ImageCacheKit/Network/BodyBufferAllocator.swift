@@ -49,8 +49,10 @@ public enum BodyBufferAllocator {
         let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD in <malloc.h>
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
         let arenaMax: Int32 = -8  // M_ARENA_MAX
-        return mallopt(mmapThreshold, heapAllocationLimit) == 1 && mallopt(trimThreshold, maxCachedBytes) == 1
-            && mallopt(arenaMax, arenas) == 1
+        // Each is made whatever the others did.
+        let results = [mallopt(mmapThreshold, heapAllocationLimit), mallopt(trimThreshold, maxCachedBytes),
+                       mallopt(arenaMax, arenas)]
+        return results.allSatisfy { $0 == 1 }
         #else
         return false
         #endif

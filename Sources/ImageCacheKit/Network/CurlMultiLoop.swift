@@ -79,8 +79,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func apply(_ command: EngineCommand) {
         switch command {
         case .start(let request, let handle, let events):
+            // One read of the settings per transfer: its first URL, redirects and addresses are
+            // all judged by the same policy, even when a reload lands meanwhile.
+            let settings = environment.settings
             let target: URLPolicy.Target
-            do { target = try environment.settings.policy.check(request.url) } catch {
+            do { target = try settings.policy.check(request.url) } catch {
                 handle.finish(.failure(error))
                 return
             }
@@ -89,7 +92,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return
             }
             jobs[handle.id] = TransferJob(id: handle.id, request: request, handle: handle, target: target,
-                                          events: events, environment: environment)
+                                          events: events, environment: environment, settings: settings)
         case .cancel(let id, let reason):
             guard let job = jobs.removeValue(forKey: id) else { return }
             if let easy = job.easy {

@@ -49,14 +49,15 @@ final class TransferJob {
     private var lastProgress: ContinuousClock.Instant?
 
     init(id: UInt64, request: TransferRequest, handle: TransferHandle, target: URLPolicy.Target,
-         events: (@Sendable (TransferEvent) -> Void)?, environment: TransferEnvironment) {
+         events: (@Sendable (TransferEvent) -> Void)?, environment: TransferEnvironment,
+         settings: TransferEnvironment.Settings) {
         self.id = id
         self.request = request
         self.handle = handle
         self.target = target
         self.events = events
         self.environment = environment
-        settings = environment.settings
+        self.settings = settings
         priority = request.priority
         chain = [target.url]
         resume = request.resume

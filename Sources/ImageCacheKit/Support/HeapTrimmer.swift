@@ -21,7 +21,7 @@ public final class HeapTrimmer: Sendable {
     /// A trimmer that trims when `activity` (a counter that only grows, such as the memory
     /// tier's evictions) has moved since the last tick; `trim` is glibc's `malloc_trim(0)`
     /// unless a test gives another.
-    public init(activity: @escaping @Sendable () -> Int, trim: @escaping @Sendable () -> Void = HeapTrimmer.releaseFreePages) {
+    public init(activity: @escaping @Sendable () -> Int, trim: @escaping @Sendable () -> Void = { _ = HeapTrimmer.releaseFreePages() }) {
         self.activity = activity
         self.trim = trim
         lastSeen = LockedState(activity())
@@ -47,13 +47,18 @@ public final class HeapTrimmer: Sendable {
         }
     }
 
-    /// glibc's `malloc_trim(0)`; nothing where it does not exist (not glibc).
-    public static let releaseFreePages: @Sendable () -> Void = {
+    /// glibc's `malloc_trim(0)`; nothing where it does not exist (not glibc). Returns whether
+    /// it ran.
+    @discardableResult
+    public static func releaseFreePages() -> Bool {
         #if canImport(Glibc)
         // malloc_trim is declared in <malloc.h>, which Swift's Glibc module does not import.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return false }
         typealias MallocTrim = @convention(c) (Int) -> Int32
         _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        return true
+        #else
+        return false
         #endif
     }
 }

@@ -29,11 +29,11 @@ struct HeapTrimmerTests {
         #expect(trims.count == 1)
     }
 
-    @Test("the real trim runs and the heap still serves allocations after it")
+    @Test("the real trim is found in glibc and runs, and the heap still serves allocations after it")
     func realTrim() {
         var blocks = (0..<64).map { _ in [UInt8](repeating: 1, count: 64 << 10) }
         blocks.removeAll()
-        HeapTrimmer.releaseFreePages()
+        #expect(HeapTrimmer.releaseFreePages())
         blocks = (0..<8).map { [UInt8](repeating: UInt8($0), count: 64 << 10) }
         #expect(blocks.enumerated().allSatisfy { index, block in block.allSatisfy { $0 == UInt8(index) } })
     }

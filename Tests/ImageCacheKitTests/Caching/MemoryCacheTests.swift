@@ -86,9 +86,11 @@ struct MemoryCacheTests {
         cache.grow(forKey: "b", by: 5) { _ in false }
         cache.grow(forKey: "zz", by: 5) { _ in Issue.record("no value to change"); return true }
         #expect(cache.statistics.bytes == 35)
-        // Growing past the limit alone evicts the entry itself.
-        cache.grow(forKey: "b", by: 100) { value in value.append(0); return true }
-        #expect(cache.value(forKey: "b") == nil && cache.statistics.bytes == 0)
+        // Growing one entry past the whole limit is refused: nothing else is evicted for it.
+        cache.insert([3], forKey: "c", cost: 5)
+        cache.grow(forKey: "b", by: 100) { _ in Issue.record("not called past the limit"); return true }
+        #expect(cache.value(forKey: "b") == [2, 20, 30] && cache.value(forKey: "c") == [3])
+        #expect(cache.statistics.bytes == 40 && cache.statistics.evictions == 1)
     }
 
     @Test("concurrent readers and writers keep the bounds and the accounting exact")

@@ -148,14 +148,14 @@ struct NetworkFaultTests {
 
     @Test("a closed port → network_unavailable")
     func connectionRefused() async throws {
-        let server = try await ImageServer.start()
-        let url = server.url("/x")
-        await server.shutdown()
+        let closed = try RefusingPort()
+        let url = closed.url("/x")
         let engine = NetworkFixture.engine()
         defer { engine.shutdown() }
         let error = await rpcError { _ = try await withTimeout(seconds: 60) { try await engine.start(TransferRequest(url: url)).result() } }
         #expect(error?.kind == .networkUnavailable)
         #expect(engine.stats.retries == 2)
+        withExtendedLifetime(closed) {}
     }
 
     @Test("a connect that never completes → timeout after connect_timeout")

@@ -251,15 +251,15 @@ struct NetworkURLPolicyTests {
 
     @Test("secrets are redacted from transport errors too")
     func redactedInTransportErrors() async throws {
-        let server = try await ImageServer.start()
-        let url = server.url("/x?key=SECRET456")
-        await server.shutdown()
+        let closed = try RefusingPort()
+        let url = closed.url("/x?key=SECRET456")
         let engine = NetworkFixture.engine()
         defer { engine.shutdown() }
         let (error, _) = await fetch(engine, url)
         #expect(error?.kind == .networkUnavailable)
         #expect(error?.message.contains("SECRET456") == false)
         #expect(error?.message.contains("key=REDACTED") == true)
+        withExtendedLifetime(closed) {}
     }
 
     @Test("redaction removes every secret query value and user-info, keeping the rest")

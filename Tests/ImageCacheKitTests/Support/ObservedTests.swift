@@ -14,8 +14,9 @@ struct ObservedTests {
     func wakesOnPublish() async throws {
         let observed = Observed(0)
         let (woken, wake) = AsyncStream.makeStream(of: Int.self)
-        let first = Task { try await observed.wait { $0 >= 2 }; wake.yield(2) }
-        let second = Task { try await observed.wait { $0 >= 3 }; wake.yield(3) }
+        // Each says the value it saw on waking: a waiter woken too early says a smaller one.
+        let first = Task { try await observed.wait { $0 >= 2 }; wake.yield(observed.value) }
+        let second = Task { try await observed.wait { $0 >= 3 }; wake.yield(observed.value) }
         var order = woken.makeAsyncIterator()
         // Both are waiting (or will check on start) before any value that satisfies them.
         observed.publish(1)
