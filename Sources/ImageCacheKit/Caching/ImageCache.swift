@@ -114,8 +114,7 @@ public final class ImageCache: Sendable {
         guard let entry = memory.value(forKey: key) else { return nil }
         if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
         guard disk.handOutPath(entry.digest) else { return nil }
-        let path = entry.path
-        var hit = CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info, byteCount: entry.bytes.count,
+        var hit = CacheHit(key: key, bytes: entry.bytes, path: entry.path, info: entry.info, byteCount: entry.bytes.count,
                            created: entry.created, source: .memory, isStale: false)
         if base64 { hit.base64 = entry.base64 ?? memoizeBase64(of: entry, forKey: key) }
         return hit

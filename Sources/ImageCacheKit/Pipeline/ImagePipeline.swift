@@ -201,8 +201,7 @@ public final class ImagePipeline: Sendable {
     }
 
     private func withdraw(_ id: UInt64, from fetch: ThumbnailFetch) {
-        if fetch.remove(id) { forget(fetch) }
-        demandChanges.update { $0 &+= 1 }
+        if fetch.remove(id) { forget(fetch) } else { demandChanges.update { $0 &+= 1 } }
     }
 
     private func forget(_ fetch: ThumbnailFetch) {

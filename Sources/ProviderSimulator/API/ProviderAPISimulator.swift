@@ -102,7 +102,7 @@ public final class ProviderAPISimulator: Sendable {
     /// instead of polling the log.
     public let requestArrivals = Observed(0)
     /// Requests received for all providers.
-    public var totalRequests: Int { state.withLock { $0.requests.values.reduce(0) { $0 + $1.count } } }
+    public var totalRequests: Int { requestArrivals.value }
 
     // MARK: handling
 

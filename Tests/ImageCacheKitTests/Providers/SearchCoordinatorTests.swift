@@ -180,7 +180,7 @@ struct SearchCoordinatorTests {
                     group.addTask { try await coordinator.search(SearchParameters(query: "same thing"), session: session) }
                 }
                 await h.fetcher.waitForArrivals(1)
-                try await coordinator.coalescedChanges.wait { $0 == 2 }
+                try await coordinator.coalescedSearches.wait { $0 == 2 }
                 h.fetcher.openGate()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -288,7 +288,7 @@ struct SearchCoordinatorTests {
         let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await t.value } }
         #expect(e?.kind == .cancelled && e?.data.reason == "cancelled")
         #expect(h.api.totalRequests == 0)
-        #expect(await coordinator.pendingCount == 0)
+        #expect(coordinator.pendingSearches.value == 0)
     }
 
     @Test("Closing a session cancels its pending searches with 'session_closed'")

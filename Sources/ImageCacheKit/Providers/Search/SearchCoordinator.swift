@@ -117,20 +117,14 @@ public actor SearchCoordinator {
         }
     }
 
-    /// How many searches are waiting for an answer (for tests and `stats`).
-    public var pendingCount: Int { pending.count }
-
-    /// `pendingCount` as it changes, for a caller that must await a number of pending
-    /// searches (a typeahead test before its superseding keystroke) without polling the actor.
+    /// How many searches are waiting for an answer, published as it changes: a caller can
+    /// read it or await a number (a typeahead test before its superseding keystroke) without
+    /// going through the actor.
     public nonisolated let pendingSearches = Observed(0)
 
     /// How many searches were answered by joining an identical request already in flight
-    /// instead of sending their own.
-    public private(set) var coalescedSearches = 0
-
-    /// `coalescedSearches` as it changes, to await a number of joined searches without
-    /// polling the actor.
-    public nonisolated let coalescedChanges = Observed(0)
+    /// instead of sending their own; awaitable like `pendingSearches`.
+    public nonisolated let coalescedSearches = Observed(0)
 
     // MARK: photos
 
@@ -283,8 +277,7 @@ public actor SearchCoordinator {
     /// still lands in the store.
     private func shared(client: ProviderClient, key: SearchPageKey) async throws -> ProviderSearchPage {
         if let running = inFlight[key] {
-            coalescedSearches += 1
-            coalescedChanges.publish(coalescedSearches)
+            coalescedSearches.update { $0 += 1 }
             return try await running.value
         }
         let task = Task<ProviderSearchPage, any Error> {
