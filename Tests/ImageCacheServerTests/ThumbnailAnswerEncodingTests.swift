@@ -17,6 +17,8 @@ struct ThumbnailAnswerEncodingTests {
             ThumbnailShowResult(slot: -1, view: "side \"panel\"", photo: nil, path: awkward,
                                 width: 1, height: 2, bytes: 0, mime: "image/png", source: .network,
                                 data: Data((0..<3000).map { UInt8($0 % 256) }).base64EncodedString()),
+            ThumbnailShowResult(slot: Int.min, view: "", photo: "\u{00}\u{1F}", path: "", width: Int.max, height: 0,
+                                bytes: Int.max, mime: "", source: .disk, data: ""),
         ]
         for result in results {
             let bytes = result.encodedJSON().bytes

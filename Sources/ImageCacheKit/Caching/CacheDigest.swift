@@ -50,6 +50,14 @@ public struct CacheDigest: Hashable, Sendable, CustomStringConvertible {
         self.init(bytes: bytes)
     }
 
+    /// Hashes one word: a SHA-256's words are already uniformly spread, so the other three
+    /// add nothing to a table's distribution but time to each of its probes (several per
+    /// memory hit). Equality still compares all four; the hasher's per-process seed still
+    /// keeps bucket positions unpredictable.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(w0)
+    }
+
     /// The 32 raw bytes (as stored in the index).
     var bytes: [UInt8] {
         var out = [UInt8]()

@@ -298,12 +298,14 @@ extension DiskCache {
     func handOutPath(_ digest: CacheDigest) -> Bool {
         let now = clock.now()
         let found = state.withLock { s -> (reap: Bool, flush: Bool)? in
-            guard !s.closed, let record = s.list.peek(digest), record.verified else { return nil }
-            _ = s.list.touch(digest)
-            s.pendingAccess[digest] = now
-            if record.graceUntil < now + pathGrace {
-                s.list.update(digest) { $0.graceUntil = now + pathGrace }
+            guard !s.closed else { return nil }
+            let used = s.list.use(digest) { record in
+                guard record.verified else { return false }
+                record.graceUntil = max(record.graceUntil, now + pathGrace)
+                return true
             }
+            guard used == true else { return nil }
+            s.pendingAccess[digest] = now
             return (now >= s.nextDeferred, s.pendingAccess.count >= 8192)
         }
         guard let (reap, flush) = found else { return false }

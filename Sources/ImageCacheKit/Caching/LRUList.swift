@@ -37,6 +37,16 @@ struct LRUList<Key: Hashable, Value> {
         return nodes[Int(index)].value
     }
 
+    /// Lets `body` change the value for `key` in place and, when it returns true, marks the
+    /// entry most recently used: one probe where peek, touch and update took three (a memory
+    /// hit's path hand-out does this on every answer). nil when the key is absent.
+    mutating func use(_ key: Key, _ body: (inout Value) -> Bool) -> Bool? {
+        guard let index = slots[key] else { return nil }
+        let used = body(&nodes[Int(index)].value!)
+        if used { moveToFront(index) }
+        return used
+    }
+
     /// The value for `key` without changing its place in the order.
     func peek(_ key: Key) -> Value? {
         guard let index = slots[key] else { return nil }

@@ -5,11 +5,27 @@ import ImageCacheKit
 /// Readers take a snapshot per use (per connection, per request), so a reload never tears a
 /// request in half, and a failed reload changes nothing.
 public final class ConfigurationStore: Sendable {
-    private let value: LockedState<(configuration: CacheConfiguration, generation: Int)>
+    private struct Value {
+        var configuration: CacheConfiguration
+        var generation: Int
+        /// Derived once per configuration: every request reads them, and copying the whole
+        /// configuration out of the lock to read two numbers cost each request more than
+        /// the rest of its admission.
+        var limits: ServerLimits
+
+        init(_ configuration: CacheConfiguration, generation: Int) {
+            self.configuration = configuration
+            self.generation = generation
+            let daemon = configuration.daemon
+            limits = ServerLimits(maxRequestBytes: daemon.maxRequestBytes, maxPendingPerSession: daemon.maxPendingPerSession)
+        }
+    }
+
+    private let value: LockedState<Value>
 
     /// Starts with the configuration the daemon was started with.
     public init(_ configuration: CacheConfiguration) {
-        value = LockedState((configuration, 0))
+        value = LockedState(Value(configuration, generation: 0))
     }
 
     /// The configuration now.
@@ -20,21 +36,20 @@ public final class ConfigurationStore: Sendable {
     public var generation: Int { value.withLock { $0.generation } }
 
     /// The configuration with its generation, read together.
-    public var snapshot: (configuration: CacheConfiguration, generation: Int) { value.withLock { $0 } }
+    public var snapshot: (configuration: CacheConfiguration, generation: Int) {
+        value.withLock { ($0.configuration, $0.generation) }
+    }
 
     /// Replaces the configuration; returns the previous one so the caller can report what
     /// could not change without a restart.
     @discardableResult
     public func replace(with configuration: CacheConfiguration) -> CacheConfiguration {
         value.withLock { current in
-            defer { current = (configuration, current.generation + 1) }
+            defer { current = Value(configuration, generation: current.generation + 1) }
             return current.configuration
         }
     }
 
     /// The server limits the configuration implies.
-    public var limits: ServerLimits {
-        let daemon = current.daemon
-        return ServerLimits(maxRequestBytes: daemon.maxRequestBytes, maxPendingPerSession: daemon.maxPendingPerSession)
-    }
+    public var limits: ServerLimits { value.withLock { $0.limits } }
 }

@@ -118,7 +118,7 @@ public final class ThumbnailMethods: Sendable {
 
     /// The success line of a show, its result written straight into the line's buffer.
     static func answer(id: RequestID, result: ThumbnailShowResult) -> OutboundMessage {
-        MessageEncoder.success(id: id, resultCapacity: result.jsonCapacity) { result.writeJSON(to: &$0) }
+        MessageEncoder.success(id: id, resultBound: result.jsonBound) { result.writeJSON(to: &$0) }
     }
 
     static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> ThumbnailShowResult {

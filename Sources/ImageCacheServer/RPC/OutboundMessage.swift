@@ -62,25 +62,31 @@ enum MessageEncoder {
         } else {
             resultBytes = Array(try encoder.encode(result))
         }
-        return success(id: id, resultCapacity: resultBytes.count) { $0.writeBytes(resultBytes) }
+        return success(id: id, resultBound: resultBytes.count) { writer in
+            resultBytes.withUnsafeBytes { writer.raw($0) }
+        }
     }
 
     /// The success response for `id` around a result that `writeResult` writes as JSON text
-    /// itself (one value, no raw newline): a large hand-written answer is then copied once,
-    /// into the buffer that goes to the socket. `resultCapacity` sizes that buffer.
-    static func success(id: RequestID, resultCapacity: Int, writingResult writeResult: (inout ByteBuffer) -> Void) -> OutboundMessage {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(resultCapacity + 48)
-        buffer.writeStaticString(#"{"jsonrpc":"2.0","id":"#)
+    /// itself (one value, no raw newline), in at most `resultBound` bytes: a large hand-written
+    /// answer is then copied once, into the buffer that goes to the socket.
+    static func success(id: RequestID, resultBound: Int, writingResult writeResult: (inout JSONWriter) -> Void) -> OutboundMessage {
+        let idBound: Int
         switch id {
-        case .int(let number):
-            buffer.writeString(String(number))
-        case .string(let text):
-            JSONText.appendString(text, to: &buffer)
+        case .int: idBound = JSONWriter.intBound
+        case .string(let text): idBound = JSONWriter.stringBound(text)
         }
-        buffer.writeStaticString(#","result":"#)
-        writeResult(&buffer)
-        buffer.writeStaticString("}\n")
+        var buffer = ByteBuffer()
+        buffer.writeJSON(bound: 40 + idBound + resultBound) { writer in
+            writer.raw(#"{"jsonrpc":"2.0","id":"#)
+            switch id {
+            case .int(let number): writer.int(number)
+            case .string(let text): writer.string(text)
+            }
+            writer.raw(#","result":"#)
+            writeResult(&writer)
+            writer.raw("}\n")
+        }
         return OutboundMessage(bytes: buffer, priority: .response)
     }
 

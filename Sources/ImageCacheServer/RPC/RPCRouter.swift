@@ -159,10 +159,22 @@ public struct RequestContext: Sendable {
     public let session: Session
     /// The request's id; nil for a JSON-RPC notification (whose result nobody reads).
     public let requestID: RequestID?
-    /// A logger carrying the session and request ids.
-    public let logger: Logger
+    /// The method the request called.
+    public let method: String
     /// The request's entry in the session's pending table (nil for immediate routes).
     var pending: Session.PendingEntry? = nil
+
+    /// A logger carrying the session's metadata, the request id and the method.
+    ///
+    /// Made when something logs, not for every request: two metadata entries (an id rendered
+    /// as text and the method) cost a memory hit's answer about a microsecond, and most
+    /// requests never log a line.
+    public var logger: Logger {
+        var logger = session.logger
+        if let requestID { logger[metadataKey: "request"] = "\(requestID)" }
+        logger[metadataKey: "method"] = "\(method)"
+        return logger
+    }
 
     /// Claims the right to answer this request now (`Session.claim`): true at most once, and
     /// never after `cancel` or the session's close took it. A handler that must decide its

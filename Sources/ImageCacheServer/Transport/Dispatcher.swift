@@ -65,10 +65,7 @@ final class Dispatcher: Sendable {
         case .admitted:
             break
         }
-        var logger = session.logger
-        if let id { logger[metadataKey: "request"] = "\(id)" }
-        logger[metadataKey: "method"] = "\(method)"
-        let context = RequestContext(session: session, requestID: id, logger: logger)
+        let context = RequestContext(session: session, requestID: id, method: method)
         let answer = Self.outcome(context: context) { try handler(params, context) }
         if let id { session.send(answer(id)) }
     }
@@ -97,10 +94,7 @@ final class Dispatcher: Sendable {
                     .invalidRequest, "a request with id \(id) is already pending on this connection")))
             }
         case .admitted(let serial, let key):
-            var logger = session.logger
-            if let id { logger[metadataKey: "request"] = "\(id)" }
-            logger[metadataKey: "method"] = "\(method)"
-            let context = RequestContext(session: session, requestID: id, logger: logger,
+            let context = RequestContext(session: session, requestID: id, method: method,
                                          pending: Session.PendingEntry(key: key, serial: serial))
             let input: Input
             do {
