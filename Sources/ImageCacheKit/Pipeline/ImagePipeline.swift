@@ -85,9 +85,10 @@ public final class ImagePipeline: Sendable {
 
     // MARK: Cache only
 
-    /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file.
-    public func cached(_ request: ThumbnailRequest) -> ThumbnailDelivery? {
-        lookup(FetchPlan(request), wantsBytes: request.wantsBytes)
+    /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file, on
+    /// `BlockingIO`'s threads rather than the caller's.
+    public func cached(_ request: ThumbnailRequest) async -> ThumbnailDelivery? {
+        await lookup(FetchPlan(request), wantsBytes: request.wantsBytes)
     }
 
     /// The memory tier only, with no I/O and no waiting: what the server calls inline on a
@@ -101,7 +102,11 @@ public final class ImagePipeline: Sendable {
             guard let photo = registry.remembered(id: id) else { return nil }
             image = .photo(photo)
         }
-        let plan = FetchPlan(ThumbnailRequest(image: image, size: size))
+        return memoryLookup(FetchPlan(ThumbnailRequest(image: image, size: size)), wantsBytes: wantsBytes)
+    }
+
+    /// The memory tier's answer for `plan`, with no I/O: each key `lookup` would try, in its order.
+    private func memoryLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
         if let hit = deliver(cache.memoryHit(plan.sizedKey, base64: wantsBytes), wantsBytes: wantsBytes) { return hit }
         if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key, base64: wantsBytes), wantsBytes: wantsBytes) {
             return hit
@@ -111,7 +116,17 @@ public final class ImagePipeline: Sendable {
         return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width), base64: wantsBytes), wantsBytes: wantsBytes)
     }
 
-    private func lookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
+    /// Memory first, where a hit costs no I/O and no thread hop; then the disk tier, read on
+    /// `BlockingIO`'s threads: a cold read held one of the cooperative pool's two threads for
+    /// as long as the disk took, and every handler of the daemon with it.
+    private func lookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
+        if let hit = memoryLookup(plan, wantsBytes: wantsBytes) { return hit }
+        return await BlockingIO.run { [self] in diskLookup(plan, wantsBytes: wantsBytes) }
+    }
+
+    /// Each tier in turn for the plan's keys (a disk hit reads the file); only on `BlockingIO`.
+    private func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
+        dispatchPrecondition(condition: .onQueue(BlockingIO.queue))
         if let hit = deliver(cache.get(plan.sizedKey, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
             return hit
         }
@@ -147,7 +162,7 @@ public final class ImagePipeline: Sendable {
     public func load(_ request: ThumbnailRequest,
                      events: (@Sendable (ThumbnailEvent) -> Void)? = nil) async throws(RPCError) -> ThumbnailDelivery {
         let plan = FetchPlan(request)
-        if let hit = lookup(plan, wantsBytes: request.wantsBytes) {
+        if let hit = await lookup(plan, wantsBytes: request.wantsBytes) {
             if let size = dimensions(of: hit, plan: plan) { events?(.dimensions(width: size.width, height: size.height)) }
             return hit
         }
@@ -297,16 +312,21 @@ public final class ImagePipeline: Sendable {
     /// Paths already handed out stay readable for their grace.
     /// - Throws: `not_found` for a photo id the daemon never returned.
     public func evict(_ reference: ImageReference) async throws(RPCError) {
-        switch try await image(for: reference) {
-        case .url(let url):
-            cache.evict(url: url)
-        case .photo(let photo):
-            for variant in photo.variants { cache.evict(url: variant.url) }
-            cache.evict(url: photo.photo.fullURL)
-            cache.evict(url: photo.photo.thumbURL)
-            if let resizable = photo.resizableURL {
-                let base = resizable.split(separator: "?", maxSplits: 1).first.map(String.init) ?? resizable
-                cache.evict(url: base, asPrefix: true)
+        let image = try await image(for: reference)
+        let cache = cache
+        // Removing files: on `BlockingIO`'s threads, never the cooperative pool's.
+        await BlockingIO.run {
+            switch image {
+            case .url(let url):
+                cache.evict(url: url)
+            case .photo(let photo):
+                for variant in photo.variants { cache.evict(url: variant.url) }
+                cache.evict(url: photo.photo.fullURL)
+                cache.evict(url: photo.photo.thumbURL)
+                if let resizable = photo.resizableURL {
+                    let base = resizable.split(separator: "?", maxSplits: 1).first.map(String.init) ?? resizable
+                    cache.evict(url: base, asPrefix: true)
+                }
             }
         }
     }

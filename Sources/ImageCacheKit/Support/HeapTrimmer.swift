@@ -43,7 +43,7 @@ public final class HeapTrimmer: Sendable {
     /// (a trim walks every arena: it never runs on the cooperative pool or an event loop).
     public func run(every interval: Duration) async {
         while (try? await Task.sleep(for: interval)) != nil {
-            _ = try? await BlockingIO.run { [self] in tick() }
+            _ = await BlockingIO.run { [self] in tick() }
         }
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import ImageCacheKit
 
 /// `cache.evict`, `cache.clear`, `layout` and the `memory`, `disk` and `network` sections of
@@ -28,7 +27,7 @@ public enum CacheMethods {
             let before = cache.statistics
             // Unlinking a full cache's files can take seconds: not on the cooperative pool,
             // whose few threads serve every session.
-            if params.what != .searches { await offPool { cache.clear(.thumbnails) } }
+            if params.what != .searches { _ = await BlockingIO.run { cache.clear(.thumbnails) } }
             if params.what != .thumbnails { await search.coordinator.clearSearches() }
             return removal(from: before, to: cache.statistics)
         }
@@ -58,17 +57,6 @@ public enum CacheMethods {
             "entries": .int(figures.entries), "bytes": .int(figures.bytes), "limit": .int(figures.limit),
             "hits": .int(figures.hits), "misses": .int(figures.misses),
         ])
-    }
-
-    /// Runs blocking file work on a dispatch queue and waits for it without holding a thread
-    /// of the cooperative pool.
-    private static func offPool(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global(qos: .utility).async {
-                body()
-                continuation.resume()
-            }
-        }
     }
 
     /// How much the tiers shrank between two snapshots.

@@ -43,7 +43,7 @@ extension ThumbnailMethods {
             guard requests[key] == nil else { continue }
             do {
                 let request = ThumbnailRequest(image: try await pipeline.image(for: reference), size: size, priority: .prefetch)
-                if pipeline.cached(request) != nil {
+                if await pipeline.cached(request) != nil {
                     settled.append(PrefetchFinished(image: reference, ok: true))
                 } else {
                     requests[key] = request

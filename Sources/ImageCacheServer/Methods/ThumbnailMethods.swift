@@ -91,7 +91,7 @@ public final class ThumbnailMethods: Sendable {
             let image = try await pipeline.image(for: params.image)
             let request = ThumbnailRequest(image: image, size: size, priority: .visible, wantsBytes: params.inline)
             // A hit answers at once, whatever the session does.
-            if let hit = pipeline.cached(request) { return hit }
+            if let hit = await pipeline.cached(request) { return hit }
             try await FlingHold.wait(table: slots, dwell: dwell, ticket: ticket, logger: logger)
             return try await pipeline.load(request, events: events)
         }

@@ -42,7 +42,7 @@ struct PipelineDemandTests {
             try await withTimeout(seconds: 30) { try await f.server.waitUntil { $0.aborted("/gone.jpg") == 1 } }
             f.server.release("/gone.jpg")
             #expect(f.pipeline.activeFetches == 0)
-            #expect(f.pipeline.cached(ThumbnailRequest(image: image, size: 256)) == nil)
+            #expect(await f.pipeline.cached(ThumbnailRequest(image: image, size: 256)) == nil)
         }
     }
 

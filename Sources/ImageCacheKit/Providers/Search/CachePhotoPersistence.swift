@@ -17,20 +17,27 @@ public struct CachePhotoPersistence: PhotoPersisting {
     }
 
     /// Writes each photo's record; a refused write (disk full) only loses that copy, and the
-    /// id still resolves from memory until the daemon restarts.
+    /// id still resolves from memory until the daemon restarts. The files are written on
+    /// `BlockingIO`'s threads: a page of results is dozens of them.
     public func save(_ photos: [ProviderPhoto]) async {
-        let encoder = JSONEncoder()
-        for photo in photos {
-            guard let json = try? encoder.encode(photo) else { continue }
-            _ = try? cache.disk.put(CacheKey.photo(id: photo.id), bytes: json,
-                                    info: CacheEntryInfo(contentType: "application/json"))
+        let cache = cache
+        await BlockingIO.run {
+            let encoder = JSONEncoder()
+            for photo in photos {
+                guard let json = try? encoder.encode(photo) else { continue }
+                _ = try? cache.disk.put(CacheKey.photo(id: photo.id), bytes: json,
+                                        info: CacheEntryInfo(contentType: "application/json"))
+            }
         }
     }
 
-    /// The stored record of `id`, or nil.
+    /// The stored record of `id`, or nil; read on `BlockingIO`'s threads.
     public func load(id: String) async -> ProviderPhoto? {
-        guard let hit = cache.disk.get(CacheKey.photo(id: id), wantBytes: true, wantPath: false), let bytes = hit.bytes,
-              let photo = try? JSONDecoder().decode(ProviderPhoto.self, from: bytes), photo.id == id else { return nil }
-        return photo
+        let cache = cache
+        return await BlockingIO.run {
+            guard let hit = cache.disk.get(CacheKey.photo(id: id), wantBytes: true, wantPath: false), let bytes = hit.bytes,
+                  let photo = try? JSONDecoder().decode(ProviderPhoto.self, from: bytes), photo.id == id else { return nil }
+            return photo
+        }
     }
 }

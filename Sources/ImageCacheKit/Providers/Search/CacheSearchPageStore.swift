@@ -20,24 +20,31 @@ public struct CacheSearchPageStore: SearchPageStore {
         self.cache = cache
     }
 
-    /// The stored copy, however old; nil when absent or unreadable.
+    /// The stored copy, however old; nil when absent or unreadable. Read (from disk when it is
+    /// not in memory) on `BlockingIO`'s threads, never the cooperative pool's.
     public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
-        guard let hit = cache.searchPage(Self.cacheKey(key), allowStale: true), let bytes = hit.bytes,
-              let record = try? Self.decoder().decode(Record.self, from: bytes), record.key == key else { return nil }
-        return record.page
+        let cache = cache
+        return await BlockingIO.run {
+            guard let hit = cache.searchPage(Self.cacheKey(key), allowStale: true), let bytes = hit.bytes,
+                  let record = try? Self.decoder().decode(Record.self, from: bytes), record.key == key else { return nil }
+            return record.page
+        }
     }
 
-    /// Stores the page in both tiers. A disk that refuses it (full, read-only) leaves it in
-    /// memory: the search that produced it has its answer either way.
+    /// Stores the page in both tiers, on `BlockingIO`'s threads. A disk that refuses it (full,
+    /// read-only) leaves it in memory: the search that produced it has its answer either way.
     public func save(_ page: StoredSearchPage, for key: SearchPageKey) async {
         guard let json = try? Self.encoder().encode(Record(key: key, page: page)) else { return }
-        cache.putSearchPage(Self.cacheKey(key), json: json)
+        let cache = cache
+        _ = await BlockingIO.run { cache.putSearchPage(Self.cacheKey(key), json: json) }
     }
 
-    /// `cache.clear {what: "searches"}`: every page, both tiers. Paths are never handed out
-    /// for pages, so nothing waits for `path_grace`.
+    /// `cache.clear {what: "searches"}`: every page, both tiers (files removed on
+    /// `BlockingIO`'s threads). Paths are never handed out for pages, so nothing waits for
+    /// `path_grace`.
     public func removeAll() async {
-        cache.clear(.searches)
+        let cache = cache
+        _ = await BlockingIO.run { cache.clear(.searches) }
     }
 
     /// The cache key of a page: every field of the clamped query.
