@@ -20,7 +20,9 @@ final class FolderLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock, or throws `folderInUse` when another holder has it.
-    init(lockFile: String, folder: String) throws(CacheOpenError) {
+    /// - Parameter refused: called after each attempt that found the lock held and will be
+    ///   retried (tests release their own hold on it then).
+    init(lockFile: String, folder: String, refused: (() -> Void)? = nil) throws(CacheOpenError) {
         let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw .fileSystem(CacheFileSystemError(operation: "open", path: lockFile, code: errno))
@@ -30,6 +32,7 @@ final class FolderLock: Sendable {
             let code = errno
             if code == EINTR { continue }
             if code == EWOULDBLOCK, ContinuousClock.now < deadline {
+                refused?()
                 usleep(10_000)
                 continue
             }
