@@ -117,16 +117,19 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Memory first, where a hit costs no I/O and no thread hop; then the disk tier, read on
-    /// `BlockingIO`'s threads: a cold read held one of the cooperative pool's two threads for
-    /// as long as the disk took, and every handler of the daemon with it.
+    /// `BlockingIO`'s read lane: a cold read held one of the cooperative pool's two threads for
+    /// as long as the disk took, and every handler of the daemon with it. Every key is tried in
+    /// memory before any is read from disk, so a copy in memory at the provider's width is
+    /// served before an exact-size copy on disk (as the event loop's `memoryHit` does).
     private func lookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
         if let hit = memoryLookup(plan, wantsBytes: wantsBytes) { return hit }
-        return await BlockingIO.run { [self] in diskLookup(plan, wantsBytes: wantsBytes) }
+        return await BlockingIO.read { [self] in diskLookup(plan, wantsBytes: wantsBytes) }
     }
 
-    /// Each tier in turn for the plan's keys (a disk hit reads the file); only on `BlockingIO`.
+    /// Each tier in turn for the plan's keys (a disk hit reads the file); only on `BlockingIO`'s
+    /// read lane.
     private func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
-        dispatchPrecondition(condition: .onQueue(BlockingIO.queue))
+        dispatchPrecondition(condition: .onQueue(BlockingIO.reads))
         if let hit = deliver(cache.get(plan.sizedKey, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
             return hit
         }
@@ -159,11 +162,21 @@ public final class ImagePipeline: Sendable {
     /// - Throws: `RPCError` with the contract's kinds (not_found, forbidden, timeout,
     ///   decode_failed, too_large, upstream_error, rate_limited, network_unavailable, busy,
     ///   cancelled).
+    /// - Parameter rechecksDisk: false when the caller has just looked in both tiers
+    ///   (`cached`) and found nothing: only the memory tier is looked at again, which a fetch
+    ///   that ended meanwhile fills, and the disk is not read twice for one miss.
     public func load(_ request: ThumbnailRequest,
-                     events: (@Sendable (ThumbnailEvent) -> Void)? = nil) async throws(RPCError) -> ThumbnailDelivery {
+                     events: (@Sendable (ThumbnailEvent) -> Void)? = nil,
+                     rechecksDisk: Bool = true) async throws(RPCError) -> ThumbnailDelivery {
         let plan = FetchPlan(request)
-        if let hit = await lookup(plan, wantsBytes: request.wantsBytes) {
-            if let size = dimensions(of: hit, plan: plan) { events?(.dimensions(width: size.width, height: size.height)) }
+        let found = rechecksDisk ? await lookup(plan, wantsBytes: request.wantsBytes)
+                                 : memoryLookup(plan, wantsBytes: request.wantsBytes)
+        if let hit = found {
+            // The recorded size may have to come from the dimensions database: off the pool,
+            // and only when someone listens.
+            if let events, let size = await BlockingIO.read({ [self] in dimensions(of: hit, plan: plan) }) {
+                events(.dimensions(width: size.width, height: size.height))
+            }
             return hit
         }
         guard !Task.isCancelled else { throw Self.cancelled }

@@ -7,25 +7,39 @@ import Dispatch
 /// it, an fsync waiting for the disk, or a thumbnail read from a cold disk would hold one of
 /// them for milliseconds or more, and with two such jobs every actor and request handler of
 /// the daemon waits behind them — measured: submitting 20 downloads took 1.7 s instead of
-/// milliseconds (docs/benchmarks.md, Downloads). Concurrency is bounded by the callers
-/// (`DecodeLimiter` for decodes, one job table write at a time, a session's pending cap for
-/// disk hits), so the queue needs no limit of its own.
+/// milliseconds (docs/benchmarks.md, Downloads).
+///
+/// Two lanes, so that a client waiting for an answer never queues behind bulk work: `read`
+/// (a thumbnail or a search page read from disk for a request in progress) runs at
+/// `.userInitiated`, `run` (verification decodes, fsyncs, unlinking a cleared cache, heap
+/// trims) at `.utility`. libdispatch adds threads to a lane while its threads are blocked in
+/// I/O, up to its own limit (255 per process); what bounds the work in flight is its callers
+/// (`DecodeLimiter` for decodes, one job table write at a time, each session's pending cap).
 public enum BlockingIO {
-    /// The queue the work runs on; `dispatchPrecondition(condition: .onQueue(BlockingIO.queue))`
-    /// marks code that must only run here.
+    /// The bulk lane; `dispatchPrecondition(condition: .onQueue(BlockingIO.queue))` marks
+    /// code that must only run here.
     static let queue = DispatchQueue(label: "imagecached.blocking-io", qos: .utility, attributes: .concurrent)
+    /// The lane for reads a request is waiting for.
+    static let reads = DispatchQueue(label: "imagecached.blocking-io.reads", qos: .userInitiated, attributes: .concurrent)
 
-    /// `body`'s result, computed on the I/O queue.
+    /// `body`'s result, computed on the bulk lane.
     public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try body() }) }
         }
     }
 
-    /// `body`'s result, computed on the I/O queue (for work that cannot fail).
+    /// `body`'s result, computed on the bulk lane (for work that cannot fail).
     public static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// `body`'s result, computed on the lane for reads a request is waiting for.
+    public static func read<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            reads.async { continuation.resume(returning: body()) }
         }
     }
 }

@@ -224,7 +224,9 @@ private struct ReloadService: Service {
 
     func run() async throws {
         for await _ in hangups.cancelOnGracefulShutdown() {
-            daemon.reloadConfiguration()
+            // Reading the file and evicting down to a smaller disk_limit wait for the disk.
+            let daemon = daemon
+            _ = await BlockingIO.run { daemon.reloadConfiguration() }
         }
     }
 }

@@ -25,7 +25,9 @@ public enum LayoutMethods {
     /// - Throws: `not_found` for a photo id with neither decoded nor remembered dimensions.
     static func layout(_ params: LayoutParams, dimensions: ImageDimensionsStore,
                        registry: PhotoRegistry) async throws(RPCError) -> LayoutResult {
-        let decoded = dimensions.decoded(photos: params.photos)
+        // Sizes not in memory come from the dimensions database: read off the cooperative pool.
+        let photos = params.photos
+        let decoded = await BlockingIO.read { dimensions.decoded(photos: photos) }
         var known: [String: (Masonry.Size?, DimensionSource)] = [:]
         for (index, id) in params.photos.enumerated() where known[id] == nil {
             if let size = decoded[id] {

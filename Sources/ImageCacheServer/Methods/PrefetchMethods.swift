@@ -60,7 +60,7 @@ extension ThumbnailMethods {
             let task = Task {
                 let finished: PrefetchFinished
                 do throws(RPCError) {
-                    _ = try await pipeline.load(request)
+                    _ = try await pipeline.load(request, rechecksDisk: false)  // `cached` just missed
                     finished = PrefetchFinished(image: key.reference, ok: true)
                 } catch {
                     finished = PrefetchFinished(image: key.reference, ok: false, error: error)

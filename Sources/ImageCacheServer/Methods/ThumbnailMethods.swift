@@ -93,7 +93,7 @@ public final class ThumbnailMethods: Sendable {
             // A hit answers at once, whatever the session does.
             if let hit = await pipeline.cached(request) { return hit }
             try await FlingHold.wait(table: slots, dwell: dwell, ticket: ticket, logger: logger)
-            return try await pipeline.load(request, events: events)
+            return try await pipeline.load(request, events: events, rechecksDisk: false)
         }
         if !slots.attach(task, to: ticket) { task.cancel() }
         let outcome = await withTaskCancellationHandler {

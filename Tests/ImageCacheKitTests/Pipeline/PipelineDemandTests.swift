@@ -34,6 +34,7 @@ struct PipelineDemandTests {
             let a = Task { try await pipeline.load(ThumbnailRequest(image: image, size: 256)) }
             let b = Task { try await pipeline.load(ThumbnailRequest(image: image, size: 256)) }
             try await withTimeout(seconds: 30) { try await f.server.waitUntil { $0.requests("/gone.jpg") == 1 } }
+            try await withTimeout(seconds: 30) { try await pipeline.waitForActiveDemands(atLeast: 2) }
             a.cancel()
             #expect(await rpcError { _ = try await a.value }?.kind == .cancelled)
             #expect(f.server.counters.aborted("/gone.jpg") == 0)
@@ -54,6 +55,8 @@ struct PipelineDemandTests {
             let leaving = Task { try await pipeline.load(ThumbnailRequest(image: image, size: 256)) }
             let staying = Task { try await pipeline.load(ThumbnailRequest(image: image, size: 256, priority: .prefetch)) }
             try await withTimeout(seconds: 30) { try await f.server.waitUntil { $0.requests("/kept.jpg") == 1 } }
+            // Both demands on the fetch before one leaves (each looks in the caches first).
+            try await withTimeout(seconds: 30) { try await pipeline.waitForActiveDemands(atLeast: 2) }
             leaving.cancel()
             _ = await rpcError { _ = try await leaving.value }
             f.server.release("/kept.jpg")

@@ -34,7 +34,7 @@ public struct CachePhotoPersistence: PhotoPersisting {
     /// The stored record of `id`, or nil; read on `BlockingIO`'s threads.
     public func load(id: String) async -> ProviderPhoto? {
         let cache = cache
-        return await BlockingIO.run {
+        return await BlockingIO.read {
             guard let hit = cache.disk.get(CacheKey.photo(id: id), wantBytes: true, wantPath: false), let bytes = hit.bytes,
                   let photo = try? JSONDecoder().decode(ProviderPhoto.self, from: bytes), photo.id == id else { return nil }
             return photo

@@ -24,7 +24,7 @@ public struct CacheSearchPageStore: SearchPageStore {
     /// not in memory) on `BlockingIO`'s threads, never the cooperative pool's.
     public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
         let cache = cache
-        return await BlockingIO.run {
+        return await BlockingIO.read {
             guard let hit = cache.searchPage(Self.cacheKey(key), allowStale: true), let bytes = hit.bytes,
                   let record = try? Self.decoder().decode(Record.self, from: bytes), record.key == key else { return nil }
             return record.page
