@@ -1,6 +1,7 @@
 import Foundation
 import ImageCacheProtocol
 import Logging
+import Synchronization
 
 /// The cache the pipeline talks to: an LRU memory tier in front of the persistent disk tier.
 ///
@@ -53,6 +54,10 @@ public final class ImageCache: Sendable {
     static let memoryOverhead = 256
 
     let memory: MemoryCache<CacheKey, MemoryEntry>
+    /// Bumped before an eviction or a clear removes anything. A lookup that read the disk
+    /// (or wrote a memory entry back to it) while one ran must not keep what it read or
+    /// wrote: the evicted image would come back, in memory and then on disk again.
+    private let removals = Atomic<UInt64>(0)
     let failures = MemoryCache<CacheKey, Failure>(costLimit: 4096, countLimit: 4096)
     /// The disk tier.
     public let disk: DiskCache
@@ -85,13 +90,21 @@ public final class ImageCache: Sendable {
     public func get(_ key: CacheKey, wantBytes: Bool = true, wantPath: Bool = true,
                     allowStale: Bool = false) -> CacheHit? {
         let now = clock.now()
+        let generation = removals.load(ordering: .sequentiallyConsistent)
         if let entry = memory.value(forKey: key) {
             let expired = entry.info.expires.map { $0.timeIntervalSince1970 <= now } ?? false
             if !expired || allowStale {
                 var path: String?
                 if wantPath {
                     path = disk.lookup(key, wantBytes: false, wantPath: true, allowStale: true, counted: false)?.path
-                    if path == nil { path = try? disk.put(key, bytes: entry.bytes, info: entry.info) }
+                    if path == nil, let written = try? disk.put(key, bytes: entry.bytes, info: entry.info) {
+                        // Written back after an eviction began: take it out again (a miss).
+                        guard removals.load(ordering: .sequentiallyConsistent) == generation else {
+                            disk.remove(key)
+                            return nil
+                        }
+                        path = written
+                    }
                 }
                 return CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info,
                                 byteCount: entry.bytes.count, created: entry.created, source: .memory, isStale: expired)
@@ -100,6 +113,11 @@ public final class ImageCache: Sendable {
         guard let hit = disk.get(key, wantBytes: true, wantPath: wantPath, allowStale: allowStale),
               let bytes = hit.bytes else { return nil }
         remember(memoryEntry(key, bytes: bytes, info: hit.info, created: hit.created), forKey: key)
+        if removals.load(ordering: .sequentiallyConsistent) != generation {
+            // An eviction ran while the file was read: it may have removed the entry before
+            // this put it in memory. The caller still gets what it read.
+            memory.removeValue(forKey: key)
+        }
         var result = hit
         if !wantBytes { result.bytes = nil }
         return result
@@ -225,6 +243,7 @@ public final class ImageCache: Sendable {
     /// Removes one entry from both tiers (`cache.evict`). Handed-out paths stay valid for
     /// their grace.
     public func evict(_ key: CacheKey) {
+        removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeValue(forKey: key)
         disk.remove(key)
     }
@@ -232,6 +251,7 @@ public final class ImageCache: Sendable {
     /// Removes every thumbnail of `url` (every width), or of every URL with that prefix.
     public func evict(url: String, asPrefix: Bool = false) {
         let clean = CacheKey.removingCredentials(from: url)
+        removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeAll { key in
             guard let keyURL = key.url else { return false }
             return asPrefix ? keyURL.hasPrefix(clean) : keyURL == clean
@@ -261,6 +281,7 @@ public final class ImageCache: Sendable {
     /// grace. `all` also forgets remembered photo metadata and failures.
     public func clear(_ scope: ClearScope) {
         let namespaces = scope.namespaces
+        removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeAll { namespaces.contains($0.namespace) }
         if scope == .all { failures.removeAll() }
         disk.removeAll(in: namespaces)

@@ -96,7 +96,27 @@ final class FaultyFileSystem: CacheFileSystem {
         try real.removeFile(atPath: path)
     }
 
-    func readFile(atPath path: String) throws(CacheFileSystemError) -> Data { try real.readFile(atPath: path) }
+    /// While held, every `readFile` counts itself in `heldReads` and waits for `releaseReads`:
+    /// a test can act in the middle of a read (call from threads of the test's own).
+    private let readsHeld = LockedState(false)
+    private let readGate = DispatchSemaphore(value: 0)
+    let heldReads = Observed(0)
+
+    func holdReads() { readsHeld.withLock { $0 = true } }
+
+    /// Lets every held read (and later ones) go on.
+    func releaseReads() {
+        readsHeld.withLock { $0 = false }
+        for _ in 0..<heldReads.value { readGate.signal() }
+    }
+
+    func readFile(atPath path: String) throws(CacheFileSystemError) -> Data {
+        if readsHeld.withLock({ $0 }) {
+            heldReads.update { $0 += 1 }
+            readGate.wait()
+        }
+        return try real.readFile(atPath: path)
+    }
     func fileSize(atPath path: String) -> Int? { real.fileSize(atPath: path) }
     func contentsOfDirectory(atPath path: String) throws(CacheFileSystemError) -> [String] {
         try real.contentsOfDirectory(atPath: path)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageCacheKit
 import ImageCacheProtocol
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,40 @@ struct ImageCacheTests {
         #expect(cache.get(T.thumbKey(0))?.source == .memory)
         let stats = cache.statistics
         #expect(stats.memory.hits == 1 && stats.memory.misses == 1 && stats.disk.hits == 1 && stats.disk.entries == 1)
+    }
+
+    @Test("an eviction while the entry is read from disk does not bring it back", arguments: ["key", "url", "clear"])
+    func evictionDuringDiskRead(how: String) async throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        var cache = try open(folder)
+        let key = CacheKey.thumbnail(url: "https://images.test/evicted.jpg", width: 256)
+        cache.put(key, bytes: T.bytes(7), info: T.jpeg)
+        cache.close()
+        // A restart: the entry is on disk only, so the next get reads its file.
+        let fs = FaultyFileSystem()
+        cache = try open(folder, fileSystem: fs)
+        defer { cache.close() }
+        fs.holdReads()
+        let reading = cache
+        // The read blocks in the file system: on a thread of its own, not the cooperative pool.
+        let reader = Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: reading.get(key)) }.start()
+            }
+        }
+        // Evict in the middle of the read, then let it finish.
+        try await withTimeout(seconds: 20) { try await fs.heldReads.wait { $0 >= 1 } }
+        switch how {
+        case "key": cache.evict(key)
+        case "url": cache.evict(url: "https://images.test/evicted.jpg")
+        default: cache.clear(.thumbnails)
+        }
+        fs.releaseReads()
+        let read = await reader.value
+        #expect(read?.bytes == T.bytes(7), "the reader still gets what it read")
+        #expect(cache.memoryHit(key) == nil)
+        #expect(cache.get(key) == nil, "evicted, the entry must not come back from memory or disk")
     }
 
     @Test("with the disk refusing writes, entries are still served from memory and the error is reported")
