@@ -3,6 +3,7 @@ import ImageCacheKit
 import ImageCacheProtocol
 import Logging
 import Testing
+import TestSupport
 
 /// Search pages and remembered photos in the daemon's `ImageCache` (they replaced the files of
 /// `cache_dir/searches/`), on a real cache folder: they survive a reopen, count in the disk
@@ -142,6 +143,36 @@ struct CacheSearchStoreTests {
         #expect(await second.photo(id: "unsplash:p2") == Self.photo(2))
         #expect(await second.photo(id: "unsplash:p3") == nil)
         secondCache.close()
+    }
+
+    /// A persistence whose loads wait until the test lets them go.
+    private final class HeldPersistence: PhotoPersisting {
+        let stored: ProviderPhoto
+        let loading = Observed(0)
+        let released = Observed(false)
+        init(stored: ProviderPhoto) { self.stored = stored }
+        func save(_ photos: [ProviderPhoto]) async {}
+        func load(id: String) async -> ProviderPhoto? {
+            loading.update { $0 += 1 }
+            try? await released.wait { $0 }
+            return stored
+        }
+    }
+
+    @Test("a record remembered while the stored one is read wins over it")
+    func newerRecordWinsOverStored() async throws {
+        var older = Self.photo(1)
+        older.photo.likes = 1
+        var newer = Self.photo(1)
+        newer.photo.likes = 99
+        let persistence = HeldPersistence(stored: older)
+        let registry = PhotoRegistry(persistence: persistence)
+        let lookup = Task { await registry.photo(id: "unsplash:p1") }
+        try await withTimeout(seconds: 20) { try await persistence.loading.wait { $0 >= 1 } }
+        await registry.remember([newer])
+        persistence.released.publish(true)
+        #expect(await lookup.value?.photo.likes == 99)
+        #expect(registry.remembered(id: "unsplash:p1")?.photo.likes == 99)
     }
 
     @Test("photo records stay out of the memory tier (the registry is the memory layer)")

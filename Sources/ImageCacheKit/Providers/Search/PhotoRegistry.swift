@@ -23,6 +23,9 @@ public actor PhotoRegistry {
     private nonisolated let memory = LockedState(Memory())
     private let capacity: Int
     private let persistence: (any PhotoPersisting)?
+    /// The latest save: each save waits for the one before, so records reach the disk in the
+    /// order they were merged (two searches returning one photo must not store the older).
+    private var lastSave: Task<Void, Never>?
 
     public init(capacity: Int = 20_000, persistence: (any PhotoPersisting)? = nil) {
         self.capacity = max(1, capacity)
@@ -42,7 +45,14 @@ public actor PhotoRegistry {
             while m.order.count > capacity, let oldest = m.order.popFirst() { m.photos[oldest] = nil }
             return changed
         }
-        if let persistence, !changed.isEmpty { await persistence.save(changed) }
+        guard let persistence, !changed.isEmpty else { return }
+        let previous = lastSave
+        let save = Task {
+            await previous?.value
+            await persistence.save(changed)
+        }
+        lastSave = save
+        await save.value
     }
 
     /// The photo with this id, from memory or the persistence; nil when never returned.
@@ -50,11 +60,14 @@ public actor PhotoRegistry {
         if let photo = remembered(id: id) { return photo }
         guard let stored = await persistence?.load(id: id) else { return nil }
         let capacity = self.capacity
-        memory.withLock { m in
-            if m.photos.updateValue(stored, forKey: id) == nil { m.order.append(id) }
+        return memory.withLock { m in
+            // A search may have remembered a newer record while the stored one was read.
+            if let newer = m.photos[id] { return newer }
+            m.photos[id] = stored
+            m.order.append(id)
             while m.order.count > capacity, let oldest = m.order.popFirst() { m.photos[oldest] = nil }
+            return stored
         }
-        return stored
     }
 
     /// The photo with this id if it is in memory now; never waits (nil also when it is only
