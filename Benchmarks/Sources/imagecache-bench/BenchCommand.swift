@@ -22,5 +22,6 @@ struct BenchCommand: AsyncParsableCommand {
         ShowBenchmark.self,
         FlingBenchmark.self,
         SoakBenchmark.self,
+        FootprintBenchmark.self,
     ]
 }
