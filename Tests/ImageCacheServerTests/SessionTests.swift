@@ -180,6 +180,21 @@ struct SessionTests {
         listener.removeSocketFile()
     }
 
+    @Test("the limits and thumbnail size a store derives follow a replaced configuration")
+    func derivedValuesFollowReplace() {
+        let store = ConfigurationStore(CacheConfiguration())
+        #expect(store.limits == ServerLimits(maxRequestBytes: CacheConfiguration().daemon.maxRequestBytes,
+                                             maxPendingPerSession: CacheConfiguration().daemon.maxPendingPerSession))
+        var changed = CacheConfiguration()
+        changed.daemon.maxRequestBytes = 4096
+        changed.daemon.maxPendingPerSession = 3
+        changed.cache.thumbnailSize = 123
+        store.replace(with: changed)
+        #expect(store.limits == ServerLimits(maxRequestBytes: 4096, maxPendingPerSession: 3))
+        #expect(store.thumbnailSize == 123)
+        #expect(store.generation == 1)
+    }
+
     @Test("hello reports name, version, protocol 1 and which providers have a key")
     func hello() async throws {
         var configuration = CacheConfigurationFixture.withFlickrKey()

@@ -41,7 +41,7 @@ public final class ThumbnailMethods: Sendable {
             let ticket = slots.show(SlotKey(view: params.view, slot: params.slot), context: context)
             // A memory hit is answered right here, on the event loop, with no task: the slot
             // was just taken in arrival order, so nothing can come between show and answer.
-            let size = params.size ?? services.configuration.current.cache.thumbnailSize
+            let size = params.size ?? services.configuration.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
                 let result = Self.result(of: hit, params: params)
                 _ = slots.finish(ticket) { id in Self.answer(id: id, result: result) }
