@@ -2,6 +2,7 @@ import Foundation
 @testable import ImageCacheServer
 import ImageCacheKit
 import ImageCacheProtocol
+import NIOCore
 import Testing
 
 /// The hand-written JSON of `thumbnail.show`'s answer says exactly what Foundation's encoder
@@ -21,7 +22,9 @@ struct ThumbnailAnswerEncodingTests {
                                 bytes: Int.max, mime: "", source: .disk, data: ""),
         ]
         for result in results {
-            let bytes = result.encodedJSON().bytes
+            var buffer = ByteBuffer()
+            buffer.writeJSON(bound: result.jsonBound) { result.writeJSON(to: &$0) }
+            let bytes = Array(buffer.readableBytesView)
             #expect(!bytes.contains(0x0A))
             let decoded = try JSONDecoder().decode(ThumbnailShowResult.self, from: Data(bytes))
             #expect(decoded == result)

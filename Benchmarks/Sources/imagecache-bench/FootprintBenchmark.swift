@@ -140,6 +140,12 @@ struct FootprintBenchmark: ParsableCommand {
         done.wait()
         let after = Self.residentBytes()
         Self.report("photo registry (per photo, corpus records)", before: before, after: after, count: count)
+        // What `CachePhotoPersistence` writes per photo (its encoder), for the disk-index bound.
+        let encoder = JSONEncoder()
+        let recordSizes = page.compactMap { try? encoder.encode($0).count }
+        print("  " + "photo record on disk (JSON, no sidecar)".padding(toLength: 44, withPad: " ", startingAt: 0)
+              + String(format: "%8.0f B on average over the corpus page's %d photos",
+                       Double(recordSizes.reduce(0, +)) / Double(max(1, recordSizes.count)), recordSizes.count))
         withExtendedLifetime(registry) {}
     }
 

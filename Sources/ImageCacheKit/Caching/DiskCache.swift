@@ -178,20 +178,22 @@ public final class DiskCache: Sendable {
         let digest = key.digest
         let now = clock.now()
         let found = state.withLock { s -> (record: DiskRecord, reap: Bool, flush: Bool)? in
-            guard !s.closed, var record = s.list.peek(digest) else {
+            // One probe: an expired entry (unless stale reads are allowed) is a miss and keeps
+            // its place; a found one moves to the front with its grace extended.
+            var found: DiskRecord?
+            if !s.closed {
+                _ = s.list.use(digest) { record in
+                    if let expires = record.expires, expires <= now, !allowStale { return false }
+                    if wantPath { record.graceUntil = max(record.graceUntil, now + pathGrace) }
+                    found = record
+                    return true
+                }
+            }
+            guard let record = found else {
                 if counted { s.misses += 1 }
                 return nil
             }
-            if let expires = record.expires, expires <= now, !allowStale {
-                if counted { s.misses += 1 }
-                return nil
-            }
-            _ = s.list.touch(digest)
             s.pendingAccess[digest] = now
-            if wantPath && record.graceUntil < now + pathGrace {
-                record.graceUntil = now + pathGrace
-                s.list.update(digest) { $0.graceUntil = record.graceUntil }
-            }
             if counted && record.verified && !wantBytes { s.hits += 1 }
             return (record, now >= s.nextDeferred, s.pendingAccess.count >= 8192)
         }

@@ -1,6 +1,5 @@
 import Foundation
 import ImageCacheKit
-import NIOCore
 
 extension ThumbnailShowResult {
     /// Writes the result's JSON by hand, in the order `encode(to:)` uses, straight into the
@@ -34,12 +33,5 @@ extension ThumbnailShowResult {
         let strings = JSONWriter.stringBound(view) + JSONWriter.stringBound(path) + JSONWriter.stringBound(mime)
             + JSONWriter.stringBound(source.rawValue) + (photo.map(JSONWriter.stringBound) ?? 0)
         return 128 + 4 * JSONWriter.intBound + strings + (data?.utf8.count ?? 0)
-    }
-
-    /// The result's JSON as a value of its own (for tests and generic callers).
-    func encodedJSON() -> EncodedJSON {
-        var buffer = ByteBuffer()
-        buffer.writeJSON(bound: jsonBound) { writeJSON(to: &$0) }
-        return EncodedJSON(writtenBytes: Array(buffer.readableBytesView))
     }
 }

@@ -10,12 +10,6 @@ public struct EncodedJSON: Encodable, Sendable {
     /// The JSON text of the value.
     public let bytes: [UInt8]
 
-    /// JSON text written by hand (hot answers: see `ThumbnailShowResult.encodedJSON`). The
-    /// writer guarantees one valid JSON value without a raw newline.
-    init(writtenBytes: [UInt8]) {
-        bytes = writtenBytes
-    }
-
     /// Encodes `value` now, with the same encoder settings as every other answer.
     public init<T: Encodable>(encoding value: T) throws {
         bytes = Array(try MessageEncoder.encoder.encode(value))
