@@ -54,6 +54,9 @@ struct SocketLoad {
                 String(format: "rate: %.0f req/s, %.1f MB/s received", rate, Double(bytesReceived) / seconds / 1e6),
                 String(format: "latency: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs, max %.0f µs",
                        percentile(0.50), percentile(0.99), percentile(0.999), latenciesMicroseconds.last ?? .nan),
+                String(format: "spread: min %.0f, p10 %.0f, p25 %.0f, p75 %.0f, p90 %.0f, p95 %.0f µs; mean %.0f µs",
+                       latenciesMicroseconds.first ?? .nan, percentile(0.10), percentile(0.25), percentile(0.75),
+                       percentile(0.90), percentile(0.95), latenciesMicroseconds.reduce(0, +) / Double(max(1, latenciesMicroseconds.count))),
                 String(format: "generator CPU: %.2f s (%.0f%% of one core)", generatorCPUSeconds, 100 * generatorCPUSeconds / seconds),
             ]
             if let daemonCPUSeconds {
