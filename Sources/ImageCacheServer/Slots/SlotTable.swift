@@ -31,10 +31,14 @@ struct SlotTicket: Sendable {
 /// "answered exactly once", shared with `cancel` and the session's close), also under the
 /// lock, so "deliver" and "recycle" can never both win.
 ///
-/// Messages decided under the lock are queued on the connection's event loop (`execute`),
-/// never written inline: the loop then writes them in the order they were decided, and no
-/// write can re-enter this table (a write that closes the connection runs the session's close
-/// handlers, which take this lock).
+/// Messages decided under the lock are never written under it: a write that closes the
+/// connection runs the session's close handlers, which take this lock. A message decided on
+/// a thread other than the connection's event loop is queued on the loop (`execute`), which
+/// writes such messages in the order they were decided. One decided on the loop itself (a
+/// memory hit answered on arrival, the common case) is written by the caller as soon as the
+/// lock is released, with no trip through the loop's task queue — but only while no queued
+/// message of this table is still waiting there, so it can never overtake one decided before
+/// it (a `thumbnail.progress` for the slot's previous photo, say).
 ///
 /// Tasks are cancelled only after the lock is released: a cancellation runs handlers
 /// synchronously (the pipeline withdraws the demand), and those must never wait for us.
@@ -52,6 +56,8 @@ final class SlotTable: Sendable {
         var entries: [SlotKey: Entry] = [:]
         var nextGeneration: UInt64 = 0
         var fling = FlingDetector<ContinuousClock.Instant>()
+        /// Messages queued on the event loop and not written yet.
+        var queuedOnLoop = 0
     }
 
     private let state = LockedState(State())
@@ -70,19 +76,21 @@ final class SlotTable: Sendable {
     /// slot is recycled: it answers 1007 `recycled` (if nobody answered it yet), nothing more
     /// is ever sent for it, its task is cancelled, and the recycle counts towards a fling.
     func show(_ key: SlotKey, context: RequestContext) -> SlotTicket {
-        let (ticket, recycled) = state.withLock { state -> (SlotTicket, Entry?) in
+        let (ticket, recycled, direct) = state.withLock { state -> (SlotTicket, Entry?, OutboundMessage?) in
             state.nextGeneration += 1
             let previous = state.entries[key]
             let instant = now()
+            var direct: OutboundMessage?
             if let previous {
                 state.fling.recordRecycle(at: instant)
-                answerRecycled(previous.context)
+                direct = answerRecycled(previous.context, &state).direct
             }
             let ticket = SlotTicket(key: key, generation: state.nextGeneration,
                                     arrivedDuringFling: state.fling.isFlinging(at: instant))
             state.entries[key] = Entry(generation: ticket.generation, context: context, task: nil)
-            return (ticket, previous)
+            return (ticket, previous, direct)
         }
+        write(direct)
         recycled?.task?.cancel()
         return ticket
     }
@@ -93,31 +101,34 @@ final class SlotTable: Sendable {
     /// - Returns: whether a pending request was recycled.
     @discardableResult
     func recycle(_ key: SlotKey, context: RequestContext) -> Bool {
-        let (cancelled, recycled) = state.withLock { state -> (Bool, Entry?) in
+        let (cancelled, recycled, direct) = state.withLock { state -> (Bool, Entry?, [OutboundMessage]) in
             let previous = state.entries.removeValue(forKey: key)
             var cancelled = false
+            var direct: [OutboundMessage] = []
             if let previous {
                 state.fling.recordRecycle(at: now())
-                cancelled = answerRecycled(previous.context)
+                let answered = answerRecycled(previous.context, &state)
+                cancelled = answered.claimed
+                if let message = answered.direct { direct.append(message) }
             }
-            if context.claimAnswer(), let id = context.requestID {
-                queue(Self.encodeSuccess(id: id, result: CancelledResult(cancelled: cancelled), context: context))
+            if context.claimAnswer(), let id = context.requestID,
+               let message = route(Self.encodeSuccess(id: id, result: CancelledResult(cancelled: cancelled), context: context), &state) {
+                direct.append(message)
             }
-            return (cancelled, previous)
+            return (cancelled, previous, direct)
         }
+        direct.forEach(write)
         recycled?.task?.cancel()
         return cancelled
     }
 
-    /// Claims and answers a superseded request with 1007 `recycled`; false when someone else
-    /// (`cancel`, a close) took it first. Called under the lock.
-    @discardableResult
-    private func answerRecycled(_ context: RequestContext) -> Bool {
-        guard context.claimAnswer() else { return false }
-        if let id = context.requestID {
-            queue(MessageEncoder.failure(id: id, error: SlotErrors.recycled))
-        }
-        return true
+    /// Claims and answers a superseded request with 1007 `recycled`; `claimed` is false when
+    /// someone else (`cancel`, a close) took it first. Called under the lock; `direct` is the
+    /// answer for the caller to write once the lock is released (see `route`).
+    private func answerRecycled(_ context: RequestContext, _ state: inout State) -> (claimed: Bool, direct: OutboundMessage?) {
+        guard context.claimAnswer() else { return (false, nil) }
+        guard let id = context.requestID else { return (true, nil) }
+        return (true, route(MessageEncoder.failure(id: id, error: SlotErrors.recycled), &state))
     }
 
     // MARK: The request's own progress
@@ -134,23 +145,24 @@ final class SlotTable: Sendable {
 
     /// Sends a notification for the request of `ticket`, only while it is still the slot's.
     func notify(_ message: OutboundMessage, for ticket: SlotTicket) {
-        state.withLock { state in
-            guard state.entries[ticket.key]?.generation == ticket.generation else { return }
-            queue(message)
+        let direct = state.withLock { state -> OutboundMessage? in
+            guard state.entries[ticket.key]?.generation == ticket.generation else { return nil }
+            return route(message, &state)
         }
+        write(direct)
     }
 
     /// Ends the request of `ticket` with `answer` (its encoded result or error), only while it
     /// is still the slot's and nobody else answered it. Returns whether it was the slot's.
     func finish(_ ticket: SlotTicket, answer: (RequestID) -> OutboundMessage) -> Bool {
-        state.withLock { state in
-            guard let entry = state.entries[ticket.key], entry.generation == ticket.generation else { return false }
+        let (current, direct) = state.withLock { state -> (Bool, OutboundMessage?) in
+            guard let entry = state.entries[ticket.key], entry.generation == ticket.generation else { return (false, nil) }
             state.entries[ticket.key] = nil
-            if entry.context.claimAnswer(), let id = entry.context.requestID {
-                queue(answer(id))
-            }
-            return true
+            guard entry.context.claimAnswer(), let id = entry.context.requestID else { return (true, nil) }
+            return (true, route(answer(id), &state))
         }
+        write(direct)
+        return current
     }
 
     // MARK: Flings
@@ -179,10 +191,25 @@ final class SlotTable: Sendable {
 
     // MARK: Sending
 
-    /// Queues a line on the connection's event loop, in the order of the calls.
-    private func queue(_ message: OutboundMessage) {
+    /// Decides, under the lock, how a line reaches the connection. On the event loop with
+    /// nothing of ours still queued there, it is returned for the caller to `write` once the
+    /// lock is released: nothing decided before it can be pending, and nothing decided after it
+    /// can be written before it (other threads queue behind the loop's current work). Otherwise
+    /// it is queued on the loop, which writes queued lines in the order they were decided.
+    private func route(_ message: OutboundMessage, _ state: inout State) -> OutboundMessage? {
         let session = self.session
-        session.channel.eventLoop.execute { session.send(message) }
+        if state.queuedOnLoop == 0, session.channel.eventLoop.inEventLoop { return message }
+        state.queuedOnLoop += 1
+        session.channel.eventLoop.execute { [self] in
+            session.send(message)
+            self.state.withLock { $0.queuedOnLoop -= 1 }
+        }
+        return nil
+    }
+
+    /// Writes a line `route` returned, outside the lock.
+    private func write(_ message: OutboundMessage?) {
+        if let message { session.send(message) }
     }
 
     static func encodeSuccess<R: Encodable>(id: RequestID, result: R, context: RequestContext) -> OutboundMessage {
