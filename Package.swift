@@ -3,7 +3,7 @@
 //
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheClient → ImageCacheProtocol
-//   imagecached      → ImageCacheServer → ImageCacheKit → ImageCacheProtocol, CCurl, CTurboJPEG, CPNG, COpenSSLCrypto
+//   imagecached      → ImageCacheServer → ImageCacheKit → ImageCacheProtocol, CCurl, CTurboJPEG, CPNG, COpenSSLCrypto, CLinux
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
 
@@ -49,6 +49,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(name: "CLinux"),
 
         // MARK: Libraries
         .target(
@@ -57,7 +58,7 @@ let package = Package(
         .target(
             name: "ImageCacheKit",
             dependencies: [
-                "ImageCacheProtocol", "CCurl", "CTurboJPEG", "CPNG", "COpenSSLCrypto",
+                "ImageCacheProtocol", "CCurl", "CTurboJPEG", "CPNG", "COpenSSLCrypto", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),

@@ -22,6 +22,8 @@ func runDaemon(configuration: CacheConfiguration,
         FileHandle.standardError.write(Data("imagecached: \(error)\n".utf8))
         throw ExitCode(1)
     }
+    // Before anything opens a descriptor or sizes a budget from the limit.
+    DescriptorLimit.raiseToHardLimit()
     let level = LogLevelControl(configuration.daemon.logLevel)
     DaemonLogHandler.bootstrap(control: level)
     let logger = Logger(label: "imagecached")

@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's open-file limit, raised to what it is allowed.
+///
+/// systemd starts services with a soft limit of 1024 (for the sake of old `select()` users)
+/// and a hard limit in the hundreds of thousands, and expects a program that needs more to
+/// raise its own soft limit. The daemon needs more: client sockets, cache files handed out by
+/// path, libcurl's connections and the sealed files of hot inline thumbnails
+/// (`SealedMemoryFile`). Nothing in it uses `select()`.
+public enum DescriptorLimit {
+    /// Raises the soft limit to the hard one. Returns the soft limit in force afterwards, or
+    /// nil when it could not be read.
+    @discardableResult
+    public static func raiseToHardLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+}

@@ -1,0 +1,117 @@
+import CLinux
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes in an anonymous memory file (`memfd`) sealed against any change: what a socket can
+/// send with `sendfile`, which hands the file's pages to the socket instead of copying them.
+///
+/// A hot inline thumbnail is the same 40 KB of base64 in every answer. Written from a buffer,
+/// each answer copies those bytes twice (into the line, then into the socket's buffers);
+/// sent from this file, neither copy happens: on a loopback socket the 40 KB `write` was half
+/// of the daemon's CPU per answer. The seals (no write, no resize, no unsealing) are what make
+/// that safe: a page the socket still holds can never change under the client, and a file
+/// outlives its entry for as long as a write still references it (`OutboundLimiter` keeps
+/// the object until the write completes).
+///
+/// Each file holds a descriptor, so files are counted against a budget (a quarter of the
+/// process's descriptor limit): past it `make` returns nil and the caller keeps the bytes
+/// in memory as before. Files live in memory like any other allocation (the kernel charges
+/// them to the process's cgroup) but, never mapped, they do not show in its RSS.
+public final class SealedMemoryFile: Sendable, Hashable {
+    /// The open, sealed file.
+    public let descriptor: CInt
+    /// Its length in bytes.
+    public let count: Int
+
+    private init(descriptor: CInt, count: Int) {
+        self.descriptor = descriptor
+        self.count = count
+    }
+
+    deinit {
+        close(descriptor)
+        Self.live.withLock { $0 -= 1 }
+    }
+
+    /// A sealed file holding `bytes`, or nil when none can be made (budget used up, no memfd
+    /// support, out of memory): the caller then keeps the bytes as they are.
+    public static func make(_ bytes: some Collection<UInt8>) -> SealedMemoryFile? {
+        make(bytes, budget: budget)
+    }
+
+    /// `make` against a given budget (tests use a spent one).
+    static func make(_ bytes: some Collection<UInt8>, budget: Int) -> SealedMemoryFile? {
+        let admitted = live.withLock { live -> Bool in
+            guard live < budget else { return false }
+            live += 1
+            return true
+        }
+        guard admitted else { return nil }
+        let descriptor = ic_memfd_create_sealable("imagecached-inline")
+        guard descriptor >= 0 else {
+            live.withLock { $0 -= 1 }
+            return nil
+        }
+        let written = bytes.withContiguousStorageIfAvailable { Self.writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { Self.writeAll(descriptor, $0) }
+        guard written, ic_seal_immutable(descriptor) == 0 else {
+            close(descriptor)
+            live.withLock { $0 -= 1 }
+            return nil
+        }
+        return SealedMemoryFile(descriptor: descriptor, count: bytes.count)
+    }
+
+    /// The file's content, read back (for tests and checks; the hot path never reads it).
+    public func contents() -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        while offset < count {
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, count - offset, off_t(offset)) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            offset += got
+        }
+        return Array(bytes[..<offset])
+    }
+
+    /// Whether the file carries every seal `make` puts on it.
+    public var isSealed: Bool {
+        let seals = ic_get_seals(descriptor)
+        let all = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE
+        return seals >= 0 && seals & all == all
+    }
+
+    private static func writeAll(_ descriptor: CInt, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if wrote < 0, errno == EINTR { continue }
+            guard wrote > 0 else { return false }
+            offset += wrote
+        }
+        return true
+    }
+
+    // MARK: The descriptor budget
+
+    /// Files alive now.
+    private static let live = LockedState(0)
+
+    /// How many files may be alive at once: a quarter of the soft descriptor limit, so
+    /// sockets, cache files and libcurl always keep the rest.
+    static let budget: Int = {
+        var limit = rlimit()
+        // RLIM_INFINITY (all bits set) does not import; the cap covers it.
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        return Int(min(limit.rlim_cur, 1 << 20)) / 4
+    }()
+
+    /// Files alive now (for tests and `stats`).
+    public static var liveCount: Int { live.withLock { $0 } }
+
+    public static func == (lhs: SealedMemoryFile, rhs: SealedMemoryFile) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
