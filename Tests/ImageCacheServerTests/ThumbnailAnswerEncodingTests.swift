@@ -39,7 +39,7 @@ struct ThumbnailAnswerEncodingTests {
     func answerLine(id: RequestID) throws {
         let result = ThumbnailShowResult(slot: 1, photo: nil, path: "/c/x", width: 2, height: 3, bytes: 4,
                                          mime: "image/jpeg", source: .disk, data: "QUJD")
-        let line = ThumbnailMethods.answer(id: id, result: result).bytes
+        let line = ThumbnailMethods.answer(id: id, .init(result: result)).bytes
         let bytes = Array(line.readableBytesView)
         #expect(bytes.last == 0x0A && bytes.dropLast().contains(0x0A) == false)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
@@ -51,5 +51,24 @@ struct ThumbnailAnswerEncodingTests {
         let decoded = try JSONDecoder().decode(ThumbnailShowResult.self,
                                                from: JSONSerialization.data(withJSONObject: try #require(object["result"])))
         #expect(decoded == result)
+    }
+
+    @Test("an answer whose data comes from a sealed file is, byte for byte, the line written from a buffer",
+          arguments: [RequestID.int(7), .string("s \"q\"")])
+    func answerFromFile(id: RequestID) throws {
+        let text = Data((0..<5000).map { UInt8($0 % 251) }).base64EncodedString()
+        let result = ThumbnailShowResult(slot: 2, view: "side", photo: "unsplash:x", path: "/c/y", width: 5, height: 6,
+                                         bytes: 5000, mime: "image/png", source: .memory, data: text)
+        guard case .lineEnd(let file) = InlineBase64.make(text) else {
+            Issue.record("no sealed file could be made")
+            return
+        }
+        var withoutData = result
+        withoutData.data = nil
+        let message = ThumbnailMethods.answer(id: id, .init(result: withoutData, dataFile: file))
+        #expect(message.rest === file)
+        #expect(message.size == message.bytes.readableBytes + file.count)
+        let sent = Array(message.bytes.readableBytesView) + file.contents()
+        #expect(sent == Array(ThumbnailMethods.answer(id: id, .init(result: result)).bytes.readableBytesView))
     }
 }

@@ -49,7 +49,7 @@ public struct CacheHit: Sendable {
     /// True when the entry had expired and was returned only because stale reads were asked.
     public var isStale: Bool
     /// The content as base64 text, when a memory hit was asked for it (inline answers).
-    public var base64: String? = nil
+    public var base64: InlineBase64? = nil
 }
 
 /// The source of "now" for expiry, path grace and access times: the system clock in the

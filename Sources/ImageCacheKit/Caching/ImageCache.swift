@@ -25,7 +25,7 @@ public final class ImageCache: Sendable {
         var path: String
         /// `bytes` as base64, made the first time an inline answer needs it and kept (and
         /// charged) with the entry: a hot thumbnail shown inline is encoded once, not per answer.
-        var base64: String?
+        var base64: InlineBase64?
     }
 
     /// Puts `entry` in the memory tier, charged its content, its kept path and the fixed
@@ -127,7 +127,8 @@ public final class ImageCache: Sendable {
     /// call to answer a request inline. nil on anything else (a miss, an expired entry, a disk
     /// copy not yet verified): the caller then takes the ordinary road (`get`).
     /// With `base64`, the hit carries the content as base64 text too (`CacheHit.base64`),
-    /// encoded once per entry and then kept with it.
+    /// encoded once per entry and then kept with it (in a sealed memory file when one can be
+    /// made, so that answers send it without copying it).
     public func memoryHit(_ key: CacheKey, base64: Bool = false) -> CacheHit? {
         guard let entry = memory.value(forKey: key) else { return nil }
         if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
@@ -141,9 +142,9 @@ public final class ImageCache: Sendable {
     /// Encodes `entry`'s bytes and keeps the text with the entry, charging its size to the
     /// memory tier (which may evict to stay under `memory_limit`). The text is stored only if
     /// the entry is still the one it was made from: a racing store of new bytes wins.
-    private func memoizeBase64(of entry: MemoryEntry, forKey key: CacheKey) -> String {
-        let text = entry.bytes.base64EncodedString()
-        memory.grow(forKey: key, by: text.utf8.count) { stored in
+    private func memoizeBase64(of entry: MemoryEntry, forKey key: CacheKey) -> InlineBase64 {
+        let text = InlineBase64.make(entry.bytes.base64EncodedString())
+        memory.grow(forKey: key, by: text.count) { stored in
             guard stored.base64 == nil, stored.created == entry.created, stored.bytes == entry.bytes else { return false }
             stored.base64 = text
             return true

@@ -68,12 +68,12 @@ public struct ThumbnailDelivery: Sendable, Hashable {
     /// The file's bytes, when the request asked for them (`inline: true`).
     public var data: Data?
     /// `data` as base64 when the memory tier already keeps it so (a hot inline thumbnail):
-    /// the answer then copies it instead of encoding again. Nil means "encode `data`".
-    public var base64: String?
+    /// the answer then sends it instead of encoding again. Nil means "encode `data`".
+    public var base64: InlineBase64?
 
     /// A delivery as the pipeline makes it.
     public init(path: String, width: Int, height: Int, bytes: Int, mime: String, source: ThumbnailSource, data: Data?,
-                base64: String? = nil) {
+                base64: InlineBase64? = nil) {
         self.path = path
         self.width = width
         self.height = height

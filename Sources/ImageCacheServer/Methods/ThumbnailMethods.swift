@@ -43,8 +43,8 @@ public final class ThumbnailMethods: Sendable {
             // was just taken in arrival order, so nothing can come between show and answer.
             let size = params.size ?? services.configuration.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
-                let result = Self.result(of: hit, params: params)
-                _ = slots.finish(ticket) { id in Self.answer(id: id, result: result) }
+                let shown = Self.result(of: hit, params: params)
+                _ = slots.finish(ticket) { id in Self.answer(id: id, shown) }
                 return ShowJob(params: params, ticket: ticket, slots: slots, answeredOnArrival: true)
             }
             return ShowJob(params: params, ticket: ticket, slots: slots)
@@ -101,30 +101,52 @@ public final class ThumbnailMethods: Sendable {
         } onCancel: {
             task.cancel()
         }
-        let answer: Result<ThumbnailShowResult, RPCError> = outcome
+        let answer: Result<Shown, RPCError> = outcome
             .map { Self.result(of: $0, params: params) }
             .mapError { $0 as? RPCError ?? RPCError(.cancelled, "the request was cancelled", reason: "cancelled") }
         let stillShown = slots.finish(ticket) { id in
             switch answer {
-            case .success(let result): return Self.answer(id: id, result: result)
+            case .success(let shown): return Self.answer(id: id, shown)
             case .failure(let error): return MessageEncoder.failure(id: id, error: error)
             }
         }
         // The answer went out (or `cancel`/the close took the request); what is returned here
         // meets a claim that has already been made and is never sent.
         guard stillShown else { throw SlotErrors.recycled }
-        return try answer.get()
+        return try answer.get().result
     }
 
-    /// The success line of a show, its result written straight into the line's buffer.
-    static func answer(id: RequestID, result: ThumbnailShowResult) -> OutboundMessage {
-        MessageEncoder.success(id: id, resultBound: result.jsonBound) { result.writeJSON(to: &$0) }
+    /// A show's result, and the sealed file that holds its inline data and the line's end,
+    /// when there is one (`result.data` is then nil: the answer sends the file in its place).
+    struct Shown: Sendable {
+        var result: ThumbnailShowResult
+        var dataFile: SealedMemoryFile? = nil
     }
 
-    static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> ThumbnailShowResult {
-        ThumbnailShowResult(slot: params.slot, view: params.view, photo: params.image.photoID, path: delivery.path,
-                            width: delivery.width, height: delivery.height, bytes: delivery.bytes, mime: delivery.mime,
-                            source: delivery.source, data: params.inline ? delivery.base64 ?? delivery.data?.base64EncodedString() : nil)
+    /// The success line of a show, its result written straight into the line's buffer (up to
+    /// the inline data, when a sealed file sends that).
+    static func answer(id: RequestID, _ shown: Shown) -> OutboundMessage {
+        let result = shown.result
+        guard let file = shown.dataFile else {
+            return MessageEncoder.success(id: id, resultBound: result.jsonBound) { result.writeJSON(to: &$0) }
+        }
+        return MessageEncoder.success(id: id, resultBound: result.jsonBound, rest: file) { result.writeJSONUpToData(to: &$0) }
+    }
+
+    static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> Shown {
+        var data: String?
+        var dataFile: SealedMemoryFile?
+        if params.inline {
+            switch delivery.base64 {
+            case .lineEnd(let file): dataFile = file
+            case .text(let text): data = text
+            case nil: data = delivery.data?.base64EncodedString()
+            }
+        }
+        let result = ThumbnailShowResult(slot: params.slot, view: params.view, photo: params.image.photoID, path: delivery.path,
+                                         width: delivery.width, height: delivery.height, bytes: delivery.bytes, mime: delivery.mime,
+                                         source: delivery.source, data: data)
+        return Shown(result: result, dataFile: dataFile)
     }
 
     /// `thumbnail.progress` or `thumbnail.dimensions` for a pipeline event.

@@ -11,6 +11,22 @@ extension ThumbnailShowResult {
     /// only once: into the buffer that goes to the socket. A test checks this against
     /// `JSONEncoder`'s output for every field's shape.
     func writeJSON(to out: inout JSONWriter) {
+        writeMembersBeforeData(to: &out)
+        if let data {
+            // Base64's alphabet (A–Z a–z 0–9 + / =) never needs escaping.
+            out.raw(#","data":""#); out.unescaped(data); out.raw("\"")
+        }
+        out.raw("}")
+    }
+
+    /// Writes the result up to the opening quote of `data`: its base64 text and the rest of
+    /// the line then come from a sealed file (`InlineBase64.lineEnd`).
+    func writeJSONUpToData(to out: inout JSONWriter) {
+        writeMembersBeforeData(to: &out)
+        out.raw(#","data":""#)
+    }
+
+    private func writeMembersBeforeData(to out: inout JSONWriter) {
         out.raw(#"{"slot":"#); out.int(slot)
         out.raw(#","view":"#); out.string(view)
         out.raw(#","photo":"#)
@@ -21,11 +37,6 @@ extension ThumbnailShowResult {
         out.raw(#","bytes":"#); out.int(bytes)
         out.raw(#","mime":"#); out.string(mime)
         out.raw(#","source":"#); out.string(source.rawValue)
-        if let data {
-            // Base64's alphabet (A–Z a–z 0–9 + / =) never needs escaping.
-            out.raw(#","data":""#); out.unescaped(data); out.raw("\"")
-        }
-        out.raw("}")
     }
 
     /// Most bytes `writeJSON` writes: the buffer is sized once.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheKit
 import NIOCore
 
 /// How much a message matters when its client reads slowly (CONTRACT §2): progress may be
@@ -20,8 +21,15 @@ public enum OutboundPriority: Sendable, Hashable {
 
 /// One encoded line on its way to a client, with the class the slow-reader policy needs.
 struct OutboundMessage: Sendable {
+    /// The line (or, with `file`, its beginning).
     var bytes: ByteBuffer
     var priority: OutboundPriority
+    /// The rest of the line, when it is a sealed file's content: sent with `sendfile` after
+    /// `bytes`, without copying it (a hot inline thumbnail's base64 and the line's end).
+    var rest: SealedMemoryFile? = nil
+
+    /// Bytes in the whole line.
+    var size: Int { bytes.readableBytes + (rest?.count ?? 0) }
 }
 
 /// Encodes the daemon's messages into NDJSON lines.
@@ -70,7 +78,11 @@ enum MessageEncoder {
     /// The success response for `id` around a result that `writeResult` writes as JSON text
     /// itself (one value, no raw newline), in at most `resultBound` bytes: a large hand-written
     /// answer is then copied once, into the buffer that goes to the socket.
-    static func success(id: RequestID, resultBound: Int, writingResult writeResult: (inout JSONWriter) -> Void) -> OutboundMessage {
+    ///
+    /// With `rest`, `writeResult` stops where that file's content begins, and the file holds
+    /// everything from there to the end of the line (sent without a copy).
+    static func success(id: RequestID, resultBound: Int, rest: SealedMemoryFile? = nil,
+                        writingResult writeResult: (inout JSONWriter) -> Void) -> OutboundMessage {
         let idBound: Int
         switch id {
         case .int: idBound = JSONWriter.intBound
@@ -85,9 +97,9 @@ enum MessageEncoder {
             }
             writer.raw(#","result":"#)
             writeResult(&writer)
-            writer.raw("}\n")
+            if rest == nil { writer.raw("}\n") }
         }
-        return OutboundMessage(bytes: buffer, priority: .response)
+        return OutboundMessage(bytes: buffer, priority: .response, rest: rest)
     }
 
     /// The error response for `id` (null when the request's id could not be read).

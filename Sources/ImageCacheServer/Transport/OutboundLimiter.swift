@@ -1,3 +1,4 @@
+import ImageCacheKit
 import Logging
 import NIOCore
 
@@ -13,7 +14,7 @@ final class OutboundLimiter: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = OutboundMessage
-    typealias OutboundOut = ByteBuffer
+    typealias OutboundOut = IOData
 
     private let softLimit: Int
     private let hardLimit: Int
@@ -32,7 +33,7 @@ final class OutboundLimiter: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let message = unwrapOutboundIn(data)
-        let size = message.bytes.readableBytes
+        let size = message.size
         if closing {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
@@ -65,7 +66,27 @@ final class OutboundLimiter: ChannelDuplexHandler {
             }
         }
         if let promise { written.futureResult.cascade(to: promise) }
-        context.write(wrapOutboundOut(message.bytes), promise: written)
+        guard let rest = message.rest else {
+            context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: written)
+            return
+        }
+        context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: nil)
+        Self.write(rest, context: context, promise: written)
+    }
+
+    /// Writes a sealed file's content with `sendfile`. The channel gets a handle of its own
+    /// on the file's descriptor (NIO lets one handle be used by one write at a time, and the
+    /// file serves every answer of its thumbnail); the file itself is kept alive, descriptor
+    /// open, until the write is done or failed, whatever the memory tier evicts meanwhile.
+    private static func write(_ file: SealedMemoryFile, context: ChannelHandlerContext, promise: EventLoopPromise<Void>) {
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
+        promise.futureResult.whenComplete { _ in
+            // The descriptor belongs to `file`, which closes it when the last holder goes.
+            _ = try? handle.takeDescriptorOwnership()
+            withExtendedLifetime(file) {}
+        }
+        let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.count)
+        context.write(NIOAny(IOData.fileRegion(region)), promise: promise)
     }
 
     func read(context: ChannelHandlerContext) {

@@ -117,16 +117,23 @@ struct ImageCacheTests {
         let charged = cache.statistics.memory.bytes
         #expect(cache.memoryHit(T.thumbKey(0))?.base64 == nil)
         let first = try #require(cache.memoryHit(T.thumbKey(0), base64: true)?.base64)
-        #expect(Data(base64Encoded: first) == T.bytes(0))
-        #expect(cache.statistics.memory.bytes == charged + first.utf8.count)
+        #expect(Data(base64Encoded: first.string) == T.bytes(0))
+        // In a sealed file, followed by the end of an answer line, all charged.
+        guard case .lineEnd(let file) = first else {
+            Issue.record("the text was not put in a sealed file: \(first)")
+            return
+        }
+        #expect(file.count == first.string.utf8.count + ThumbnailShowResult.lineEndAfterData.count)
+        #expect(file.contents().suffix(ThumbnailShowResult.lineEndAfterData.count) == ThumbnailShowResult.lineEndAfterData[...])
+        #expect(cache.statistics.memory.bytes == charged + file.count)
         // The second hit reuses the text: nothing more is charged.
         #expect(cache.memoryHit(T.thumbKey(0), base64: true)?.base64 == first)
-        #expect(cache.statistics.memory.bytes == charged + first.utf8.count)
+        #expect(cache.statistics.memory.bytes == charged + file.count)
         // New bytes for the key replace the entry, text and all.
         cache.put(T.thumbKey(0), bytes: T.bytes(1), info: T.jpeg)
         #expect(cache.statistics.memory.bytes == charged)
         let second = try #require(cache.memoryHit(T.thumbKey(0), base64: true)?.base64)
-        #expect(Data(base64Encoded: second) == T.bytes(1))
+        #expect(Data(base64Encoded: second.string) == T.bytes(1))
     }
 
     @Test("the memory tier stays under its limit whatever is stored")

@@ -44,8 +44,10 @@ final class ThumbnailFixture: Sendable {
         return ThumbnailFixture(sim: sim, images: images, folder: folder, daemon: daemon, listener: listener, logs: logs)
     }
 
-    func connect() async throws -> RawClient {
-        try await RawClient.connect(daemon.socketPath)
+    /// A client of the daemon; with `reading: false` it reads nothing until its channel's
+    /// `autoRead` is turned on.
+    func connect(reading: Bool = true) async throws -> RawClient {
+        try await RawClient.connect(daemon.socketPath, reading: reading)
     }
 
     /// Serves a JPEG at `path` on the image server and returns its URL.
