@@ -44,7 +44,7 @@ final class Dispatcher: Sendable {
         case .immediate(let handler):
             runImmediately(handler, method: method, id: id, params: params, session: session)
         case .task(let handler):
-            startTask(handler, arrival: { params, _ in params }, options: route.options, method: method, id: id, params: params, session: session)
+            startTask(handler, arrival: { params, _ in .run(params) }, options: route.options, method: method, id: id, params: params, session: session)
         case .ordered(let arrival, let run):
             startTask(run, arrival: arrival, options: route.options, method: method, id: id, params: params, session: session)
         }
@@ -71,9 +71,10 @@ final class Dispatcher: Sendable {
     }
 
     /// Admits the request, runs `arrival` inline (in arrival order), then the handler in a
-    /// task with what `arrival` returned. A plain task route's `arrival` passes the params on.
+    /// task with what `arrival` returned, unless it answered the request itself. A plain task
+    /// route's `arrival` passes the params on.
     private func startTask<Input: Sendable>(_ handler: @escaping @Sendable (Input, RequestContext) async throws -> any Encodable & Sendable,
-                           arrival: @Sendable (JSONValue?, RequestContext) throws -> Input,
+                           arrival: @Sendable (JSONValue?, RequestContext) throws -> Arrival<Input>,
                            options: RouteOptions, method: String, id: RequestID?, params: JSONValue?, session: Session) {
         let cap = options.countsTowardPendingCap ? limits().maxPendingPerSession : nil
         switch session.admit(id: id, cap: cap) {
@@ -96,16 +97,16 @@ final class Dispatcher: Sendable {
         case .admitted(let serial, let key):
             let context = RequestContext(session: session, requestID: id, method: method,
                                          pending: Session.PendingEntry(key: key, serial: serial))
-            let input: Input
+            let arrived: Arrival<Input>
             do {
-                input = try arrival(params, context)
+                arrived = try arrival(params, context)
             } catch {
                 let answer = Self.failure(error, context: context)
                 if session.claim(key: key, serial: serial), let id { session.send(answer(id)) }
                 session.release(key: key, serial: serial)
                 return
             }
-            if let early = input as? any AnswerableOnArrival, early.answeredOnArrival {
+            guard case .run(let input) = arrived else {
                 session.release(key: key, serial: serial)
                 return
             }
