@@ -3,6 +3,9 @@
 # file over loopback TCP and redis GET of the same bytes over a Unix socket, in one run. Each
 # server is pinned to one core and each load generator to the other; rounds alternate
 # (nginx, redis, daemon with paths, daemon inline) so that the machine's changing load hits all.
+# redis is driven twice: by redis-benchmark (its own tool, which saturates before redis does)
+# and by the daemon's own closed-loop generator (`imagecache-bench show redis`: same load
+# model, same client, a saturated server), so both comparisons are on the page.
 #
 #   Benchmarks/scripts/show.sh [seconds] [connections] [rounds]
 #
@@ -130,6 +133,10 @@ for round in $(seq "$rounds"); do
   redis_p99=$(awk '/avg +min +p50/ { getline; print $5 * 1000 }' "$work/redis.txt")
   redis_time=$(awk -v n="$requests" -v r="$redis_rate" 'BEGIN { print n / r }')
   awk -v b="$before" -v a="$after" -v s="$redis_time" 'BEGIN { printf "redis-server CPU: %.2f s (%.0f%% of one core)\n", a-b, 100*(a-b)/s }'
+  echo "-- redis GET through the daemon's generator"
+  taskset -c "$client_cpu" "$bench" show redis --socket "$redis_socket" --key thumb --connections "$connections" \
+    --duration "$seconds" --server-pid "$redis" | tee "$work/redis-same.txt"
+  same_rate=$(awk '/^rate:/ {print $2}' "$work/redis-same.txt"); same_p99=$(awk '/^latency:/ {print $6}' "$work/redis-same.txt")
 
   for mode in path inline; do
     flag=""; [[ $mode == inline ]] && flag="--inline"
@@ -142,12 +149,15 @@ for round in $(seq "$rounds"); do
   echo "== round $round summary (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
   report "nginx + wrk" "$nginx_rate" "$nginx_p99"
   report "redis GET (unix socket)" "$redis_rate" "$redis_p99"
+  report "redis GET, same generator" "$same_rate" "$same_p99"
   report "show, path" "$path_rate" "$path_p99"
   report "show, inline" "$inline_rate" "$inline_p99"
   for mode in path inline; do
     r=${mode}_rate; p=${mode}_p99
     awk -v m="$mode" -v r="${!r}" -v p="${!p}" -v nr="$nginx_rate" -v np="$nginx_p99" -v rr="$redis_rate" -v rp="$redis_p99" 'BEGIN {
       printf "ratio %-6s: rate %.2f × nginx, %.2f × redis; p99 %.2f × nginx, %.2f × redis\n", m, r / nr, r / rr, p / np, p / rp }'
+    awk -v m="$mode" -v r="${!r}" -v p="${!p}" -v sr="$same_rate" -v sp="$same_p99" 'BEGIN {
+      printf "ratio %-6s beside redis through the same generator: rate %.2f ×, p99 %.2f ×\n", m, r / sr, p / sp }'
   done
 done
 

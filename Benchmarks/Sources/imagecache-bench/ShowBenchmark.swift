@@ -11,7 +11,7 @@ struct ShowBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Memory-hit thumbnail.show over the socket: requests/s, p50/p99 (see Benchmarks/scripts/show.sh).",
-        subcommands: [Prepare.self, Prime.self, Load.self]
+        subcommands: [Prepare.self, Prime.self, Load.self, Redis.self]
     )
 
     /// Writes the image the daemon will fetch: a real JPEG of about `bytes` bytes.
@@ -89,6 +89,29 @@ struct ShowBenchmark: ParsableCommand {
                 marker: Array(#""source":"memory""#.utf8))
             let result = try load.run(warmup: warmup, duration: duration, daemonPID: daemonPid)
             print(result.report)
+        }
+    }
+
+    /// redis GET of the same bytes through the same closed loop as `Load` (`RedisLoad`).
+    struct Redis: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "GET KEY from redis over its Unix socket in the same closed loop as `load`.")
+
+        @Option(help: "redis's Unix socket path.")
+        var socket: String
+        @Option(help: "The key holding the thumbnail's bytes.")
+        var key = "thumb"
+        @Option(help: "Concurrent connections, one GET in flight on each.")
+        var connections = 16
+        @Option(help: "Measured seconds.")
+        var duration = 10.0
+        @Option(help: "Seconds of warm-up before measuring.")
+        var warmup = 1.0
+        @Option(help: "redis-server's pid, to report its CPU time beside the generator's.")
+        var serverPid: Int32?
+
+        func run() throws {
+            let load = RedisLoad(path: socket, connections: connections, key: key)
+            print(try load.run(warmup: warmup, duration: duration, serverPID: serverPid).report.replacingOccurrences(of: "daemon CPU", with: "server CPU"))
         }
     }
 }
