@@ -312,7 +312,9 @@ extension DiskCache {
         }
         guard let (reap, flush) = found else { return false }
         if reap || flush {
-            DispatchQueue.global().async { [self] in
+            // Unlinks and a SQLite write: the bulk lane of `BlockingIO`, like every other
+            // piece of the disk tier's housekeeping.
+            BlockingIO.queue.async { [self] in
                 if reap { reapDeferred() }
                 if flush { flushAccessTimes() }
             }

@@ -268,10 +268,26 @@ public final class ImagePipeline: Sendable {
         }
     }
 
-    /// Validates, scales and stores a fetched body, under the decode limit, off the pool.
+    /// Validates, scales and stores a fetched body, under the decode limit, off the pool;
+    /// a body the engine spooled to a file is deleted afterwards, whatever the outcome.
     private func process(_ result: TransferResult, fetch: ThumbnailFetch,
                          settings: Settings) async throws -> ThumbnailFetch.Stored {
-        defer { if case .file(let path, _) = result.body { try? FileManager.default.removeItem(atPath: path) } }
+        guard case .file(let path, _) = result.body else {
+            return try await processBody(result, fetch: fetch, settings: settings)
+        }
+        // The unlink waits for the file system: on the bulk lane, not on the cooperative pool.
+        do {
+            let stored = try await processBody(result, fetch: fetch, settings: settings)
+            await BlockingIO.run { try? FileManager.default.removeItem(atPath: path) }
+            return stored
+        } catch {
+            await BlockingIO.run { try? FileManager.default.removeItem(atPath: path) }
+            throw error
+        }
+    }
+
+    private func processBody(_ result: TransferResult, fetch: ThumbnailFetch,
+                             settings: Settings) async throws -> ThumbnailFetch.Stored {
         try await decodes.acquire()
         defer { decodes.release() }
         guard !fetch.isAbandoned else { throw Self.cancelled }

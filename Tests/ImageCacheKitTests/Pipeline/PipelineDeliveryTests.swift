@@ -14,6 +14,24 @@ struct PipelineDeliveryTests {
         return (header.width, header.height)
     }
 
+    @Test("a body spooled to a file is deleted once processed, whether it made a thumbnail or not")
+    func spooledBodiesAreDeleted() async throws {
+        // Every body here is past the limit, so each one goes through a temporary file.
+        try await PipelineFixture.with(options: { $0.memoryBodyLimit = 1024 }) { f in
+            let spooled = { () -> [String] in
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: f.folder + "/cache")) ?? []
+                return names.filter { $0.hasPrefix("imagecached-body-") }
+            }
+            let image = f.serve("/spooled.jpg", SyntheticImages.jpeg(width: 1000, height: 750))
+            let delivered = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
+            #expect(delivered.source == .network)
+            #expect(spooled() == [])
+            let notAnImage = f.serve("/not-an-image.jpg", [UInt8](repeating: 0x41, count: 20_000))
+            await #expect(throws: RPCError.self) { try await f.pipeline.load(ThumbnailRequest(image: notAnImage, size: 256)) }
+            #expect(spooled() == [])
+        }
+    }
+
     @Test("an image at least twice as wide as asked is scaled to exactly the size, then served from memory")
     func scalesWideImages() async throws {
         try await PipelineFixture.with { f in
