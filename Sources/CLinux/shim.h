@@ -2,6 +2,7 @@
 // _GNU_SOURCE, which that module is built without. Nothing else belongs here.
 #ifndef IMAGECACHED_CLINUX_SHIM_H
 #define IMAGECACHED_CLINUX_SHIM_H
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/memfd.h>
 
@@ -19,9 +20,17 @@ extern int memfd_create(const char *name, unsigned int flags);
 #define F_SEAL_WRITE 0x0008
 #endif
 
-/// An anonymous memory file that may be sealed, closed on exec.
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
+/// An anonymous memory file that may be sealed, closed on exec. Made non-executable where
+/// the kernel knows how (6.3+, and required when `vm.memfd_noexec` is 2); older kernels
+/// refuse the flag with EINVAL and get the plain call.
 static inline int ic_memfd_create_sealable(const char *name) {
-    return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+    if (fd < 0 && errno == EINVAL) fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    return fd;
 }
 
 /// Seals `fd` against any change of its size or content, and against removing the seals.

@@ -89,47 +89,63 @@ struct SlotTableSendingTests {
         OutboundMessage(bytes: ByteBuffer(string: text + "\n"), priority: .response)
     }
 
+    /// Runs `body` with a fixture that is shut down afterwards, whatever `body` does.
+    private static func withFixture(_ body: (Fixture) async throws -> Void) async throws {
+        let fixture = try await Fixture()
+        do {
+            try await body(fixture)
+        } catch {
+            try? await fixture.shutdown()
+            throw error
+        }
+        try await fixture.shutdown()
+    }
+
     @Test("an answer decided on the event loop with nothing queued is in the socket before the loop runs another task")
     func writtenAtOnceOnTheLoop() async throws {
-        let fixture = try await Fixture()
-        let context = try fixture.request(1)
-        let table = fixture.table
-        let seen = try await fixture.channel.eventLoop.submit {
-            let ticket = table.show(SlotKey(view: "grid", slot: 0), context: context)
-            #expect(table.finish(ticket) { _ in Self.line("hit") })
-            // Still inside this task: a line queued with `execute` could not be written yet.
-            return fixture.readable()
-        }.get()
-        #expect(seen == ["hit"])
-        try await fixture.shutdown()
+        try await Self.withFixture { fixture in
+            let context = try fixture.request(1)
+            let table = fixture.table
+            // Checked outside the loop's task: an expectation recorded on a NIO thread is not
+            // attributed to this test.
+            let (current, seen) = try await fixture.channel.eventLoop.submit {
+                let ticket = table.show(SlotKey(view: "grid", slot: 0), context: context)
+                let current = table.finish(ticket) { _ in Self.line("hit") }
+                // Still inside this task: a line queued with `execute` could not be written yet.
+                return (current, fixture.readable())
+            }.get()
+            #expect(current)
+            #expect(seen == ["hit"])
+        }
     }
 
     @Test("a line decided on the loop waits behind one another thread queued before it")
     func neverOvertakesAQueuedLine() async throws {
-        let fixture = try await Fixture()
-        let first = try fixture.request(1)
-        let second = try fixture.request(2)
-        let table = fixture.table
-        let key = SlotKey(view: "grid", slot: 0)
-        let firstTicket = table.show(key, context: first)
-        try await fixture.channel.eventLoop.submit {
-            // Another thread (a loading task) sends progress for the slot's first photo; the
-            // loop is busy with this task, so that line waits in the loop's queue.
-            let queued = DispatchSemaphore(value: 0)
-            Thread {
-                table.notify(Self.line("progress of 1"), for: firstTicket)
-                queued.signal()
-            }.start()
-            queued.wait()
-            // Then, on the loop, the slot is shown again and the new photo is a memory hit.
-            let ticket = table.show(key, context: second)
-            #expect(table.finish(ticket) { _ in Self.line("hit 2") })
-        }.get()
-        let lines = fixture.lines(3)
-        #expect(lines.count == 3)
-        #expect(lines.first == "progress of 1")
-        #expect(lines.dropFirst().first?.contains("recycled") == true)
-        #expect(lines.last == "hit 2")
-        try await fixture.shutdown()
+        try await Self.withFixture { fixture in
+            let first = try fixture.request(1)
+            let second = try fixture.request(2)
+            let table = fixture.table
+            let key = SlotKey(view: "grid", slot: 0)
+            let firstTicket = table.show(key, context: first)
+            let current = try await fixture.channel.eventLoop.submit {
+                // Another thread (a loading task) sends progress for the slot's first photo; the
+                // loop is busy with this task, so that line waits in the loop's queue.
+                let queued = DispatchSemaphore(value: 0)
+                Thread {
+                    table.notify(Self.line("progress of 1"), for: firstTicket)
+                    queued.signal()
+                }.start()
+                queued.wait()
+                // Then, on the loop, the slot is shown again and the new photo is a memory hit.
+                let ticket = table.show(key, context: second)
+                return table.finish(ticket) { _ in Self.line("hit 2") }
+            }.get()
+            #expect(current)
+            let lines = fixture.lines(3)
+            #expect(lines.count == 3)
+            #expect(lines.first == "progress of 1")
+            #expect(lines.dropFirst().first?.contains("recycled") == true)
+            #expect(lines.last == "hit 2")
+        }
     }
 }

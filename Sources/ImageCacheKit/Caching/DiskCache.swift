@@ -64,6 +64,9 @@ public final class DiskCache: Sendable {
         var lastFlush: Double
         var deferred: [CacheDigest: Double] = [:]
         var nextDeferred = Double.infinity
+        /// A housekeeping job from `handOutPath` is queued and has not started: hits meanwhile
+        /// queue no other.
+        var housekeepingQueued = false
         var closed = false
     }
 
@@ -308,13 +311,18 @@ extension DiskCache {
             }
             guard used == true else { return nil }
             s.pendingAccess[digest] = now
-            return (now >= s.nextDeferred, s.pendingAccess.count >= 8192)
+            let due = (reap: now >= s.nextDeferred, flush: s.pendingAccess.count >= 8192)
+            guard due.reap || due.flush, !s.housekeepingQueued else { return (false, false) }
+            s.housekeepingQueued = true
+            return due
         }
         guard let (reap, flush) = found else { return false }
         if reap || flush {
             // Unlinks and a SQLite write: the bulk lane of `BlockingIO`, like every other
-            // piece of the disk tier's housekeeping.
+            // piece of the disk tier's housekeeping; one job at a time, however many hits
+            // arrive before it starts.
             BlockingIO.queue.async { [self] in
+                state.withLock { $0.housekeepingQueued = false }
                 if reap { reapDeferred() }
                 if flush { flushAccessTimes() }
             }

@@ -13,7 +13,12 @@ public enum InlineBase64: Sendable, Hashable {
     /// The sealed file of `text` followed by the end of an answer line, or the text itself
     /// when no file can be made.
     public static func make(_ text: String) -> InlineBase64 {
-        SealedMemoryFile.make(text.utf8 + ThumbnailShowResult.lineEndAfterData).map(InlineBase64.lineEnd) ?? .text(text)
+        make(text, budget: SealedMemoryFile.budget)
+    }
+
+    /// `make` against a given file budget (tests spend it).
+    static func make(_ text: String, budget: Int) -> InlineBase64 {
+        SealedMemoryFile.make(text.utf8 + ThumbnailShowResult.lineEndAfterData, budget: budget).map(InlineBase64.lineEnd) ?? .text(text)
     }
 
     /// Its length in bytes (what it is charged in the memory tier).

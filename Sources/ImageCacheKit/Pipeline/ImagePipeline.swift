@@ -275,13 +275,14 @@ public final class ImagePipeline: Sendable {
         guard case .file(let path, _) = result.body else {
             return try await processBody(result, fetch: fetch, settings: settings)
         }
-        // The unlink waits for the file system: on the bulk lane, not on the cooperative pool.
+        // The unlink waits for the file system, so not on the cooperative pool; and a client
+        // waits for it, so on the lane for reads, never behind bulk decodes and fsyncs.
         do {
             let stored = try await processBody(result, fetch: fetch, settings: settings)
-            await BlockingIO.run { try? FileManager.default.removeItem(atPath: path) }
+            await BlockingIO.read { try? FileManager.default.removeItem(atPath: path) }
             return stored
         } catch {
-            await BlockingIO.run { try? FileManager.default.removeItem(atPath: path) }
+            await BlockingIO.read { try? FileManager.default.removeItem(atPath: path) }
             throw error
         }
     }

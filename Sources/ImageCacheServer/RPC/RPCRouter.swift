@@ -84,7 +84,7 @@ public struct RPCRouter: Sendable {
         _ handler: @escaping @Sendable (T, RequestContext) async throws -> R
     ) {
         // A step that may answer by itself must come through the overload that looks.
-        assert(!(T.self is any AnswerableOnArrival.Type), "\(method): register an AnswerableOnArrival arrival with its overload")
+        precondition(!(T.self is any AnswerableOnArrival.Type), "\(method): register an AnswerableOnArrival arrival with its overload")
         routes[method] = Route(options: options, body: .ordered(arrival: { params, context in
             let typed = try StrictParamsDecoder.decode(P.self, from: params)
             return .run(try arrival(typed, context))

@@ -6,8 +6,8 @@ import ImageCacheKit
 ///
 /// Each item ends exactly once: whoever removes it from the table (its own completion, a
 /// `prefetch.cancel`) sends its `prefetch.finished`; a close removes every item and sends
-/// nothing. Notifications decided under the lock are queued on the connection's event loop,
-/// as the slots' are, and tasks are cancelled after the lock is released.
+/// nothing. Notifications decided under the lock are queued on the connection's event loop
+/// (written in the order decided), and tasks are cancelled after the lock is released.
 final class PrefetchTable: Sendable {
     /// An item: the image as the client named it, at one width.
     struct Key: Hashable, Sendable {

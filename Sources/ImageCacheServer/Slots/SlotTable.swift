@@ -26,7 +26,8 @@ struct SlotTicket: Sendable {
 /// again, nothing for its earlier request — result, `thumbnail.progress`,
 /// `thumbnail.dimensions` — ever reaches the client, even when the fetch completes at the
 /// same instant. Every slot change takes a new generation under this table's one lock, and
-/// every message for a slot is sent under that lock only while its generation is current.
+/// every message for a slot is decided under that lock only while its generation is current
+/// (and written in the order decided, below).
 /// Whether a request is answered at all is decided by `Session.claim` (the arbiter of
 /// "answered exactly once", shared with `cancel` and the session's close), also under the
 /// lock, so "deliver" and "recycle" can never both win.

@@ -82,7 +82,14 @@ final class OutboundLimiter: ChannelDuplexHandler {
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
         promise.futureResult.whenComplete { _ in
             // The descriptor belongs to `file`, which closes it when the last holder goes.
-            _ = try? handle.takeDescriptorOwnership()
+            // NIO completes the promise after its last use of the handle; this cannot fail.
+            do {
+                _ = try handle.takeDescriptorOwnership()
+            } catch {
+                assertionFailure("a sealed file's handle was still in use when its write completed: \(error)")
+            }
+            // Until here: NIO treats a descriptor closed under a pending `sendfile` (EBADF)
+            // as a broken invariant and stops the process.
             withExtendedLifetime(file) {}
         }
         let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.count)

@@ -26,8 +26,10 @@ struct PipelineDeliveryTests {
             let delivered = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
             #expect(delivered.source == .network)
             #expect(spooled() == [])
-            let notAnImage = f.serve("/not-an-image.jpg", [UInt8](repeating: 0x41, count: 20_000))
-            await #expect(throws: RPCError.self) { try await f.pipeline.load(ThumbnailRequest(image: notAnImage, size: 256)) }
+            // A header that reads, a body cut short: it fails in the decode, after the spool.
+            let whole = SyntheticImages.jpeg(width: 1000, height: 750, seed: 4)
+            let truncated = f.serve("/truncated.jpg", Array(whole.prefix(whole.count * 2 / 3)))
+            await #expect(throws: RPCError.self) { try await f.pipeline.load(ThumbnailRequest(image: truncated, size: 256)) }
             #expect(spooled() == [])
         }
     }

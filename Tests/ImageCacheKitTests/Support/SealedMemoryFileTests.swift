@@ -20,7 +20,8 @@ struct SealedMemoryFileTests {
         // Neither the content nor the size can change, from this process or any other that
         // got the descriptor.
         let wrote = [UInt8(1)].withUnsafeBytes { pwrite(file.descriptor, $0.baseAddress, 1, 0) }
-        #expect(wrote == -1 && errno == EPERM)
+        let writeError = errno
+        #expect(wrote == -1 && writeError == EPERM)
         #expect(ftruncate(file.descriptor, 10) == -1)
         #expect(file.contents() == bytes)
     }
@@ -35,6 +36,7 @@ struct SealedMemoryFileTests {
     @Test("past the descriptor budget none is made, and the text stays a string")
     func budgetSpent() throws {
         #expect(SealedMemoryFile.make([1, 2, 3], budget: 0) == nil)
+        #expect(InlineBase64.make("QUJD", budget: 0) == .text("QUJD"))
         #expect(SealedMemoryFile.budget > 0)
         switch InlineBase64.make("QUJD") {
         case .lineEnd(let file):
