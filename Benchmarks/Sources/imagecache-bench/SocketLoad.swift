@@ -199,110 +199,131 @@ struct SocketLoad {
     }
 
     func run(warmup: Double, duration: Double, daemonPID: Int32?) throws -> Result {
-        var descriptors: [CInt] = []
-        defer { descriptors.forEach { close($0) } }
-        for _ in 0..<connections {
-            let fd = try Self.connect(path)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            descriptors.append(fd)
-        }
         let requests = (0..<connections).map { connection in (0..<depth).map { request(connection, $0) } }
         var readers = [Reader](repeating: Reader(sentAt: [UInt64](repeating: 0, count: depth)), count: connections)
-        var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let start = Self.now()
-        let measureFrom = start + UInt64(warmup * 1e9)
-        let end = measureFrom + UInt64(duration * 1e9)
         var latencies: [Double] = []
         latencies.reserveCapacity(Int(duration * 200_000))
         var answered = 0
         var errors = 0
-        var bytesReceived = 0
-        var cpuAtStart: Double?
-        var daemonCPUAtStart: Double?
         var line: [UInt8] = []
-        for connection in 0..<connections {
+        let window = try Self.drive(path: path, connections: connections, warmup: warmup, duration: duration, serverPID: daemonPID,
+                                    begin: { connection, fd in
             for lane in 0..<depth {
-                try send(descriptors[connection], lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
+                try send(fd, lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
             }
+        }, consume: { connection, fd, chunk, measuring in
+            // Split the chunk at newlines; keep only each line's head and tail.
+            let count = chunk.count
+            var offset = 0
+            while offset < count {
+                let newline = memchr(chunk.baseAddress! + offset, 0x0A, count - offset).map { chunk.baseAddress!.distance(to: UnsafeRawPointer($0)) }
+                let segmentEnd = newline ?? count
+                let room = Self.headLimit - readers[connection].head.count
+                if room > 0 {
+                    readers[connection].head += chunk[offset..<min(segmentEnd, offset + room)]
+                }
+                let pastHead = max(offset, offset + Self.headLimit - readers[connection].length)
+                if segmentEnd > pastHead {
+                    // Bytes beyond the head: keep the last `headLimit` of them.
+                    let from = max(pastHead, segmentEnd - Self.headLimit)
+                    readers[connection].tail += chunk[from..<segmentEnd]
+                    if readers[connection].tail.count > Self.headLimit {
+                        readers[connection].tail.removeFirst(readers[connection].tail.count - Self.headLimit)
+                    }
+                }
+                readers[connection].length += segmentEnd - offset
+                offset = segmentEnd + 1
+                guard newline != nil else { break }
+                let head = readers[connection].head
+                let tail = readers[connection].tail
+                readers[connection].head.removeAll(keepingCapacity: true)
+                readers[connection].tail.removeAll(keepingCapacity: true)
+                readers[connection].length = 0
+                guard let id = Self.answerID(head) else {
+                    continue  // a notification (progress, dimensions): not an answer
+                }
+                let lane = id % depth
+                let now = Self.now()
+                if !Self.contains(head, marker), !Self.contains(tail, marker) {
+                    if measuring, errors == 0 {
+                        FileHandle.standardError.write(Data("first unexpected answer: ".utf8) + Data(head) + Data("\n".utf8))
+                    }
+                    if measuring { errors += 1 }
+                }
+                if measuring {
+                    answered += 1
+                    latencies.append(Double(now - readers[connection].sentAt[lane]) / 1000)
+                }
+                try send(fd, lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
+            }
+        })
+        latencies.sort()
+        return Result(requests: answered, errors: errors, seconds: window.seconds, bytesReceived: window.bytesReceived,
+                      latenciesMicroseconds: latencies, generatorCPUSeconds: window.generatorCPU, daemonCPUSeconds: window.serverCPU)
+    }
+
+    /// What `drive` measured over its window.
+    struct Window {
+        var seconds: Double
+        var bytesReceived: Int
+        var generatorCPU: Double
+        var serverCPU: Double?
+    }
+
+    /// The closed loop every generator here shares: `connections` non-blocking connections to
+    /// `path` in one `poll` set on this thread; `begin` sends each one's first requests, and
+    /// every chunk read from a connection goes to `consume` (with whether the measured window
+    /// has begun), which sends the next request as answers complete. Runs `warmup`, then
+    /// `duration` seconds, and reports the window and the CPU time of both sides.
+    static func drive(path: String, connections: Int, warmup: Double, duration: Double, serverPID: Int32?,
+                      begin: (Int, CInt) throws -> Void,
+                      consume: (Int, CInt, UnsafeRawBufferPointer, Bool) throws -> Void) throws -> Window {
+        var descriptors: [CInt] = []
+        defer { descriptors.forEach { close($0) } }
+        for _ in 0..<connections {
+            let fd = try connect(path)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            descriptors.append(fd)
         }
-        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let measureFrom = now() + UInt64(warmup * 1e9)
+        let end = measureFrom + UInt64(duration * 1e9)
         var measuring = false
         var measureStart: UInt64 = 0
+        var cpuAtStart = 0.0
+        var serverCPUAtStart: Double?
+        var bytesReceived = 0
+        for connection in 0..<connections { try begin(connection, descriptors[connection]) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
         loop: while true {
             let ready = poll(&polled, nfds_t(polled.count), 100)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "poll: \(String(cString: strerror(errno)))")
             }
-            var now = Self.now()
-            if !measuring, now >= measureFrom {
+            let time = now()
+            if !measuring, time >= measureFrom {
                 measuring = true
-                measureStart = now
-                cpuAtStart = Self.cpuSeconds()
-                daemonCPUAtStart = daemonPID.flatMap(Self.cpuSeconds(pid:))
+                measureStart = time
+                cpuAtStart = cpuSeconds()
+                serverCPUAtStart = serverPID.flatMap(cpuSeconds(pid:))
             }
-            if now >= end { break loop }
+            if time >= end { break loop }
             for connection in polled.indices where polled[connection].revents != 0 {
                 let fd = descriptors[connection]
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count == 0 { throw Failure(description: "the daemon closed a connection") }
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                if count == 0 { throw Failure(description: "the server closed a connection") }
                 if count < 0 {
                     if errno == EAGAIN || errno == EINTR { continue }
                     throw Failure(description: "read: \(String(cString: strerror(errno)))")
                 }
                 if measuring { bytesReceived += count }
-                // Split the chunk at newlines; keep only each line's head.
-                var offset = 0
-                while offset < count {
-                    let newline: Int? = buffer.withUnsafeBytes { raw in
-                        memchr(raw.baseAddress! + offset, 0x0A, count - offset).map { raw.baseAddress!.distance(to: UnsafeRawPointer($0)) }
-                    }
-                    let segmentEnd = newline ?? count
-                    let room = Self.headLimit - readers[connection].head.count
-                    if room > 0 {
-                        readers[connection].head += buffer[offset..<min(segmentEnd, offset + room)]
-                    }
-                    let pastHead = max(offset, offset + Self.headLimit - readers[connection].length)
-                    if segmentEnd > pastHead {
-                        // Bytes beyond the head: keep the last `headLimit` of them.
-                        let from = max(pastHead, segmentEnd - Self.headLimit)
-                        readers[connection].tail += buffer[from..<segmentEnd]
-                        if readers[connection].tail.count > Self.headLimit {
-                            readers[connection].tail.removeFirst(readers[connection].tail.count - Self.headLimit)
-                        }
-                    }
-                    readers[connection].length += segmentEnd - offset
-                    offset = segmentEnd + 1
-                    guard newline != nil else { break }
-                    let head = readers[connection].head
-                    let tail = readers[connection].tail
-                    readers[connection].head.removeAll(keepingCapacity: true)
-                    readers[connection].tail.removeAll(keepingCapacity: true)
-                    readers[connection].length = 0
-                    guard let id = Self.answerID(head) else {
-                        continue  // a notification (progress, dimensions): not an answer
-                    }
-                    let lane = id % depth
-                    now = Self.now()
-                    if !Self.contains(head, marker), !Self.contains(tail, marker) {
-                        if measuring, errors == 0 {
-                            FileHandle.standardError.write(Data("first unexpected answer: ".utf8) + Data(head) + Data("\n".utf8))
-                        }
-                        if measuring { errors += 1 }
-                    }
-                    if measuring {
-                        answered += 1
-                        latencies.append(Double(now - readers[connection].sentAt[lane]) / 1000)
-                    }
-                    try send(fd, lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
-                }
+                try consume(connection, fd, UnsafeRawBufferPointer(rebasing: buffer[..<count]), measuring)
             }
         }
-        let seconds = Double(Self.now() - measureStart) / 1e9
-        let cpu = Self.cpuSeconds() - (cpuAtStart ?? Self.cpuSeconds())
-        let daemonCPU = daemonPID.flatMap(Self.cpuSeconds(pid:)).map { $0 - (daemonCPUAtStart ?? $0) }
-        latencies.sort()
-        return Result(requests: answered, errors: errors, seconds: seconds, bytesReceived: bytesReceived,
-                      latenciesMicroseconds: latencies, generatorCPUSeconds: cpu, daemonCPUSeconds: daemonCPU)
+        let serverCPU = serverPID.flatMap(cpuSeconds(pid:)).map { $0 - (serverCPUAtStart ?? $0) }
+        return Window(seconds: Double(now() - measureStart) / 1e9, bytesReceived: bytesReceived,
+                      generatorCPU: cpuSeconds() - cpuAtStart, serverCPU: serverCPU)
     }
 }
