@@ -62,6 +62,10 @@ final class FaultyFileSystem: CacheFileSystem {
     }
 
     func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
+        if writesHeld.withLock({ $0 }) {
+            heldWrites.update { $0 += 1 }
+            writeGate.wait()
+        }
         switch current {
         case .writeFails(let code):
             // Leave a partial file, as a real ENOSPC would, and fail.
@@ -94,6 +98,20 @@ final class FaultyFileSystem: CacheFileSystem {
     func removeFile(atPath path: String) throws(CacheFileSystemError) {
         if case .readOnly(let code) = current { throw CacheFileSystemError(operation: "unlink", path: path, code: code) }
         try real.removeFile(atPath: path)
+    }
+
+    /// While held, every `writeNewFile` (a content file being stored) counts itself in
+    /// `heldWrites` and waits for `releaseWrites`, as reads do below.
+    private let writesHeld = LockedState(false)
+    private let writeGate = DispatchSemaphore(value: 0)
+    let heldWrites = Observed(0)
+
+    func holdWrites() { writesHeld.withLock { $0 = true } }
+
+    /// Lets every held write (and later ones) go on.
+    func releaseWrites() {
+        writesHeld.withLock { $0 = false }
+        for _ in 0..<heldWrites.value { writeGate.signal() }
     }
 
     /// While held, every `readFile` counts itself in `heldReads` and waits for `releaseReads`:

@@ -73,6 +73,35 @@ struct ImageCacheTests {
         #expect(cache.get(key) == nil, "evicted, the entry must not come back from memory or disk")
     }
 
+    @Test("a memory hit whose disk copy is being written back when the entry is evicted is a miss, and leaves nothing on disk")
+    func evictionDuringWriteBack() async throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let fs = FaultyFileSystem()
+        let cache = try open(folder, fileSystem: fs)
+        defer { cache.close() }
+        let key = CacheKey.thumbnail(url: "https://images.test/written-back.jpg", width: 256)
+        cache.put(key, bytes: T.bytes(8), info: T.jpeg)
+        // The disk copy goes (a sweep, a clear from outside); memory still has the entry, so
+        // asking for a path writes it back.
+        cache.disk.remove(key)
+        fs.holdWrites()
+        let reading = cache
+        let reader = Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: reading.get(key)) }.start()
+            }
+        }
+        // Evict while the write-back is in the file system, then let it finish.
+        try await withTimeout(seconds: 20) { try await fs.heldWrites.wait { $0 >= 1 } }
+        cache.evict(key)
+        fs.releaseWrites()
+        let read = await reader.value
+        #expect(read == nil, "evicted during the write-back: a miss, not a path to a file that is going")
+        #expect(cache.disk.get(key) == nil, "the written-back copy is taken out again")
+        #expect(cache.get(key) == nil)
+    }
+
     @Test("with the disk refusing writes, entries are still served from memory and the error is reported")
     func diskFailureFallsBackToMemory() throws {
         let folder = TemporaryFolder()
