@@ -275,16 +275,16 @@ public final class ImagePipeline: Sendable {
         guard case .file(let path, _) = result.body else {
             return try await processBody(result, fetch: fetch, settings: settings)
         }
+        let outcome: Result<ThumbnailFetch.Stored, any Error>
+        do {
+            outcome = .success(try await processBody(result, fetch: fetch, settings: settings))
+        } catch {
+            outcome = .failure(error)
+        }
         // The unlink waits for the file system, so not on the cooperative pool; and a client
         // waits for it, so on the lane for reads, never behind bulk decodes and fsyncs.
-        do {
-            let stored = try await processBody(result, fetch: fetch, settings: settings)
-            await BlockingIO.read { try? FileManager.default.removeItem(atPath: path) }
-            return stored
-        } catch {
-            await BlockingIO.read { try? FileManager.default.removeItem(atPath: path) }
-            throw error
-        }
+        await BlockingIO.read { try? FileManager.default.removeItem(atPath: path) }
+        return try outcome.get()
     }
 
     private func processBody(_ result: TransferResult, fetch: ThumbnailFetch,

@@ -14,13 +14,20 @@ public enum DescriptorLimit {
     /// nil when it could not be read.
     @discardableResult
     public static func raiseToHardLimit() -> Int? {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        guard var limit = current else { return nil }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
         return Int(clamping: limit.rlim_cur)
+    }
+
+    /// The soft limit in force now, or nil when it cannot be read.
+    public static var soft: Int? { current.map { Int(clamping: $0.rlim_cur) } }
+
+    private static var current: rlimit? {
+        var limit = rlimit()
+        return getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? limit : nil
     }
 }

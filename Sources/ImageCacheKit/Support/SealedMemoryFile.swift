@@ -50,18 +50,12 @@ public final class SealedMemoryFile: Sendable, Hashable {
         }
         guard admitted else { return nil }
         let descriptor = ic_memfd_create_sealable("imagecached-inline")
-        guard descriptor >= 0 else {
-            live.withLock { $0 -= 1 }
-            return nil
+        if descriptor >= 0, write(bytes, to: descriptor), ic_seal_immutable(descriptor) == 0 {
+            return SealedMemoryFile(descriptor: descriptor, count: bytes.count)
         }
-        let written = bytes.withContiguousStorageIfAvailable { Self.writeAll(descriptor, UnsafeRawBufferPointer($0)) }
-            ?? Array(bytes).withUnsafeBytes { Self.writeAll(descriptor, $0) }
-        guard written, ic_seal_immutable(descriptor) == 0 else {
-            close(descriptor)
-            live.withLock { $0 -= 1 }
-            return nil
-        }
-        return SealedMemoryFile(descriptor: descriptor, count: bytes.count)
+        if descriptor >= 0 { close(descriptor) }
+        live.withLock { $0 -= 1 }
+        return nil
     }
 
     /// The file's content, read back (for tests and checks; the hot path never reads it).
@@ -84,10 +78,15 @@ public final class SealedMemoryFile: Sendable, Hashable {
         return seals >= 0 && seals & all == all
     }
 
+    private static func write(_ bytes: some Collection<UInt8>, to descriptor: CInt) -> Bool {
+        bytes.withContiguousStorageIfAvailable { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { writeAll(descriptor, $0) }
+    }
+
     private static func writeAll(_ descriptor: CInt, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let wrote = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let wrote = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if wrote < 0, errno == EINTR { continue }
             guard wrote > 0 else { return false }
             offset += wrote
@@ -100,17 +99,10 @@ public final class SealedMemoryFile: Sendable, Hashable {
     /// Files alive now.
     private static let live = LockedState(0)
 
-    /// How many files may be alive at once: a quarter of the soft descriptor limit, so
-    /// sockets, cache files and libcurl always keep the rest.
-    static let budget: Int = {
-        var limit = rlimit()
-        // RLIM_INFINITY (all bits set) does not import; the cap covers it.
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
-        return Int(min(limit.rlim_cur, 1 << 20)) / 4
-    }()
-
-    /// Files alive now (for tests and `stats`).
-    public static var liveCount: Int { live.withLock { $0 } }
+    /// How many files may be alive at once: a quarter of the soft descriptor limit (read at
+    /// first use, after the daemon raised it), so sockets, cache files and libcurl always keep
+    /// the rest.
+    static let budget = min(DescriptorLimit.soft ?? 1024, 1 << 20) / 4
 
     public static func == (lhs: SealedMemoryFile, rhs: SealedMemoryFile) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

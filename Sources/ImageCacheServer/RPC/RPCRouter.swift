@@ -85,13 +85,7 @@ public struct RPCRouter: Sendable {
     ) {
         // A step that may answer by itself must come through the overload that looks.
         precondition(!(T.self is any AnswerableOnArrival.Type), "\(method): register an AnswerableOnArrival arrival with its overload")
-        routes[method] = Route(options: options, body: .ordered(arrival: { params, context in
-            let typed = try StrictParamsDecoder.decode(P.self, from: params)
-            return .run(try arrival(typed, context))
-        }, run: { prepared, context in
-            // `prepared` is what `arrival` returned just before, for this same route.
-            try await handler(prepared as! T, context)
-        }))
+        registerOrdered(method, options: options, arrival: { .run(try arrival($0, $1)) }, handler)
     }
 
     /// `register(_:options:arrival:_:)` for an `arrival` that may answer the request itself
@@ -103,11 +97,28 @@ public struct RPCRouter: Sendable {
         arrival: @escaping @Sendable (P, RequestContext) throws -> T,
         _ handler: @escaping @Sendable (T, RequestContext) async throws -> R
     ) {
+        registerOrdered(method, options: options, arrival: { params, context in
+            let prepared = try arrival(params, context)
+            return prepared.answeredOnArrival ? .answered : .run(prepared)
+        }, handler)
+    }
+
+    /// The route both `arrival` overloads make: params decoded strictly, then `arrival`,
+    /// whose input (unless it answered) the handler's task gets.
+    private mutating func registerOrdered<P: Decodable & Sendable, T: Sendable, R: Encodable & Sendable>(
+        _ method: String,
+        options: RouteOptions,
+        arrival: @escaping @Sendable (P, RequestContext) throws -> Arrival<T>,
+        _ handler: @escaping @Sendable (T, RequestContext) async throws -> R
+    ) {
         routes[method] = Route(options: options, body: .ordered(arrival: { params, context in
             let typed = try StrictParamsDecoder.decode(P.self, from: params)
-            let prepared = try arrival(typed, context)
-            return prepared.answeredOnArrival ? .answered : .run(prepared)
+            switch try arrival(typed, context) {
+            case .run(let prepared): return .run(prepared)
+            case .answered: return .answered
+            }
         }, run: { prepared, context in
+            // `prepared` is what `arrival` returned just before, for this same route.
             try await handler(prepared as! T, context)
         }))
     }
