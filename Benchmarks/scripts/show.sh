@@ -14,6 +14,9 @@
 # the daemon delivers is what nginx and redis then serve, so all three move the same bytes.
 # DAEMON_BINARY defaults to the release imagecached built through the Benchmarks package.
 # DEPTH (default 1) keeps that many requests in flight per connection for the daemon.
+# PEERS=0 measures the daemon alone (nginx still serves the source image): for interleaved
+# A/B runs of two daemon binaries (show-ab.sh). MODES picks the daemon's rounds ("path inline").
+# TRACE=PREFIX writes every answer's latency to PREFIX-MODE-ROUND.txt (trace_summary.py reads it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-10}
@@ -22,6 +25,8 @@ rounds=${3:-3}
 server_cpu=${SERVER_CPU:-0}
 client_cpu=${CLIENT_CPU:-1}
 depth=${DEPTH:-1}
+peers=${PEERS:-1}
+modes=${MODES:-path inline}
 bytes=${SHOW_BYTES:-30720}
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
@@ -99,6 +104,7 @@ echo "== primed: $url (width $width) → $thumb_path, $thumb_bytes bytes; source
 cp "$thumb_path" "$work/www/thumb.jpg"
 chmod 644 "$work/www/thumb.jpg"
 
+if [[ $peers != 0 ]]; then
 # redis: our own instance on a Unix socket (no TCP port, no persistence), the same bytes as a value.
 redis_socket="$work/redis.sock"
 taskset -c "$server_cpu" redis-server --port 0 --unixsocket "$redis_socket" --unixsocketperm 700 \
@@ -108,6 +114,7 @@ pids+=($redis)
 for _ in $(seq 100); do redis-cli -s "$redis_socket" ping >/dev/null 2>&1 && break; sleep 0.1; done
 redis-cli -s "$redis_socket" -x SET thumb < "$work/www/thumb.jpg" >/dev/null
 echo "== redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'): value of $(redis-cli -s "$redis_socket" STRLEN thumb) bytes"
+fi
 
 report() { # name rate p99_us
   printf '%-26s %10.0f req/s   p99 %7.0f µs\n' "$1" "$2" "$3"
@@ -115,6 +122,7 @@ report() { # name rate p99_us
 
 for round in $(seq "$rounds"); do
   echo "== round $round ($connections connections, ${seconds}s each), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [[ $peers != 0 ]]; then
   before=$(cpu_seconds "$nginx_worker")
   taskset -c "$client_cpu" wrk -t1 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/thumb.jpg" > "$work/wrk.txt"
   after=$(cpu_seconds "$nginx_worker")
@@ -137,13 +145,16 @@ for round in $(seq "$rounds"); do
   taskset -c "$client_cpu" "$bench" show redis --socket "$redis_socket" --key thumb --connections "$connections" \
     --duration "$seconds" --server-pid "$redis" | tee "$work/redis-same.txt"
   same_rate=$(awk '/^rate:/ {print $2}' "$work/redis-same.txt"); same_p99=$(awk '/^latency:/ {print $6}' "$work/redis-same.txt")
+  fi
 
-  for mode in path inline; do
+  for mode in $modes; do
     flag=""; [[ $mode == inline ]] && flag="--inline"
+    [[ -n "${TRACE:-}" ]] && flag="$flag --trace $TRACE-$mode-$round.txt"
     echo "-- imagecached thumbnail.show ($mode, depth $depth)"
     taskset -c "$client_cpu" "$bench" show load --socket "$socket" --url "$url" --size "$width" $flag \
       --connections "$connections" --depth "$depth" --duration "$seconds" --daemon-pid "$daemon" | tee "$work/show-$mode.txt"
   done
+  [[ $peers == 0 ]] && continue
   path_rate=$(awk '/^rate:/ {print $2}' "$work/show-path.txt"); path_p99=$(awk '/^latency:/ {print $6}' "$work/show-path.txt")
   inline_rate=$(awk '/^rate:/ {print $2}' "$work/show-inline.txt"); inline_p99=$(awk '/^latency:/ {print $6}' "$work/show-inline.txt")
   echo "== round $round summary (load average now $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -77,16 +77,19 @@ struct ShowBenchmark: ParsableCommand {
         var warmup = 1.0
         @Option(help: "The daemon's pid, to report its CPU time beside the generator's.")
         var daemonPid: Int32?
+        @Option(help: "Write every measured answer's time, connection and latency to this file.")
+        var trace: String?
 
         func run() throws {
             // The URL goes into JSON: encode it as a JSON string.
             let urlJSON = String(decoding: try JSONEncoder().encode(url), as: UTF8.self)
-            let load = SocketLoad(
+            var load = SocketLoad(
                 path: socket, connections: connections, depth: depth,
                 request: { _, lane in
                     Array(#""method":"thumbnail.show","params":{"slot":\#(lane),"url":\#(urlJSON),"size":\#(size),"inline":\#(inline)}}"#.utf8)
                 },
                 marker: Array(#""source":"memory""#.utf8))
+            load.tracePath = trace
             let result = try load.run(warmup: warmup, duration: duration, daemonPID: daemonPid)
             print(result.report)
         }

@@ -27,6 +27,11 @@ struct SocketLoad {
     /// without them counts as an error (and the first one is printed).
     let marker: [UInt8]
 
+    /// When set, every measured answer is written there as a line `NANOSECONDS CONNECTION
+    /// MICROSECONDS` (since the first measured answer; the connection's index; its latency),
+    /// for `Benchmarks/scripts/trace_summary.py`.
+    var tracePath: String? = nil
+
     /// How much of each end of an answer line is kept for the checks.
     static let headLimit = 512
 
@@ -206,6 +211,8 @@ struct SocketLoad {
         var answered = 0
         var errors = 0
         var line: [UInt8] = []
+        var trace = ""
+        var traceStart: UInt64?
         let window = try Self.drive(path: path, connections: connections, warmup: warmup, duration: duration, serverPID: daemonPID,
                                     begin: { connection, fd in
             for lane in 0..<depth {
@@ -252,11 +259,20 @@ struct SocketLoad {
                 }
                 if measuring {
                     answered += 1
-                    latencies.append(Double(now - readers[connection].sentAt[lane]) / 1000)
+                    let latency = Double(now - readers[connection].sentAt[lane]) / 1000
+                    latencies.append(latency)
+                    if tracePath != nil {
+                        let start = traceStart ?? now
+                        traceStart = start
+                        trace += "\(now - start) \(connection) \(latency)\n"
+                    }
                 }
                 try send(fd, lane: lane, reader: &readers[connection], rest: requests[connection][lane], line: &line)
             }
         })
+        if let tracePath {
+            try trace.write(toFile: tracePath, atomically: false, encoding: .utf8)
+        }
         latencies.sort()
         return Result(requests: answered, errors: errors, seconds: window.seconds, bytesReceived: window.bytesReceived,
                       latenciesMicroseconds: latencies, generatorCPUSeconds: window.generatorCPU, daemonCPUSeconds: window.serverCPU)
