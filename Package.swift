@@ -144,6 +144,6 @@ let package = Package(
             name: "ImageCacheKitTests",
             dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"]
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]),
     ]
 )

@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(name: "imagecached", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -20,6 +21,8 @@ let package = Package(
                 .product(name: "ImageCacheClient", package: "imagecached"),
                 .product(name: "ProviderSimulator", package: "imagecached"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ]

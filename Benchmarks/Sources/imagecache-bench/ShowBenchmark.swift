@@ -11,7 +11,7 @@ struct ShowBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Memory-hit thumbnail.show over the socket: requests/s, p50/p99 (see Benchmarks/scripts/show.sh).",
-        subcommands: [Prepare.self, Prime.self, Load.self, Redis.self]
+        subcommands: [Prepare.self, Prime.self, Load.self, Redis.self, NIOFloor.self]
     )
 
     /// Writes the image the daemon will fetch: a real JPEG of about `bytes` bytes.

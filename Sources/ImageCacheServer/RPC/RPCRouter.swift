@@ -33,9 +33,19 @@ public struct RPCRouter: Sendable {
 
         var options: RouteOptions
         var body: Body
+        /// For a route whose params are `ScannableParams`: reads them from a plain line and
+        /// binds the arrival step to them (`scan(_:)`); nil for every other route.
+        var scanArrival: (@Sendable (inout RequestScanner) -> BoundArrival?)? = nil
     }
 
-    private var routes: [String: Route] = [:]
+    /// An arrival step bound to the params a scanner read.
+    typealias BoundArrival = @Sendable (RequestContext) throws -> Arrival<any Sendable>
+
+    private var routes: [String: Route] = [:] {
+        didSet { scannable = routes.compactMap { $0.value.scanArrival == nil ? nil : ($0.key, Array($0.key.utf8), $0.value) } }
+    }
+    /// The routes with `scanArrival`, with their method names' bytes: what `scan(_:)` matches.
+    private var scannable: [(method: String, name: [UInt8], route: Route)] = []
 
     /// An empty table; `hello`, `stats` and `cancel` are added by the daemon.
     public init() {}
@@ -113,14 +123,30 @@ public struct RPCRouter: Sendable {
     ) {
         routes[method] = Route(options: options, body: .ordered(arrival: { params, context in
             let typed = try StrictParamsDecoder.decode(P.self, from: params)
-            switch try arrival(typed, context) {
-            case .run(let prepared): return .run(prepared)
-            case .answered: return .answered
-            }
+            return try Self.erased(arrival(typed, context))
         }, run: { prepared, context in
             // `prepared` is what `arrival` returned just before, for this same route.
             try await handler(prepared as! T, context)
-        }))
+        }), scanArrival: (P.self as? any ScannableParams.Type).map { Self.scanArrival($0, arrival) })
+    }
+
+    private static func erased<T>(_ arrived: Arrival<T>) -> Arrival<any Sendable> {
+        switch arrived {
+        case .run(let prepared): .run(prepared)
+        case .answered: .answered
+        }
+    }
+
+    /// `Route.scanArrival` for params of type `Q` (the route's `P`, opened once here, so that
+    /// nothing is cast per request).
+    private static func scanArrival<Q: ScannableParams, P, T>(
+        _: Q.Type, _ arrival: @escaping @Sendable (P, RequestContext) throws -> Arrival<T>
+    ) -> @Sendable (inout RequestScanner) -> BoundArrival? {
+        let typed = arrival as! @Sendable (Q, RequestContext) throws -> Arrival<T>
+        return { scanner in
+            guard let params = Q.scan(&scanner) else { return nil }
+            return { context in try erased(typed(params, context)) }
+        }
     }
 
     /// `registerImmediate` for a method without params.
@@ -149,6 +175,56 @@ public struct RPCRouter: Sendable {
     public var methods: [String] { routes.keys.sorted() }
 
     func route(for method: String) -> Route? { routes[method] }
+
+    /// A request line read whole by a `RequestScanner`: what the dispatcher admits and starts.
+    struct ScannedRequest {
+        var id: RequestID
+        var method: String
+        var route: Route
+        var arrive: BoundArrival
+    }
+
+    /// The request on `line` when it is a plain request (an id, every member once, nothing
+    /// JSON-RPC does not define) for a route with `scanArrival` whose params scan; nil sends
+    /// the line down the general path, which is the authority on everything else. Members
+    /// may come in any order, but `method` must precede `params` (as every client here
+    /// writes them), since the params are read in place by the method's own scanner.
+    func scan(_ line: UnsafeRawBufferPointer) -> ScannedRequest? {
+        guard !scannable.isEmpty else { return nil }
+        var scanner = RequestScanner(line)
+        var version = false
+        var id: RequestID?
+        var found: (method: String, name: [UInt8], route: Route)?
+        var arrive: BoundArrival?
+        let read = scanner.object { scanner, key in
+            if RequestScanner.key(key, is: "jsonrpc") {
+                guard !version, scanner.string(equals: "2.0") else { return false }
+                version = true
+            } else if RequestScanner.key(key, is: "id") {
+                guard id == nil else { return false }
+                if let number = scanner.integer() {
+                    id = .int(number)
+                } else if let text = scanner.string() {
+                    id = .string(text)
+                } else {
+                    return false
+                }
+            } else if RequestScanner.key(key, is: "method") {
+                guard found == nil, let name = scanner.plainStringBytes() else { return false }
+                found = scannable.first { $0.name.elementsEqual(name) }
+                return found != nil
+            } else if RequestScanner.key(key, is: "params") {
+                guard let found, arrive == nil else { return false }
+                arrive = found.route.scanArrival?(&scanner)
+                return arrive != nil
+            } else {
+                return false
+            }
+            return true
+        }
+        guard read, scanner.atEnd(), version, let id, let found, let arrive else { return nil }
+        return ScannedRequest(id: id, method: found.method, route: found.route, arrive: arrive)
+    }
 }
 
 /// What a request's arrival step leaves for its task: the input to run it with, or nothing

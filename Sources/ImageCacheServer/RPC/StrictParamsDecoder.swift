@@ -13,15 +13,6 @@ enum StrictParamsDecoder {
     ///
     /// - Throws: `RPCError` of kind `invalid_params` with `field` set.
     static func decode<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws(RPCError) -> P {
-        if case .object(let members)? = params, let direct = P.self as? any DirectParams.Type,
-           let value = direct.direct(members) as? P {
-            return value
-        }
-        return try decodeThroughContainers(type, from: params)
-    }
-
-    /// `decode` without the `DirectParams` shortcut: the reference the shortcut is tested against.
-    static func decodeThroughContainers<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws(RPCError) -> P {
         let object: JSONValue
         switch params {
         case nil, .null?:

@@ -19,6 +19,12 @@ final class Dispatcher: Sendable {
     }
 
     func handle(line: ByteBuffer, session: Session) {
+        // A plain request for a scannable route goes from bytes to typed params in one pass.
+        if let scanned = line.withUnsafeReadableBytes({ router.scan($0) }), case .ordered(_, let run) = scanned.route.body {
+            startTask(run, arrival: { _, context in try scanned.arrive(context) }, options: scanned.route.options,
+                      method: scanned.method, id: scanned.id, params: nil, session: session)
+            return
+        }
         guard let parsed = IncomingMessageParser.parse(line) else { return }
         switch parsed {
         case .failure(let failure):

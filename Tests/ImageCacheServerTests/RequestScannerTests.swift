@@ -1,0 +1,177 @@
+import ImageCacheProtocol
+import NIOCore
+import NIOEmbedded
+import Logging
+import Testing
+import TestSupport
+@testable import ImageCacheServer
+
+/// A plain `thumbnail.show` line read by `RPCRouter.scan` is exactly the request the general
+/// path (`IncomingMessageParser`, then `StrictParamsDecoder`) reads from it; anything the
+/// scanner does not take is left to the general path, so errors keep their wording and field.
+@Suite("Request scanner: the fast path of thumbnail.show agrees with the general path", .timeLimit(.minutes(1)))
+struct RequestScannerTests {
+    /// What a route's arrival step was given; thrown so the step stops there.
+    struct Captured: Error { var params: ThumbnailShowParams }
+
+    struct Request: Equatable {
+        var id: RequestID
+        var method: String
+        var params: ThumbnailShowParams
+    }
+
+    static let router: RPCRouter = {
+        var router = RPCRouter()
+        router.register(MethodName.thumbnailShow.rawValue, arrival: { (params: ThumbnailShowParams, _) -> Int in
+            throw Captured(params: params)
+        }) { (_: Int, _) in 0 }
+        router.register(MethodName.hello.rawValue) { (_: RequestContext) in 0 }
+        return router
+    }()
+
+    static let session = Session(id: 1, peer: nil, channel: EmbeddedChannel(), logger: Logger(label: "test"))
+
+    /// The request as the scanner reads it; nil when it declines.
+    static func scanned(_ line: String) throws -> Request? {
+        guard let scanned = Array(line.utf8).withUnsafeBytes({ router.scan($0) }) else { return nil }
+        let context = RequestContext(session: session, requestID: scanned.id, method: scanned.method)
+        do {
+            _ = try scanned.arrive(context)
+        } catch let captured as Captured {
+            return Request(id: scanned.id, method: scanned.method, params: captured.params)
+        }
+        Issue.record("the arrival step returned instead of being given the params")
+        return nil
+    }
+
+    /// The request as the general path reads it, or the error it answers.
+    static func general(_ line: String) -> Result<Request, RPCError> {
+        switch IncomingMessageParser.parse(ByteBuffer(string: line)) {
+        case nil: return .failure(RPCError(.parseError, "blank"))
+        case .failure(let failure)?: return .failure(failure.error)
+        case .success(.notification)?: return .failure(RPCError(.invalidRequest, "notification"))
+        case .success(.request(let id, let method, let params))?:
+            return Result { () throws(RPCError) in
+                Request(id: id, method: method, params: try StrictParamsDecoder.decode(ThumbnailShowParams.self, from: params))
+            }
+        }
+    }
+
+    static func line(_ params: String, id: String = "7") -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"thumbnail.show","params":\#(params)}"#
+    }
+
+    /// The plain shapes a grid client sends: the scanner takes each one.
+    static let plain: [String] = [
+        line(#"{"slot":0,"photo":"unsplash:a"}"#),
+        line(#"{"slot":3,"url":"http://127.0.0.1:8/x.jpg","size":256}"#),
+        line(#"{"slot":12,"photo":"pixabay:1","size":512,"inline":true,"view":"sidebar"}"#),
+        line(#"{"slot":1,"url":"https://e.test/a?b=c","inline":false}"#, id: #""req-1""#),
+        line(#"{"view":"main","slot":2,"photo":"flickr:9"}"#, id: "-3"),
+        line(#"{"slot":999999999999999999,"photo":"a"}"#, id: "0"),
+        // JSONEncoder writes every `/` as `\/`; the two-character escapes are read.
+        line(#"{"slot":5,"url":"http:\/\/127.0.0.1:8\/a b.jpg?q=\"x\"&r=\\","size":128}"#, id: #""a\/b\n\t\r\b\f""#),
+        // Shapes that validation (not decoding) refuses are still read alike.
+        line(#"{"slot":-1,"photo":""}"#),
+        line(#"{"slot":1,"photo":"x","size":0,"view":""}"#, id: #""""#),
+        // JSON's whitespace anywhere between tokens, members in another order.
+        " { \"method\":\"thumbnail.show\", \"jsonrpc\":\"2.0\", \"params\" : {\"slot\":1,\"photo\":\"a\"}, \"id\" : 1 } ",
+        "{\"id\":5,\r\n\t\"jsonrpc\" : \"2.0\" ,\"method\":\"thumbnail.show\",\"params\":{ \"slot\" : 4 , \"inline\" : true , \"url\" : \"http://e.test/x\" }}\n",
+    ]
+
+    /// Lines the scanner leaves to the general path (whatever that answers).
+    static let declined: [String] = [
+        // The envelope.
+        #"{"jsonrpc":"2.0","method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,  // a notification
+        #"{"jsonrpc":"2.0","id":1,"params":{"slot":1,"photo":"a"},"method":"thumbnail.show"}"#,  // params first
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show"}"#,  // no params
+        #"{"id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,  // no version
+        #"{"jsonrpc":"2.1","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"id":2,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"},"params":{"slot":2,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"},"extra":0}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{}}"#,  // a route without a scanner
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.shows","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1.0,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":-0,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":01,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1234567890123456789,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":null,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":"a\u0041","method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":"a\x","method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc\/":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail\/show","params":{"slot":1,"photo":"a"}}"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}} x"#,
+        #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}"#,
+        #"[{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}]"#,
+        "",
+        // The params.
+        line(#"{}"#),
+        line(#"[1,"a"]"#),
+        line(#"null"#),
+        line(#"{"photo":"unsplash:a"}"#),
+        line(#"{"slot":1}"#),
+        line(#"{"slot":1,"photo":"a","url":"http://e.test/x"}"#),
+        line(#"{"slot":1,"photo":"a","url":null}"#),
+        line(#"{"slot":1,"photo":"a","size":null}"#),
+        line(#"{"slot":1,"photo":"a","inline":null}"#),
+        line(#"{"slot":"1","photo":"a"}"#),
+        line(#"{"slot":1.5,"photo":"a"}"#),
+        line(#"{"slot":1e1,"photo":"a"}"#),
+        line(#"{"slot":1,"photo":7}"#),
+        line(#"{"slot":1,"photo":"a","size":"256"}"#),
+        line(#"{"slot":1,"photo":"a","inline":1}"#),
+        line(#"{"slot":1,"photo":"a","inline":truex}"#),
+        line(#"{"slot":1,"photo":"a","view":3}"#),
+        line(#"{"slot":1,"photo":"a","extra":true}"#),
+        line(#"{"slot":1,"photo":"a","Slot":1}"#),
+        line(#"{"slot":1,"slot":2,"photo":"a"}"#),
+        line(#"{"slot":1,"photo":"a\u002Fb"}"#),
+        line(#"{"slot":1,"photo":"a\"}"#),
+        line(#"{"slot":1,"photo":"caf\#u{E9}"}"#),
+        line("{\"slot\":1,\"photo\":\"a\u{01}\"}"),
+        line(#"{"slot":1,"photo":"a",}"#),
+    ]
+
+    @Test("plain lines: the scanner reads what the general path reads", arguments: plain)
+    func sameRequest(_ line: String) throws {
+        let scanned = try #require(try Self.scanned(line))
+        #expect(Self.general(line) == .success(scanned))
+    }
+
+    @Test("anything else: the scanner declines", arguments: declined)
+    func declines(_ line: String) throws {
+        #expect(try Self.scanned(line) == nil)
+    }
+
+    /// Random edits of plain lines: whenever the scanner accepts one, the general path reads
+    /// the same request. Enough edits survive for the check to bite (a scanner that accepts
+    /// what it should not would be caught; one that declines everything fails the count).
+    @Test("fuzzed lines: never a different request")
+    func fuzz() throws {
+        var random = SplitMix64(seed: 0x5CA7_7E55)
+        let alphabet = Array(#"{}[]":,.-+0123456789eE \tnulltruefalse\\ab/\"#.utf8)
+        var accepted = 0
+        for round in 0..<20_000 {
+            var bytes = Array(Self.plain[round % Self.plain.count].utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes.remove(at: at)
+                case 1: bytes.insert(alphabet.randomElement(using: &random)!, at: at)
+                default: bytes[at] = alphabet.randomElement(using: &random)!
+                }
+                if bytes.isEmpty { break }
+            }
+            let line = String(decoding: bytes, as: UTF8.self)
+            guard let scanned = try Self.scanned(line) else { continue }
+            accepted += 1
+            let general = Self.general(line)
+            #expect(general == .success(scanned), "\(line)")
+            if general != .success(scanned) { return }
+        }
+        #expect(accepted > 1_000, "only \(accepted) of the fuzzed lines were scanned")
+    }
+}
