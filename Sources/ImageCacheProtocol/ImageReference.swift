@@ -77,8 +77,16 @@ enum FieldCheck {
     /// A URL must at least be an absolute http(s) URL; which hosts are allowed is the
     /// daemon's policy (1010), not a params matter.
     static func url(_ url: String, field: String) throws(RPCError) {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), url.count > 8 else {
+        // Compared byte by byte, ignoring ASCII case (no lowercased copy per request: this
+        // runs on every thumbnail.show); no other character lowercases to these letters.
+        func hasScheme(_ scheme: StaticString) -> Bool {
+            scheme.withUTF8Buffer { scheme in
+                url.utf8.count >= scheme.count && zip(url.utf8, scheme).allSatisfy { byte, lower in
+                    byte == lower || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") && byte == lower - 0x20)
+                }
+            }
+        }
+        guard hasScheme("https://") || hasScheme("http://"), !url.dropFirst(8).isEmpty else {
             throw RPCError.invalidParam(field, "'\(field)' must be an absolute http(s) URL")
         }
     }

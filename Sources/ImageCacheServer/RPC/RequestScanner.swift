@@ -44,27 +44,45 @@ struct RequestScanner {
     /// (`\u`, a control character, a byte outside ASCII).
     mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
+        // First the extent and the escapes' count, then one allocation for the text.
         let start = index
-        var unescaped: [UInt8]?
+        var escapes = 0
         while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
+            switch bytes[index] {
             case UInt8(ascii: "\""):
-                if let unescaped { return String(decoding: unescaped, as: UTF8.self) }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard index < bytes.count, let meaning = Self.escaped(bytes[index]) else { return nil }
-                if unescaped == nil { unescaped = Array(bytes[start..<(index - 1)]) }
-                unescaped!.append(meaning)
+                let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                return escapes == 0 ? String(decoding: raw, as: UTF8.self) : Self.unescaped(raw, count: raw.count - escapes)
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count, Self.escaped(bytes[index + 1]) != nil else { return nil }
+                escapes += 1
+                index += 2
             case 0x20..<0x7F:
-                unescaped?.append(byte)
+                index += 1
             default:
                 return nil
             }
         }
         return nil
+    }
+
+    /// `raw` (checked: printable ASCII and valid two-character escapes) with its escapes
+    /// replaced, written straight into the string's storage.
+    private static func unescaped(_ raw: UnsafeRawBufferPointer, count: Int) -> String {
+        String(unsafeUninitializedCapacity: count) { text in
+            var from = 0, to = 0
+            while from < raw.count {
+                if raw[from] == UInt8(ascii: "\\") {
+                    text[to] = escaped(raw[from + 1])!
+                    from += 2
+                } else {
+                    text[to] = raw[from]
+                    from += 1
+                }
+                to += 1
+            }
+            return to
+        }
     }
 
     /// What a two-character escape stands for; nil for `\u` (left to the general path) and

@@ -128,8 +128,11 @@ public final class Session: Sendable {
     /// until `release`, which the caller invokes after queueing the answer.
     func claim(key: PendingKey, serial: UInt64) -> Bool {
         state.withLock { state in
-            guard let entry = state.pending[key], entry.serial == serial, !entry.answered else { return false }
-            state.pending[key]?.answered = true
+            guard var entry = state.pending[key], entry.serial == serial, !entry.answered else { return false }
+            entry.answered = true
+            // A plain store: the optional-chained `pending[key]?.answered` goes through the
+            // dictionary's `_modify` coroutine, whose frame is allocated on each call.
+            state.pending[key] = entry
             return true
         }
     }

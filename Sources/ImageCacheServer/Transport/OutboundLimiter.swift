@@ -56,8 +56,15 @@ final class OutboundLimiter: ChannelDuplexHandler {
         if message.priority == .response { metrics.answered() }
         queuedBytes += size
         metrics.queued(size, connectionTotal: queuedBytes)
+        // The file's content is sent with `sendfile`: the channel gets a handle of its own
+        // on the file's descriptor (NIO lets one handle be used by one write at a time, and
+        // the file serves every answer of its thumbnail).
+        let file = message.rest
+        let handle = file.map { NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: $0.descriptor) }
         let written = context.eventLoop.makePromise(of: Void.self)
+        // One callback for both jobs: a second one on the same future costs an allocation.
         written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            if let handle { Self.giveBack(handle, of: file) }
             self.queuedBytes -= size
             self.metrics.queued(-size, connectionTotal: self.queuedBytes)
             if self.readHeld, self.queuedBytes <= self.softLimit / 2 {
@@ -66,34 +73,28 @@ final class OutboundLimiter: ChannelDuplexHandler {
             }
         }
         if let promise { written.futureResult.cascade(to: promise) }
-        guard let rest = message.rest else {
+        guard let file, let handle else {
             context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: written)
             return
         }
         context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: nil)
-        Self.write(rest, context: context, promise: written)
+        let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.count)
+        context.write(NIOAny(IOData.fileRegion(region)), promise: written)
     }
 
-    /// Writes a sealed file's content with `sendfile`. The channel gets a handle of its own
-    /// on the file's descriptor (NIO lets one handle be used by one write at a time, and the
-    /// file serves every answer of its thumbnail); the file itself is kept alive, descriptor
-    /// open, until the write is done or failed, whatever the memory tier evicts meanwhile.
-    private static func write(_ file: SealedMemoryFile, context: ChannelHandlerContext, promise: EventLoopPromise<Void>) {
-        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
-        promise.futureResult.whenComplete { _ in
-            // The descriptor belongs to `file`, which closes it when the last holder goes.
-            // NIO completes the promise after its last use of the handle; this cannot fail.
-            do {
-                _ = try handle.takeDescriptorOwnership()
-            } catch {
-                assertionFailure("a sealed file's handle was still in use when its write completed: \(error)")
-            }
-            // Until here: NIO treats a descriptor closed under a pending `sendfile` (EBADF)
-            // as a broken invariant and stops the process.
-            withExtendedLifetime(file) {}
+    /// Takes a sealed file's descriptor back from the handle its write used. The file itself
+    /// was kept alive, descriptor open, until here, whatever the memory tier evicted
+    /// meanwhile: NIO treats a descriptor closed under a pending `sendfile` (EBADF) as a
+    /// broken invariant and stops the process.
+    private static func giveBack(_ handle: NIOFileHandle, of file: SealedMemoryFile?) {
+        // The descriptor belongs to `file`, which closes it when the last holder goes.
+        // NIO completes the promise after its last use of the handle; this cannot fail.
+        do {
+            _ = try handle.takeDescriptorOwnership()
+        } catch {
+            assertionFailure("a sealed file's handle was still in use when its write completed: \(error)")
         }
-        let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.count)
-        context.write(NIOAny(IOData.fileRegion(region)), promise: promise)
+        withExtendedLifetime(file) {}
     }
 
     func read(context: ChannelHandlerContext) {
