@@ -78,12 +78,14 @@ enum FieldCheck {
     /// daemon's policy (1010), not a params matter.
     static func url(_ url: String, field: String) throws(RPCError) {
         // Compared byte by byte, ignoring ASCII case (no lowercased copy per request: this
-        // runs on every thumbnail.show); no other character lowercases to these letters.
+        // runs on every thumbnail.show); no other character lowercases to these letters. The
+        // scheme must end on a character boundary: a combining mark after its last `/` makes
+        // that character another one.
         func hasScheme(_ scheme: StaticString) -> Bool {
             scheme.withUTF8Buffer { scheme in
                 url.utf8.count >= scheme.count && zip(url.utf8, scheme).allSatisfy { byte, lower in
                     byte == lower || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") && byte == lower - 0x20)
-                }
+                } && String.Index(url.utf8.index(url.utf8.startIndex, offsetBy: scheme.count), within: url) != nil
             }
         }
         guard hasScheme("https://") || hasScheme("http://"), !url.dropFirst(8).isEmpty else {

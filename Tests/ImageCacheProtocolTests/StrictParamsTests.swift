@@ -121,7 +121,7 @@ struct StrictParamsTests {
         let prefetch = try #require(paramsError(PrefetchParams.self, #"{"urls": ["/a.jpg"]}"#))
         #expect(prefetch.data.field == "urls[0]")
         // The scheme is matched ignoring ASCII case only; something must follow it.
-        for url in [#"http\u001a//x.test/a"#, #"http:/\u000fx.test/a"#, "https://", "http://", "htt", "", "https:x.test/abc"] {
+        for url in [#"http\u001a//x.test/a"#, #"http:/\u000fx.test/a"#, #"https://\u0301x.test/a"#, "https://", "http://", "htt", "", "https:x.test/abc"] {
             #expect(paramsError(ThumbnailShowParams.self, #"{"slot": 0, "url": "\#(url)"}"#)?.data.field == "url", "\(url)")
         }
         for url in ["HTTPS://x.test/a", "Http://xy", "https://é"] {
