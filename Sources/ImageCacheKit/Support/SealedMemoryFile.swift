@@ -25,14 +25,20 @@ public final class SealedMemoryFile: Sendable, Hashable {
     /// Its length in bytes.
     public let count: Int
 
-    private init(descriptor: CInt, count: Int) {
+    /// The budget count this file holds a place in, given back when it goes.
+    private let live: LockedState<Int>
+    private let calls: SystemCalls
+
+    private init(descriptor: CInt, count: Int, live: LockedState<Int>, calls: SystemCalls) {
         self.descriptor = descriptor
         self.count = count
+        self.live = live
+        self.calls = calls
     }
 
     deinit {
-        close(descriptor)
-        Self.live.withLock { $0 -= 1 }
+        calls.close(descriptor)
+        live.withLock { $0 -= 1 }
     }
 
     /// A sealed file holding `bytes`, or nil when none can be made (budget used up, no memfd
@@ -41,21 +47,37 @@ public final class SealedMemoryFile: Sendable, Hashable {
         make(bytes, budget: budget)
     }
 
-    /// `make` against a given budget (tests use a spent one).
-    static func make(_ bytes: some Collection<UInt8>, budget: Int) -> SealedMemoryFile? {
+    /// `make` against a given budget and count of live files, through the given system calls
+    /// (tests spend the budget, or make a call fail).
+    static func make(_ bytes: some Collection<UInt8>, budget: Int, live: LockedState<Int> = SealedMemoryFile.live,
+                     calls: SystemCalls = .linux) -> SealedMemoryFile? {
         let admitted = live.withLock { live -> Bool in
             guard live < budget else { return false }
             live += 1
             return true
         }
         guard admitted else { return nil }
-        let descriptor = ic_memfd_create_sealable("imagecached-inline")
-        if descriptor >= 0, write(bytes, to: descriptor), ic_seal_immutable(descriptor) == 0 {
-            return SealedMemoryFile(descriptor: descriptor, count: bytes.count)
+        let descriptor = calls.create()
+        if descriptor >= 0, write(bytes, to: descriptor, with: calls), calls.seal(descriptor) == 0 {
+            return SealedMemoryFile(descriptor: descriptor, count: bytes.count, live: live, calls: calls)
         }
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 { calls.close(descriptor) }
         live.withLock { $0 -= 1 }
         return nil
+    }
+
+    /// The system calls a file is made and closed with: Linux's, or a test's that fail.
+    struct SystemCalls: Sendable {
+        var create: @Sendable () -> CInt
+        var write: @Sendable (CInt, UnsafeRawBufferPointer) -> Int
+        var seal: @Sendable (CInt) -> CInt
+        var close: @Sendable (CInt) -> Void
+
+        static let linux = SystemCalls(
+            create: { ic_memfd_create_sealable("imagecached-inline") },
+            write: { descriptor, bytes in Glibc.write(descriptor, bytes.baseAddress, bytes.count) },
+            seal: { ic_seal_immutable($0) },
+            close: { _ = Glibc.close($0) })
     }
 
     /// The file's content, read back (for tests and checks; the hot path never reads it).
@@ -78,15 +100,15 @@ public final class SealedMemoryFile: Sendable, Hashable {
         return seals >= 0 && seals & all == all
     }
 
-    private static func write(_ bytes: some Collection<UInt8>, to descriptor: CInt) -> Bool {
-        bytes.withContiguousStorageIfAvailable { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
-            ?? Array(bytes).withUnsafeBytes { writeAll(descriptor, $0) }
+    private static func write(_ bytes: some Collection<UInt8>, to descriptor: CInt, with calls: SystemCalls) -> Bool {
+        bytes.withContiguousStorageIfAvailable { writeAll(descriptor, UnsafeRawBufferPointer($0), with: calls) }
+            ?? Array(bytes).withUnsafeBytes { writeAll(descriptor, $0, with: calls) }
     }
 
-    private static func writeAll(_ descriptor: CInt, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    private static func writeAll(_ descriptor: CInt, _ bytes: UnsafeRawBufferPointer, with calls: SystemCalls) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let wrote = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let wrote = calls.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             if wrote < 0, errno == EINTR { continue }
             guard wrote > 0 else { return false }
             offset += wrote
