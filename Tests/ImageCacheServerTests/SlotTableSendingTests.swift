@@ -16,35 +16,20 @@ import Testing
 struct SlotTableSendingTests {
     /// A session on one end of a socket pair; the test reads the other end.
     private final class Fixture: Sendable {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let channel: any Channel
-        let peer: CInt
+        let connection: LimitedConnection
         let session: Session
         let table: SlotTable
+        var channel: any Channel { connection.channel }
+        var peer: CInt { connection.peer }
 
         init() async throws {
-            var fds: [CInt] = [0, 0]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
-                throw TestFailure("socketpair: \(String(cString: strerror(errno)))")
-            }
-            peer = fds[1]
-            let metrics = ServerMetrics()
-            channel = try await ClientBootstrap(group: group)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(OutboundLimiter(
-                            limits: ServerLimits(), metrics: metrics, logger: Logger(label: "test")))
-                    }
-                }
-                .withConnectedSocket(fds[0]).get()
-            session = Session(id: 1, peer: nil, channel: channel, logger: Logger(label: "test"))
+            connection = try await LimitedConnection()
+            session = Session(id: 1, peer: nil, channel: connection.channel, logger: Logger(label: "test"))
             table = SlotTable(session: session)
         }
 
         func shutdown() async throws {
-            try await channel.close()
-            close(peer)
-            try await group.shutdownGracefully()
+            try await connection.shutdown()
         }
 
         /// A `thumbnail.show` request admitted on the session, as the dispatcher does it.

@@ -201,14 +201,7 @@ public struct RPCRouter: Sendable {
                 guard !version, scanner.string(equals: "2.0") else { return false }
                 version = true
             } else if RequestScanner.key(key, is: "id") {
-                guard id == nil else { return false }
-                if let number = scanner.integer() {
-                    id = .int(number)
-                } else if let text = scanner.string() {
-                    id = .string(text)
-                } else {
-                    return false
-                }
+                return RequestScanner.once(&id) { scanner.integer().map(RequestID.int) ?? scanner.string().map(RequestID.string) }
             } else if RequestScanner.key(key, is: "method") {
                 guard found == nil, let name = scanner.plainStringBytes() else { return false }
                 found = scannable.first { $0.name.elementsEqual(name) }

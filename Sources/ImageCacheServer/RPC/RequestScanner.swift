@@ -136,6 +136,14 @@ struct RequestScanner {
         return nil
     }
 
+    /// Reads a member's value into `value` unless it already holds one (a repeated member):
+    /// false when it did, or when `read` declines.
+    static func once<T>(_ value: inout T?, _ read: () -> T?) -> Bool {
+        guard value == nil, let read = read() else { return false }
+        value = read
+        return true
+    }
+
     /// Whether `key` is exactly `name`.
     static func key(_ key: UnsafeRawBufferPointer, is name: StaticString) -> Bool {
         key.count == name.utf8CodeUnitCount && name.withUTF8Buffer { name in

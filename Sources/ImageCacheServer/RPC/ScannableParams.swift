@@ -16,33 +16,14 @@ protocol ScannableParams: Decodable & Sendable {
 extension ThumbnailShowParams: ScannableParams {
     static func scan(_ scanner: inout RequestScanner) -> ThumbnailShowParams? {
         var slot: Int?, photo: String?, url: String?, size: Int?, inline: Bool?, view: String?
+        // Each member once: a repeated one is the general path's to judge.
         let read = scanner.object { scanner, key in
-            // Each member once: a repeated one is the general path's to judge.
-            if RequestScanner.key(key, is: "slot") {
-                guard slot == nil else { return false }
-                slot = scanner.integer()
-                return slot != nil
-            } else if RequestScanner.key(key, is: "url") {
-                guard url == nil else { return false }
-                url = scanner.string()
-                return url != nil
-            } else if RequestScanner.key(key, is: "size") {
-                guard size == nil else { return false }
-                size = scanner.integer()
-                return size != nil
-            } else if RequestScanner.key(key, is: "inline") {
-                guard inline == nil else { return false }
-                inline = scanner.bool()
-                return inline != nil
-            } else if RequestScanner.key(key, is: "photo") {
-                guard photo == nil else { return false }
-                photo = scanner.string()
-                return photo != nil
-            } else if RequestScanner.key(key, is: "view") {
-                guard view == nil else { return false }
-                view = scanner.string()
-                return view != nil
-            }
+            if RequestScanner.key(key, is: "slot") { return RequestScanner.once(&slot) { scanner.integer() } }
+            if RequestScanner.key(key, is: "url") { return RequestScanner.once(&url) { scanner.string() } }
+            if RequestScanner.key(key, is: "size") { return RequestScanner.once(&size) { scanner.integer() } }
+            if RequestScanner.key(key, is: "inline") { return RequestScanner.once(&inline) { scanner.bool() } }
+            if RequestScanner.key(key, is: "photo") { return RequestScanner.once(&photo) { scanner.string() } }
+            if RequestScanner.key(key, is: "view") { return RequestScanner.once(&view) { scanner.string() } }
             return false
         }
         guard read, let slot else { return nil }
