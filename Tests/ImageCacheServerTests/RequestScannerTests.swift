@@ -1,3 +1,4 @@
+import Foundation
 import ImageCacheProtocol
 import NIOCore
 import NIOEmbedded
@@ -74,6 +75,8 @@ struct RequestScannerTests {
         // Shapes that validation (not decoding) refuses are still read alike.
         line(#"{"slot":-1,"photo":""}"#),
         line(#"{"slot":1,"photo":"x","size":0,"view":""}"#, id: #""""#),
+        // Params before the method, as Foundation's JSONEncoder may write them.
+        #"{"params":{"view":"v","slot":1,"photo":"a"},"jsonrpc":"2.0","id":1,"method":"thumbnail.show"}"#,
         // JSON's whitespace anywhere between tokens, members in another order.
         " { \"method\":\"thumbnail.show\", \"jsonrpc\":\"2.0\", \"params\" : {\"slot\":1,\"photo\":\"a\"}, \"id\" : 1 } ",
         "{\"id\":5,\r\n\t\"jsonrpc\" : \"2.0\" ,\"method\":\"thumbnail.show\",\"params\":{ \"slot\" : 4 , \"inline\" : true , \"url\" : \"http://e.test/x\" }}\n",
@@ -83,7 +86,6 @@ struct RequestScannerTests {
     static let declined: [String] = [
         // The envelope.
         #"{"jsonrpc":"2.0","method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,  // a notification
-        #"{"jsonrpc":"2.0","id":1,"params":{"slot":1,"photo":"a"},"method":"thumbnail.show"}"#,  // params first
         #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show"}"#,  // no params
         #"{"id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,  // no version
         #"{"jsonrpc":"2.1","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
@@ -104,6 +106,12 @@ struct RequestScannerTests {
         #"{"jsonrpc\/":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"thumbnail\/show","params":{"slot":1,"photo":"a"}}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}} x"#,
+        #"{"jsonrpc":"2.0","id":1,"params":{"slot":1,"photo":"a","extra":{"a":[1,{"b":"}"}]}},"method":"thumbnail.show"}"#,
+        #"{"jsonrpc":"2.0","id":1,"params":{"slot":1,"photo":"a"},"params":{"slot":1,"photo":"a"},"method":"thumbnail.show"}"#,
+        #"{"jsonrpc":"2.0","id":1,"params":{"slot":1,"photo":"a"],"method":"thumbnail.show"}"#,
+        #"{"jsonrpc":"2.0","id":1,"params":{"slot":1,"photo":"a},"method":"thumbnail.show"}"#,
+        #"{"jsonrpc":"2.0","id":1,"params":[{"slot":1,"photo":"a"}],"method":"thumbnail.show"}"#,
+        #"{"jsonrpc":"2.0","id":1,"params":{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{}}}}}}}},"slot":1,"photo":"a"},"method":"thumbnail.show"}"#,
         #"{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}"#,
         #"[{"jsonrpc":"2.0","id":1,"method":"thumbnail.show","params":{"slot":1,"photo":"a"}}]"#,
         "",
@@ -138,6 +146,24 @@ struct RequestScannerTests {
     @Test("plain lines: the scanner reads what the general path reads", arguments: plain)
     func sameRequest(_ line: String) throws {
         let scanned = try #require(try Self.scanned(line))
+        #expect(Self.general(line) == .success(scanned))
+    }
+
+    /// A request as the client library writes it (`JSONEncoder`, members in declaration
+    /// order, every `/` escaped): the line every grid client here sends takes the fast path.
+    @Test("the client library's encoding of a show is scanned")
+    func clientEncoding() throws {
+        struct Envelope: Encodable {
+            let jsonrpc = "2.0"
+            let id: Int
+            let method: String
+            let params: ThumbnailShowParams
+        }
+        let params = ThumbnailShowParams(slot: 3, image: .url("http://127.0.0.1:8080/a/b.jpg?x=1"), size: 256, inline: true)
+        let line = String(decoding: try JSONEncoder().encode(Envelope(id: 41, method: MethodName.thumbnailShow.rawValue, params: params)), as: UTF8.self)
+        #expect(line.contains(#"http:\/\/"#), "\(line)")
+        let scanned = try #require(try Self.scanned(line))
+        #expect(scanned == Request(id: .int(41), method: MethodName.thumbnailShow.rawValue, params: params))
         #expect(Self.general(line) == .success(scanned))
     }
 

@@ -9,8 +9,8 @@ import Glibc
 ///
 /// A hot inline thumbnail is the same 40 KB of base64 in every answer. Written from a buffer,
 /// each answer copies those bytes twice (into the line, then into the socket's buffers);
-/// sent from this file, neither copy happens: on a loopback socket the 40 KB `write` was half
-/// of the daemon's CPU per answer. The seals (no write, no resize, no unsealing) are what make
+/// sent from this file, the daemon copies neither: on a loopback socket the kernel's copy of
+/// the 40 KB `write` alone was 16 % of the daemon's samples (docs/benchmarks.md). The seals (no write, no resize, no unsealing) are what make
 /// that safe: a page the socket still holds can never change under the client, and a file
 /// outlives its entry for as long as a write still references it (`OutboundLimiter` keeps
 /// the object until the write completes).

@@ -21,7 +21,7 @@ public enum OutboundPriority: Sendable, Hashable {
 
 /// One encoded line on its way to a client, with the class the slow-reader policy needs.
 struct OutboundMessage: Sendable {
-    /// The line (or, with `file`, its beginning).
+    /// The line (or, with `rest`, its beginning).
     var bytes: ByteBuffer
     var priority: OutboundPriority
     /// The rest of the line, when it is a sealed file's content: sent with `sendfile` after

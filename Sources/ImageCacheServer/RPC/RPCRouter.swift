@@ -187,35 +187,38 @@ public struct RPCRouter: Sendable {
     /// The request on `line` when it is a plain request (an id, every member once, nothing
     /// JSON-RPC does not define) for a route with `scanArrival` whose params scan; nil sends
     /// the line down the general path, which is the authority on everything else. Members
-    /// may come in any order, but `method` must precede `params` (as every client here
-    /// writes them), since the params are read in place by the method's own scanner.
+    /// may come in any order (Foundation's `JSONEncoder` on Linux writes them in hash order):
+    /// the params object is passed over first and read by the method's own scanner once the
+    /// envelope is known.
     func scan(_ line: UnsafeRawBufferPointer) -> ScannedRequest? {
         guard !scannable.isEmpty else { return nil }
         var scanner = RequestScanner(line)
         var version = false
         var id: RequestID?
         var found: (method: String, name: [UInt8], route: Route)?
-        var arrive: BoundArrival?
+        var params: Range<Int>?
         let read = scanner.object { scanner, key in
             if RequestScanner.key(key, is: "jsonrpc") {
                 guard !version, scanner.string(equals: "2.0") else { return false }
                 version = true
-            } else if RequestScanner.key(key, is: "id") {
+                return true
+            }
+            if RequestScanner.key(key, is: "id") {
                 return RequestScanner.once(&id) { scanner.integer().map(RequestID.int) ?? scanner.string().map(RequestID.string) }
-            } else if RequestScanner.key(key, is: "method") {
+            }
+            if RequestScanner.key(key, is: "method") {
                 guard found == nil, let name = scanner.plainStringBytes() else { return false }
                 found = scannable.first { $0.name.elementsEqual(name) }
                 return found != nil
-            } else if RequestScanner.key(key, is: "params") {
-                guard let found, arrive == nil else { return false }
-                arrive = found.route.scanArrival?(&scanner)
-                return arrive != nil
-            } else {
-                return false
             }
-            return true
+            if RequestScanner.key(key, is: "params") {
+                return RequestScanner.once(&params) { scanner.skipObject() }
+            }
+            return false
         }
-        guard read, scanner.atEnd(), version, let id, let found, let arrive else { return nil }
+        guard read, scanner.atEnd(), version, let id, let found, let params else { return nil }
+        var paramsScanner = RequestScanner(UnsafeRawBufferPointer(rebasing: line[params]))
+        guard let arrive = found.route.scanArrival?(&paramsScanner), paramsScanner.atEnd() else { return nil }
         return ScannedRequest(id: id, method: found.method, route: found.route, arrive: arrive)
     }
 }

@@ -8,9 +8,9 @@ import ImageCacheProtocol
 /// docs/benchmarks.md). The scanner reads only the plain form: strings of printable ASCII
 /// (values may use JSON's two-character escapes; keys may not), integers without fraction or
 /// exponent, `true`/`false`, each member once. Anything else (`\u`, a byte outside ASCII,
-/// `1.0`, a null, a repeated or unknown member)
-/// makes it decline with nil, and the line takes the general path (`IncomingMessageParser`,
-/// then `StrictParamsDecoder`), so every error and its wording still come from one place.
+/// `1.0`, a null, a repeated or unknown member) makes it decline with nil, and the line takes
+/// the general path (`IncomingMessageParser`, then `StrictParamsDecoder`), so every error and
+/// its wording still come from one place.
 /// Whitespace between tokens is JSON's and is skipped. A differential test holds the two
 /// paths to the same request wherever the scanner accepts.
 struct RequestScanner {
@@ -123,6 +123,43 @@ struct RequestScanner {
         return negative ? -value : value
     }
 
+    /// Skips an object whatever it holds, returning where it lies in the line: a member read
+    /// before the envelope says how to read it (`params` before `method`) is read afterwards.
+    /// It only finds the end (brackets counted outside strings, at most 8 deep, printable
+    /// ASCII); reading the range afterwards checks all of it, so a line this misjudges is
+    /// declined there.
+    mutating func skipObject() -> Range<Int>? {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+        let start = index
+        var depth = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < 8 else { return nil }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return start..<index }
+            case UInt8(ascii: "\""):
+                // A string: to its closing quote, over escapes.
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    guard bytes[index] >= 0x20, bytes[index] < 0x7F else { return nil }
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard index < bytes.count else { return nil }
+                index += 1
+            case 0x20..<0x7F, 0x09, 0x0A, 0x0D:
+                break
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// Whether the next token is the plain string `text`.
     mutating func string(equals text: StaticString) -> Bool {
         guard let read = plainStringBytes() else { return false }
@@ -173,10 +210,7 @@ struct RequestScanner {
         skipWhitespace()
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { return false }
-        let matched = word.withUTF8Buffer { word in
-            UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)]).elementsEqual(word)
-        }
-        guard matched else { return false }
+        guard Self.key(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)]), is: word) else { return false }
         // `truex` is not `true`: the literal must end where a token can.
         let next = index + count
         if next < bytes.count {

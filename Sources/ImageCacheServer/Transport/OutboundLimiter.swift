@@ -64,7 +64,7 @@ final class OutboundLimiter: ChannelDuplexHandler {
         let written = context.eventLoop.makePromise(of: Void.self)
         // One callback for both jobs: a second one on the same future costs an allocation.
         written.futureResult.assumeIsolated().whenComplete { [self] _ in
-            if let handle { Self.giveBack(handle, of: file) }
+            if let handle, let file { Self.giveBack(handle, of: file) }
             self.queuedBytes -= size
             self.metrics.queued(-size, connectionTotal: self.queuedBytes)
             if self.readHeld, self.queuedBytes <= self.softLimit / 2 {
@@ -79,14 +79,14 @@ final class OutboundLimiter: ChannelDuplexHandler {
         }
         context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: nil)
         let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.count)
-        context.write(NIOAny(IOData.fileRegion(region)), promise: written)
+        context.write(wrapOutboundOut(.fileRegion(region)), promise: written)
     }
 
     /// Takes a sealed file's descriptor back from the handle its write used. The file itself
     /// was kept alive, descriptor open, until here, whatever the memory tier evicted
     /// meanwhile: NIO treats a descriptor closed under a pending `sendfile` (EBADF) as a
     /// broken invariant and stops the process.
-    private static func giveBack(_ handle: NIOFileHandle, of file: SealedMemoryFile?) {
+    private static func giveBack(_ handle: NIOFileHandle, of file: SealedMemoryFile) {
         // The descriptor belongs to `file`, which closes it when the last holder goes.
         // NIO completes the promise after its last use of the handle; this cannot fail.
         do {
