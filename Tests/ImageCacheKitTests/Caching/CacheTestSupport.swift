@@ -62,10 +62,7 @@ final class FaultyFileSystem: CacheFileSystem {
     }
 
     func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
-        if writesHeld.withLock({ $0 }) {
-            heldWrites.update { $0 += 1 }
-            writeGate.wait()
-        }
+        writes.pass()
         switch current {
         case .writeFails(let code):
             // Leave a partial file, as a real ENOSPC would, and fail.
@@ -100,39 +97,37 @@ final class FaultyFileSystem: CacheFileSystem {
         try real.removeFile(atPath: path)
     }
 
-    /// While held, every `writeNewFile` (a content file being stored) counts itself in
-    /// `heldWrites` and waits for `releaseWrites`, as reads do below.
-    private let writesHeld = LockedState(false)
-    private let writeGate = DispatchSemaphore(value: 0)
-    let heldWrites = Observed(0)
+    /// Every `writeNewFile` (a content file being stored) passes this hold.
+    let writes = Hold()
+    /// Every `readFile` passes this hold.
+    let reads = Hold()
 
-    func holdWrites() { writesHeld.withLock { $0 = true } }
+    /// While held, each call that passes it counts itself in `waiting` and waits for
+    /// `release`: a test can act in the middle of a read or a write (the calls must come from
+    /// threads of the test's own).
+    final class Hold: Sendable {
+        private let held = LockedState(false)
+        private let gate = DispatchSemaphore(value: 0)
+        let waiting = Observed(0)
 
-    /// Lets every held write (and later ones) go on.
-    func releaseWrites() {
-        writesHeld.withLock { $0 = false }
-        for _ in 0..<heldWrites.value { writeGate.signal() }
-    }
+        func hold() { held.withLock { $0 = true } }
 
-    /// While held, every `readFile` counts itself in `heldReads` and waits for `releaseReads`:
-    /// a test can act in the middle of a read (call from threads of the test's own).
-    private let readsHeld = LockedState(false)
-    private let readGate = DispatchSemaphore(value: 0)
-    let heldReads = Observed(0)
+        /// Lets every held call (and later ones) go on.
+        func release() {
+            held.withLock { $0 = false }
+            for _ in 0..<waiting.value { gate.signal() }
+        }
 
-    func holdReads() { readsHeld.withLock { $0 = true } }
-
-    /// Lets every held read (and later ones) go on.
-    func releaseReads() {
-        readsHeld.withLock { $0 = false }
-        for _ in 0..<heldReads.value { readGate.signal() }
+        /// Waits here while held.
+        func pass() {
+            guard held.withLock({ $0 }) else { return }
+            waiting.update { $0 += 1 }
+            gate.wait()
+        }
     }
 
     func readFile(atPath path: String) throws(CacheFileSystemError) -> Data {
-        if readsHeld.withLock({ $0 }) {
-            heldReads.update { $0 += 1 }
-            readGate.wait()
-        }
+        reads.pass()
         return try real.readFile(atPath: path)
     }
     func fileSize(atPath path: String) -> Int? { real.fileSize(atPath: path) }

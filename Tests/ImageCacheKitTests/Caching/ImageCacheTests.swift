@@ -51,7 +51,7 @@ struct ImageCacheTests {
         let fs = FaultyFileSystem()
         cache = try open(folder, fileSystem: fs)
         defer { cache.close() }
-        fs.holdReads()
+        fs.reads.hold()
         let reading = cache
         // The read blocks in the file system: on a thread of its own, not the cooperative pool.
         let reader = Task {
@@ -60,13 +60,13 @@ struct ImageCacheTests {
             }
         }
         // Evict in the middle of the read, then let it finish.
-        try await withTimeout(seconds: 20) { try await fs.heldReads.wait { $0 >= 1 } }
+        try await withTimeout(seconds: 20) { try await fs.reads.waiting.wait { $0 >= 1 } }
         switch how {
         case "key": cache.evict(key)
         case "url": cache.evict(url: "https://images.test/evicted.jpg")
         default: cache.clear(.thumbnails)
         }
-        fs.releaseReads()
+        fs.reads.release()
         let read = await reader.value
         #expect(read?.bytes == T.bytes(7), "the reader still gets what it read")
         #expect(cache.memoryHit(key) == nil)
@@ -85,7 +85,7 @@ struct ImageCacheTests {
         // The disk copy goes (a sweep, a clear from outside); memory still has the entry, so
         // asking for a path writes it back.
         cache.disk.remove(key)
-        fs.holdWrites()
+        fs.writes.hold()
         let reading = cache
         let reader = Task {
             await withCheckedContinuation { continuation in
@@ -93,9 +93,9 @@ struct ImageCacheTests {
             }
         }
         // Evict while the write-back is in the file system, then let it finish.
-        try await withTimeout(seconds: 20) { try await fs.heldWrites.wait { $0 >= 1 } }
+        try await withTimeout(seconds: 20) { try await fs.writes.waiting.wait { $0 >= 1 } }
         cache.evict(key)
-        fs.releaseWrites()
+        fs.writes.release()
         let read = await reader.value
         #expect(read == nil, "evicted during the write-back: a miss, not a path to a file that is going")
         #expect(cache.disk.get(key) == nil, "the written-back copy is taken out again")
