@@ -1,24 +1,24 @@
 import Foundation
 
-/// Where the shared test corpus lives: `../shared/corpus` beside the repository, or
-/// `$IMAGECACHED_CORPUS` when set. Real files written by others, never generated here.
+/// The test corpus: real files written by others (provider API answers, PngSuite, libjpeg-turbo,
+/// EXIF and jpeg-decoder images) that the tests, fuzzers and benchmarks read. It lives inside the
+/// repository, at `Tests/Fixtures/corpus`, so that a clone in any folder passes its tests;
+/// `$IMAGECACHED_CORPUS` points elsewhere on purpose (a newer copy being tried, say).
 public enum Corpus {
-    /// The corpus folder: `$IMAGECACHED_CORPUS`, else the first `shared/corpus` found
-    /// walking up from this file (the repository's sibling in a clone or a worktree).
+    /// The corpus folder: `$IMAGECACHED_CORPUS` when set, else `Tests/Fixtures/corpus` of the
+    /// package this file was compiled from. It never looks outside the repository.
     public static let root: URL = {
-        if let env = ProcessInfo.processInfo.environment["IMAGECACHED_CORPUS"] {
+        if let env = ProcessInfo.processInfo.environment["IMAGECACHED_CORPUS"], !env.isEmpty {
             return URL(fileURLWithPath: env)
         }
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("shared/corpus")
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        return repositoryRoot.appendingPathComponent("Tests/Fixtures/corpus")
     }()
+
+    /// The repository this file belongs to: two folders up from `Tests/TestSupport/`.
+    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent() // TestSupport
+        .deletingLastPathComponent() // Tests
+        .deletingLastPathComponent()
 
     /// The URL of a corpus file by its path relative to the corpus root.
     public static func url(_ relativePath: String) -> URL {

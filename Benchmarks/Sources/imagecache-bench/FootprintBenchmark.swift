@@ -35,8 +35,8 @@ struct FootprintBenchmark: ParsableCommand {
     @Option(help: "Folder for the disk cache (a fresh subfolder is made and removed).")
     var folder: String = NSTemporaryDirectory()
 
-    @Option(help: "The shared corpus folder.")
-    var corpus: String = "../shared/corpus"
+    @Option(help: "The test corpus folder (the repository's Tests/Fixtures/corpus, from Benchmarks/).")
+    var corpus: String = "../Tests/Fixtures/corpus"
 
     @Option(help: .hidden)
     var fillDiskCache: String?
