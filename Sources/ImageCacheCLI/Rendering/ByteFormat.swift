@@ -27,7 +27,7 @@ public enum Units {
     /// `75` → `"1m15s"`, `3700` → `"1h01m"`; seconds below a minute as `"42s"`.
     public static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--" }
-        let s = Int(seconds.rounded())
+        let s = Int(min(seconds, 1e12).rounded())  // a daemon's figure, never trusted to fit an Int
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m\(String(format: "%02d", s % 60))s" }
         if s < 86400 { return "\(s / 3600)h\(String(format: "%02d", (s % 3600) / 60))m" }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheProtocol
 
 /// When and how soon a failed GET is sent again. Image and API GETs are idempotent, so a
 /// connect failure, a 5xx or a timeout is worth a few more tries; each waits longer
@@ -31,15 +32,21 @@ public struct RetryPolicy: Sendable {
         return capped / 2 + capped / 2 * Double.random(in: 0...1)
     }
 
-    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date; nil when unreadable.
-    static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
+    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date (IMF-fixdate), clamped
+    /// to `[0, OutsideSeconds.cap]`; nil when absent or unreadable (NaN, negative, garbage).
+    /// The one parser of this header: the engine (image hosts) and the providers both call it,
+    /// and it is a pure function of its text and `now`, so it can be fuzzed on its own.
+    public static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
+        guard let value else { return nil }
+        if let seconds = OutsideSeconds.parse(value[...]) { return seconds }
+        let text = value.trimmingCharacters(in: .whitespaces)
+        // An HTTP date is "Sun, 06 Nov 1994 08:49:37 GMT": short, and starts with a day name.
+        guard (20...40).contains(text.utf8.count), text.first?.isLetter == true else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        guard let date = formatter.date(from: text) else { return nil }
+        return OutsideSeconds.clamped(date.timeIntervalSince(now))
     }
 }

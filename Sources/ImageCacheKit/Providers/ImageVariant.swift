@@ -61,10 +61,10 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
     /// exactly the width (never more than the original), `fm=jpg` and `q=80`: no wasted bytes.
     public func variant(forWidth width: Int) -> ImageVariant {
         let wanted = max(1, width)
-        let exact = min(wanted, photo.width ?? wanted)
+        let exact = max(1, min(wanted, photo.width ?? wanted))
         if let resizableURL, let url = Self.resized(resizableURL, width: exact) {
             let w = exact
-            let h = photo.width.flatMap { ow in photo.height.map { Int((Double($0) * Double(w) / Double(ow)).rounded()) } }
+            let h = photo.width.flatMap { ow in photo.height.flatMap { Proportion.rescale($0, numerator: w, denominator: ow) } }
             return ImageVariant(name: "raw", url: url, width: w, height: h)
         }
         let ranked = variants.filter { $0.rankingWidth != nil }

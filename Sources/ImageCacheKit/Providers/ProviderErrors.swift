@@ -22,7 +22,8 @@ enum ProviderErrors {
 
     static func rateLimited(_ provider: ProviderID, retryAfter: Double?, status: Int? = nil) -> RPCError {
         var message = "\(provider.displayName) rate limit reached"
-        if let retryAfter { message += "; retry in \(Int(retryAfter.rounded(.up))) s" }
+        let retryAfter = retryAfter.flatMap(OutsideSeconds.clamped)
+        if let retryAfter { message += "; retry in \(OutsideSeconds.wholeSeconds(retryAfter)) s" }
         return RPCError(.rateLimited, message, status: status, retryAfter: retryAfter)
     }
 
@@ -64,15 +65,8 @@ enum ProviderErrors {
         return rpc
     }
 
-    /// `Retry-After` in seconds (the delta form; an HTTP date is converted from now).
+    /// `Retry-After` in seconds, clamped (`RetryPolicy.parseRetryAfter`, the one parser).
     static func retryAfter(_ response: HTTPResponse) -> Double? {
-        guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
+        RetryPolicy.parseRetryAfter(response.header("Retry-After"))
     }
 }

@@ -1,3 +1,6 @@
+import Foundation
+import ImageCacheProtocol
+
 /// What a provider said about its remaining quota in the headers of its last answer.
 ///
 /// Unsplash sends `X-Ratelimit-Limit`/`X-Ratelimit-Remaining` (per hour), Pixabay
@@ -19,14 +22,24 @@ public struct ProviderQuota: Sendable, Hashable, Codable {
     /// The quota headers of a response (names compared case-insensitively), or nil when it
     /// carries none.
     public init?(headers response: HTTPResponse) {
-        func int(_ name: String) -> Int? {
-            response.header(name).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        }
-        let limit = int("X-RateLimit-Limit")
-        let remaining = int("X-RateLimit-Remaining")
-        let reset = response.header("X-RateLimit-Reset").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let limit = Self.parseCount(response.header("X-RateLimit-Limit"))
+        let remaining = Self.parseCount(response.header("X-RateLimit-Remaining"))
+        let reset = Self.parseReset(response.header("X-RateLimit-Reset"))
         guard limit != nil || remaining != nil || reset != nil else { return nil }
-        self.init(limit: limit, remaining: remaining, resetAfter: reset.map { max(0, $0) })
+        self.init(limit: limit, remaining: remaining, resetAfter: reset)
+    }
+
+    /// `X-RateLimit-Limit` / `X-RateLimit-Remaining`: a decimal integer, nil when absent or not
+    /// one (too long for an `Int` included). The one parser of these headers (pure, fuzzable).
+    public static func parseCount(_ value: String?) -> Int? {
+        value.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// `X-RateLimit-Reset`: seconds until the window resets, clamped to
+    /// `[0, OutsideSeconds.cap]` (`1e300` and `inf` included); nil when absent or unreadable.
+    /// The one parser of this header (pure, fuzzable).
+    public static func parseReset(_ value: String?) -> Double? {
+        value.flatMap { OutsideSeconds.parse($0[...]) }
     }
 
     /// Whether the provider said no request is left in this window.

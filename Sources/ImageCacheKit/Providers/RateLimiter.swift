@@ -50,9 +50,9 @@ public actor RateLimiter {
     }
 
     /// Records a quota answer: no request goes out for `retryAfter` seconds (or
-    /// `defaultBlock` when unknown).
+    /// `defaultBlock` when unknown), clamped to `OutsideSeconds.cap` whatever the provider said.
     public func block(retryAfter: Double?) {
-        let span = retryAfter.map { Duration.milliseconds(Int64(max(0, $0) * 1000)) } ?? Self.defaultBlock
+        let span = retryAfter.map(OutsideSeconds.duration) ?? Self.defaultBlock
         let until = clock.now + span
         if blockedUntil.map({ $0 < until }) ?? true { blockedUntil = until }
     }

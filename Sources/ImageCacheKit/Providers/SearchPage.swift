@@ -30,7 +30,7 @@ public enum Pagination {
     /// `ceil(total / perPage)`; zero results make zero pages.
     public static func totalPages(total: Int, perPage: Int) -> Int {
         guard total > 0, perPage > 0 else { return 0 }
-        return (total + perPage - 1) / perPage
+        return total / perPage + (total % perPage == 0 ? 0 : 1)  // no overflow for any total
     }
 
     /// Whether a page after this one exists.
@@ -46,6 +46,7 @@ public enum Pagination {
     /// answered empty before knowing the total (Flickr page 41 of 100 per page).
     public static func isBeyondCap(page: Int, perPage: Int, cap: Int?) -> Bool {
         guard let cap else { return false }
-        return (page - 1) * perPage >= cap
+        let (skipped, overflow) = max(0, page - 1).multipliedReportingOverflow(by: max(0, perPage))
+        return overflow || skipped >= cap
     }
 }

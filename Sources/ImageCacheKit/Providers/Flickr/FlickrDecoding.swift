@@ -124,8 +124,8 @@ enum FlickrDecoding {
             var w: Int?, h: Int?
             if let width, let height, let edge = size.longestEdge, width > 0, height > 0 {
                 let scale = min(1, Double(edge) / Double(max(width, height)))
-                w = Int((Double(width) * scale).rounded())
-                h = Int((Double(height) * scale).rounded())
+                w = Proportion.scale(width, by: scale)
+                h = Proportion.scale(height, by: scale)
             }
             return ImageVariant(name: "url_\(size.key)", url: buildURL(server: server, id: id, secret: secret, suffix: size.suffix),
                                 width: w, height: h, longestEdge: size.longestEdge)

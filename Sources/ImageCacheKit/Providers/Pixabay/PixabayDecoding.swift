@@ -49,6 +49,6 @@ enum PixabayDecoding {
     static func scaled(_ width: Int?, _ height: Int?, longestEdge: Int) -> (Int?, Int?) {
         guard let width, let height, width > 0, height > 0 else { return (nil, nil) }
         let scale = min(1, Double(longestEdge) / Double(max(width, height)))
-        return (Int((Double(width) * scale).rounded()), Int((Double(height) * scale).rounded()))
+        return (Proportion.scale(width, by: scale), Proportion.scale(height, by: scale))
     }
 }

@@ -60,7 +60,7 @@ enum UnsplashDecoding {
     }
 
     static func scaledHeight(_ w: Int, _ width: Int?, _ height: Int?) -> Int? {
-        guard let width, let height, width > 0 else { return nil }
-        return Int((Double(height) * Double(w) / Double(width)).rounded())
+        guard let width, let height else { return nil }
+        return Proportion.rescale(height, numerator: w, denominator: width)
     }
 }
