@@ -30,14 +30,19 @@ public enum OutsideSeconds {
         Int((clamped(seconds) ?? 0).rounded(.up))
     }
 
-    /// A number of seconds read from a header value: the decimal forms `Double` reads (`3`,
-    /// `2.5`, `1e16`, `inf`) clamped, nil for NaN, an empty or unreadable value. Negative values
-    /// are refused (nil): no header defines them, and a server sending `-1` says nothing usable.
+    /// A number of seconds read from a header value: decimal numbers (`3`, `2.5`, `1e16`, a
+    /// run of 400 digits) and `inf`/`infinity`, clamped; nil for NaN, hexadecimal, an empty or
+    /// unreadable value. Negative values are refused (nil): no header defines them, and a
+    /// server sending `-1` says nothing usable.
     public static func parse(_ value: Substring) -> Double? {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         let start = value.firstIndex { !blank($0) } ?? value.endIndex
         let end = value.lastIndex { !blank($0) }.map { value.index(after: $0) } ?? start
-        guard start < end, let number = Double(value[start..<end]), !number.isNaN, number >= 0 else {
+        guard start < end else { return nil }
+        let text = value[start..<end]
+        let decimal = text.utf8.allSatisfy { (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 || $0 == 0x2B || $0 == 0x2D }
+        guard decimal || ["inf", "+inf", "infinity", "+infinity"].contains(text.lowercased()),
+              let number = Double(text), !number.isNaN, number >= 0 else {
             return nil
         }
         return clamped(number)

@@ -93,7 +93,7 @@ struct HostileHeaderTests {
     }
 
     static let hostile = ["1e16", "1e300", "inf", "nan", "-1", "9223372036854775807",
-                          "Fri, 31 Dec 9999 23:59:59 GMT", "Sun, 06 Nov 1994 08:49:37 GMT", "garbage\u{7f}"]
+                          "Fri, 31 Dec 9999 23:59:59 GMT", "Sun, 06 Nov 1994 08:49:37 GMT", "garbage"]
 
     @Test("429 with a hostile Retry-After → rate_limited with a sane retryAfter", arguments: hostile)
     func rateLimited(value: String) async throws {
