@@ -20,6 +20,9 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable, Hashable {
     case forbidden = "forbidden"
     case timeout = "timeout"
     case busy = "busy"
+    /// The cache or a download folder cannot be written (full, read-only, gone): not a bug
+    /// (`internal`) but the machine's state, which the user can fix.
+    case storageUnavailable = "storage_unavailable"
 
     /// The numeric JSON-RPC error code of this kind.
     public var code: Int {
@@ -41,6 +44,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable, Hashable {
         case .forbidden: return 1010
         case .timeout: return 1011
         case .busy: return 1012
+        case .storageUnavailable: return 1013
         }
     }
 

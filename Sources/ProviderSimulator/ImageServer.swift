@@ -38,6 +38,9 @@ public final class ImageServer: Sendable {
         public var proxied = 0
         /// The `User-Agent` of the last request.
         public var lastUserAgent: String?
+        /// The last request to each path, as sent (its URI with the query, its headers): what
+        /// a redirect passed on to this server.
+        public var lastRequest: [String: SimulatedRequest] = [:]
         /// Paths in the order their requests arrived (to check priority order).
         public var arrivals: [String] = []
         /// Responses begun and not yet ended or abandoned.
@@ -163,6 +166,7 @@ public final class ImageServer: Sendable {
             if proxied { $0.proxied += 1 }
             if let range = request.header("Range") { $0.ranges[path, default: []].append(range) }
             $0.lastUserAgent = request.header("User-Agent")
+            $0.lastRequest[path] = request
             $0.arrivals.append(path)
             $0.inFlight += 1
             $0.peakInFlight = max($0.peakInFlight, $0.inFlight)

@@ -8,7 +8,7 @@ import ImageCacheProtocol
 /// code (retry later for `busy`/`rate_limited`, fix the query for `query_too_short`, start the
 /// daemon for `daemonNotRunning`…). Codes follow sysexits(3) where one fits (64 usage, 69
 /// unavailable, 70 software, 76 protocol, 77 permission) so they also read right to tools
-/// that know that table; the contract's own kinds take 10…22. 130 is the shell's "interrupted".
+/// that know that table; the contract's own kinds take 10…23. 130 is the shell's "interrupted".
 public enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
     /// Something not covered below, or a `demo` step failed.
@@ -27,6 +27,9 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case busy = 21
     /// The daemon does not know the method: it is older than this CLI.
     case methodNotFound = 22
+    /// The cache or download folder cannot be written (full, read-only, gone): free space or
+    /// fix the folder, then retry; not a bug of the daemon.
+    case storageUnavailable = 23
     /// Bad arguments, or the daemon refused the request's shape (`invalid_params`, …).
     case usage = 64
     /// Nothing listens on the socket.
@@ -58,6 +61,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .forbidden: self = .forbidden
         case .timeout: self = .timeout
         case .busy: self = .busy
+        case .storageUnavailable: self = .storageUnavailable
         }
     }
 
@@ -101,6 +105,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .timeout: return "timeout: the transfer stalled or took too long"
         case .busy: return "busy: the daemon's queue is full; retry later"
         case .methodNotFound: return "method_not_found: the daemon is older than this CLI"
+        case .storageUnavailable: return "storage_unavailable: the cache or download folder is full, read-only or gone"
         case .usage: return "usage: bad arguments (or invalid_params/invalid_request from the daemon)"
         case .daemonNotRunning: return "the daemon is not running (nothing listens on the socket)"
         case .daemonInternal: return "internal: a bug in the daemon (see its log)"

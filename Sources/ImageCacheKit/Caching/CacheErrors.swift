@@ -46,7 +46,14 @@ public enum CacheWriteError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The error as a client would see it, should one ever reach a client (it normally does
-    /// not: a failed cache write does not fail the request that caused it).
-    public var rpcError: RPCError { RPCError(.internal, description) }
+    /// The error as a client would see it: `storage_unavailable` for a folder that cannot be
+    /// written (full, read-only, gone; the index's own writes included), `busy` when out of
+    /// descriptors (`StorageFailure`), `internal` for the rest.
+    public var rpcError: RPCError {
+        switch self {
+        case .fileSystem(let error): return RPCError(StorageFailure.kind(errno: error.code), description)
+        case .index: return RPCError(.storageUnavailable, description)
+        case .tooLarge, .closed: return RPCError(.internal, description)
+        }
+    }
 }

@@ -20,6 +20,8 @@ final class BodySink {
     private let ownsFile: Bool
     private(set) var size = 0
     private(set) var failure: String?
+    /// The `errno` of the failure (0 when none), for its error kind (`StorageFailure`).
+    private(set) var failureCode: Int32 = 0
 
     /// A sink that starts in memory and spills to a temporary file in `directory` past `memoryLimit`.
     init(memoryLimit: Int, directory: String) {
@@ -74,7 +76,7 @@ final class BodySink {
     func restart() -> Bool {
         if fd >= 0 {
             guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
-                failure = "cannot truncate the body file (errno \(errno))"
+                fail("cannot truncate the body file")
                 return false
             }
         } else {
@@ -111,7 +113,7 @@ final class BodySink {
         var template = Array("\(directory)/imagecached-body-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            failure = "cannot create a body file in \(directory) (errno \(errno))"
+            fail("cannot create a body file in \(directory)")
             return false
         }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -126,13 +128,19 @@ final class BodySink {
         return true
     }
 
+    /// Records a failed system call (its `errno` is read at once, before anything resets it).
+    private func fail(_ what: String) {
+        failureCode = errno
+        failure = "\(what) (errno \(failureCode))"
+    }
+
     private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                failure = "cannot write the body file (errno \(errno))"
+                fail("cannot write the body file")
                 return false
             }
             offset += n

@@ -35,7 +35,8 @@ func curlTransferInfo(_ user: UnsafeMutableRawPointer?, _ dlTotal: curl_off_t, _
 
 /// CURLOPT_OPENSOCKETFUNCTION: the moment the resolved address is known. A refused address
 /// gets no socket (curl then reports a connect failure) and the job records why, so the
-/// error becomes `forbidden` rather than `network_unavailable`.
+/// error becomes `forbidden` rather than `network_unavailable`; a socket refused for want of
+/// descriptors is recorded too, so it becomes `busy`.
 func curlOpenSocket(_ user: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
                     _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
     guard let user, let address else { return IC_CURL_SOCKET_BAD }
@@ -57,5 +58,7 @@ func curlOpenSocket(_ user: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
         job.refuse(reason)
         return IC_CURL_SOCKET_BAD
     }
-    return socket(family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
+    let fd = socket(family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
+    if fd < 0 { job.socketFailed(errno: errno) }
+    return fd
 }

@@ -145,7 +145,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         if job.deadline == nil { job.deadline = now + job.settings.network.transferTimeout }
         guard job.beginAttempt() else {
             scheduler.finished(job.id)
-            fail(job, TransferFailure.error(for: job.abort ?? .diskFailure("cannot start"), url: job.target.url))
+            fail(job, TransferFailure.error(for: job.abort ?? .diskFailure("cannot start", errno: 0), url: job.target.url))
             return
         }
         guard let easy = pool.popLast() ?? curl_easy_init() else {
@@ -260,7 +260,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         if status == 429 || status == 503 {
             let retryAfter = RetryPolicy.parseRetryAfter(job.headers.last { $0.0.lowercased() == "retry-after" }?.1)
             if let retryAfter {
-                let wait = Duration.milliseconds(Int(retryAfter * 1000))
+                let wait = OutsideSeconds.duration(retryAfter)
                 if wait <= environment.retry.maxRetryAfter, let delay = retryDelay(job, wanted: wait) {
                     return retry(job, after: delay, reason: "HTTP \(status), Retry-After \(retryAfter) s")
                 }
@@ -312,13 +312,23 @@ final class CurlMultiLoop: @unchecked Sendable {
         job.handle.finish(.failure(error))
     }
 
-    /// One redirect hop: checked like the first URL, at most `maxRedirects`, never a loop.
+    /// One redirect hop: checked like the first URL, at most `maxRedirects`, never a loop, and
+    /// stripped of credentials when it leaves the first origin.
     private func follow(_ job: TransferJob, to next: String) {
         guard job.hops < environment.maxRedirects else {
             return fail(job, RPCError(.upstreamError, "more than \(environment.maxRedirects) redirects: \(URLRedaction.redact(job.chain[0]))"))
         }
-        let target: URLPolicy.Target
-        do { target = try job.settings.policy.check(next) } catch {
+        var target: URLPolicy.Target
+        do {
+            target = try job.settings.policy.check(next)
+            if !target.sameOrigin(as: job.target) || !job.credentialsAllowed {
+                // Another origin gets neither the credential headers nor a key the first host
+                // copied into its Location (CONTRACT §7).
+                job.dropCredentials()
+                let clean = URLRedaction.removingParameters(carrying: job.secrets, from: target.url)
+                if clean != target.url { target = try job.settings.policy.check(clean) }
+            }
+        } catch {
             return fail(job, RPCError(.forbidden, "redirect refused: \(error.message)"))
         }
         guard !job.chain.contains(target.url) else {

@@ -8,7 +8,10 @@ enum AbortReason: Equatable {
     case stalled(seconds: Double)
     case deadline(seconds: Double)
     case refusedAddress(String)
-    case diskFailure(String)
+    /// A body or partial file could not be opened or written; `errno` decides the kind.
+    case diskFailure(String, errno: Int32)
+    /// The socket could not be opened: the process is out of descriptors (EMFILE/ENFILE).
+    case outOfDescriptors
 }
 
 /// Maps what curl and the server said to the contract's error kinds, and says which
@@ -22,7 +25,9 @@ enum TransferFailure {
         case .stalled(let s): return RPCError(.timeout, "no data for \(s) s (stall_timeout): \(where_)")
         case .deadline(let s): return RPCError(.timeout, "transfer exceeded transfer_timeout (\(s) s): \(where_)")
         case .refusedAddress(let why): return RPCError(.forbidden, "\(why): \(where_)")
-        case .diskFailure(let why): return RPCError(.internal, "\(why): \(where_)")
+        case .diskFailure(let why, let code): return RPCError(StorageFailure.kind(errno: code), "\(why): \(where_)")
+        case .outOfDescriptors:
+            return RPCError(.busy, "out of file descriptors (the open-file limit is reached); retry later: \(where_)")
         }
     }
 
@@ -55,13 +60,16 @@ enum TransferFailure {
         case 404, 410:
             return RPCError(.notFound, "HTTP \(status): \(where_)", status: status)
         case 429:
-            return RPCError(.rateLimited, "HTTP \(status): \(where_)", status: status, retryAfter: retryAfter)
-        case 503 where retryAfter != nil:
-            return RPCError(.rateLimited, "HTTP \(status): \(where_)", status: status, retryAfter: retryAfter)
+            return RPCError(.rateLimited, "HTTP \(status): \(where_)", status: status,
+                            retryAfter: retryAfter.flatMap(OutsideSeconds.clamped))
         default:
+            // A 5xx (503 included) is the host failing, not a quota: `upstream_error` with the
+            // status, and the server's `Retry-After` when it sent one (CONTRACT §3).
             let body = String(decoding: excerpt.prefix(512), as: UTF8.self)
-            return RPCError(.upstreamError, "HTTP \(status): \(where_)", status: status,
-                            body: body.isEmpty ? nil : URLRedaction.redact(body))
+            var error = RPCError(.upstreamError, "HTTP \(status): \(where_)", status: status,
+                                 body: body.isEmpty ? nil : URLRedaction.redact(body))
+            if status >= 500 { error.data.retryAfter = retryAfter.flatMap(OutsideSeconds.clamped) }
+            return error
         }
     }
 }

@@ -1,4 +1,7 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One transfer's life on the curl thread: its target (which changes with each redirect hop),
 /// its retry count and deadline, and the state of the current HTTP attempt that curl's
@@ -16,6 +19,13 @@ final class TransferJob {
     var target: URLPolicy.Target
     /// Every URL of the redirect chain so far, to catch a loop.
     var chain: [String]
+    /// The request's own headers, less its credentials once a redirect left the first origin.
+    private(set) var requestHeaders: [(String, String)]
+    /// The secret values the first request carried (`URLRedaction.secrets`), kept out of any
+    /// URL a redirect leads to on another origin.
+    let secrets: [String]
+    /// False once a redirect left the first origin: credentials are then never sent again.
+    private(set) var credentialsAllowed = true
     var hops = 0
     var retries = 0
     var requests = 0
@@ -61,6 +71,15 @@ final class TransferJob {
         priority = request.priority
         chain = [target.url]
         resume = request.resume
+        requestHeaders = request.headers
+        secrets = URLRedaction.secrets(url: request.url, headers: request.headers)
+    }
+
+    /// A redirect hop left the first origin: its credential headers stay behind for good
+    /// (CONTRACT §7), as browsers and curl do.
+    func dropCredentials() {
+        credentialsAllowed = false
+        requestHeaders.removeAll { URLRedaction.credentialHeaders.contains($0.0.lowercased()) }
     }
 
     deinit {
@@ -87,11 +106,11 @@ final class TransferJob {
         if let resume {
             guard let partial = BodySink(appendingTo: resume.path) else {
                 sink = nil
-                abort = .diskFailure("cannot open the partial download \(resume.path)")
+                abort = .diskFailure("cannot open the partial download \(resume.path)", errno: errno)
                 return false
             }
             if !rangeUsable, !partial.restart() {
-                abort = .diskFailure(partial.failure ?? "cannot empty the partial download")
+                abort = .diskFailure(partial.failure ?? "cannot empty the partial download", errno: partial.failureCode)
                 partial.discard()
                 return false
             }
@@ -106,7 +125,7 @@ final class TransferJob {
 
     /// The request headers of this attempt, `Range`/`If-Range` included for a resume.
     func attemptHeaders() -> [String] {
-        var lines = request.headers.map { "\($0.0): \($0.1)" }
+        var lines = requestHeaders.map { "\($0.0): \($0.1)" }
         if rangeSent, let resume, let sink {
             lines.append("Range: bytes=\(sink.size)-")
             lines.append("If-Range: \(resume.validator)")
@@ -149,7 +168,7 @@ final class TransferJob {
             while index < end, line[index] != 0x20 { index += 1 }
             while index < end, line[index] == 0x20 { index += 1 }
             var code = 0
-            while index < end, (0x30...0x39).contains(line[index]) {
+            while index < end, (0x30...0x39).contains(line[index]), code < 100_000 {  // no overflow on a hostile line
                 code = code * 10 + Int(line[index] - 0x30)
                 index += 1
             }
@@ -180,7 +199,7 @@ final class TransferJob {
                 return false
             }
             if (200..<300).contains(status), !rangeSent || status == 206, let sink, !sink.reserve(offset + length) {
-                abort = .diskFailure(sink.failure ?? "cannot store the body")
+                abort = .diskFailure(sink.failure ?? "cannot store the body", errno: sink.failureCode)
                 return false
             }
         }
@@ -214,7 +233,7 @@ final class TransferJob {
         }
         let offset = sink.size
         guard sink.write(bytes) else {
-            abort = .diskFailure(sink.failure ?? "cannot store the body")
+            abort = .diskFailure(sink.failure ?? "cannot store the body", errno: sink.failureCode)
             return false
         }
         if let events {
@@ -250,6 +269,12 @@ final class TransferJob {
         refusalReason = reason
     }
 
+    /// The socket for this hop could not be opened with `code` (from the open-socket
+    /// callback): out of descriptors becomes `busy`, not `network_unavailable`.
+    func socketFailed(errno code: Int32) {
+        if code == EMFILE || code == ENFILE { abort = .outOfDescriptors }
+    }
+
     /// The body's expected total, counting bytes already on disk for a resumed body.
     var expectedSize: Int? {
         guard let contentLength else { return nil }
@@ -268,7 +293,9 @@ final class TransferJob {
         keepsBody = (200..<300).contains(status) || (request.statusHandling == .returnAll && !redirect)
         if keepsBody && rangeSent && status != 206 {
             // The server ignored the range (or If-Range said the file changed): the whole body follows.
-            if sink?.restart() == false { abort = .diskFailure(sink?.failure ?? "cannot restart the body") }
+            if let sink, !sink.restart() {
+                abort = .diskFailure(sink.failure ?? "cannot restart the body", errno: sink.failureCode)
+            }
             bodySizeAtStart = 0
         }
     }

@@ -23,9 +23,17 @@ public struct URLPolicy: Sendable {
         public var scheme: String
         /// Lower-case host, without IPv6 brackets.
         public var host: String
+        /// The port, the scheme's default when the URL names none (80, 443).
+        public var port: Int
         /// True when the host matched by name; false when it is only allowed because it may
         /// resolve to a listed address (then the resolved address must be listed).
         public var approvedByName: Bool
+
+        /// Whether `other` is the same origin (scheme, host and port, as browsers and curl
+        /// compare them before sending credentials on).
+        public func sameOrigin(as other: Target) -> Bool {
+            scheme == other.scheme && host == other.host && port == other.port
+        }
     }
 
     /// `allow_http`: plain http is accepted too (tests, demos, a LAN mirror).
@@ -81,7 +89,7 @@ public struct URLPolicy: Sendable {
         guard byName || (IPAddress(parsed.host) == nil && !allowedAddresses.isEmpty) else {
             throw RPCError(.forbidden, "host \(parsed.host) is not allowed: \(URLRedaction.redact(url))")
         }
-        return Target(url: parsed.url, scheme: parsed.scheme, host: host, approvedByName: byName)
+        return Target(url: parsed.url, scheme: parsed.scheme, host: host, port: parsed.port, approvedByName: byName)
     }
 
     /// Why a connection to `address` for `target` must not be opened, or nil when it may.
@@ -97,20 +105,22 @@ public struct URLPolicy: Sendable {
 
     /// Scheme, host and normalised form of an absolute URL, parsed by curl itself so the policy
     /// sees exactly what curl will connect to.
-    static func parse(_ url: String) -> (url: String, scheme: String, host: String)? {
+    static func parse(_ url: String) -> (url: String, scheme: String, host: String, port: Int)? {
         guard let handle = curl_url() else { return nil }
         defer { curl_url_cleanup(handle) }
         guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK else { return nil }
-        func part(_ which: CURLUPart) -> String? {
+        func part(_ which: CURLUPart, flags: UInt32 = 0) -> String? {
             var value: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+            guard curl_url_get(handle, which, &value, flags) == CURLUE_OK, let value else { return nil }
             defer { curl_free(value) }
             return String(cString: value)
         }
         guard let scheme = part(CURLUPART_SCHEME)?.lowercased(), let full = part(CURLUPART_URL) else { return nil }
         var host = part(CURLUPART_HOST)?.lowercased() ?? ""
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (full, scheme, host)
+        // CURLU_DEFAULT_PORT (1 << 0): the scheme's port when the URL names none.
+        let port = part(CURLUPART_PORT, flags: 1).flatMap { Int($0) } ?? 0
+        return (full, scheme, host, port)
     }
 }
 

@@ -53,12 +53,53 @@ public enum URLRedaction {
         return redactParameters(in: out)
     }
 
+    /// Request headers (lower-case names) whose values are credentials: redacted in logs, and
+    /// never sent on to another origin by a redirect (CONTRACT §7).
+    public static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
+
     /// Header pairs fit for a log: `Authorization` and the like keep their name only.
     public static func redact(headers: [(String, String)]) -> [(String, String)] {
         headers.map { name, value in
-            ["authorization", "proxy-authorization", "cookie", "x-api-key"].contains(name.lowercased())
-                ? (name, placeholder) : (name, value)
+            credentialHeaders.contains(name.lowercased()) ? (name, placeholder) : (name, value)
         }
+    }
+
+    /// The secret values a request carries: the values of its secret query parameters (Flickr's
+    /// `api_key`, Pixabay's `key`) and the words of its credential headers (`Client-ID <key>`),
+    /// those of at least 4 characters. What a redirect to another origin must not pass on.
+    public static func secrets(url: String, headers: [(String, String)]) -> [String] {
+        var found: [String] = []
+        if let question = url.firstIndex(of: "?") {
+            let query = url[url.index(after: question)...].prefix { $0 != "#" }
+            for pair in query.split(separator: "&") {
+                guard let eq = pair.firstIndex(of: "=") else { continue }
+                let name = pair[..<eq].removingPercentEncodingLossy().lowercased()
+                let value = pair[pair.index(after: eq)...].removingPercentEncodingLossy()
+                if secretQueryKeys.contains(name), value.count >= 4 { found.append(value) }
+            }
+        }
+        for (name, value) in headers where credentialHeaders.contains(name.lowercased()) {
+            found += value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ";" || $0 == "=" })
+                .map(String.init).filter { $0.count >= 4 }
+        }
+        return found
+    }
+
+    /// `url` without the query parameters whose (percent-decoded) value contains one of
+    /// `secrets`: how a redirect to another origin is stripped of the keys a hostile first host
+    /// copied into its `Location`. Other parameters (a CDN's own signature) are kept as written.
+    public static func removingParameters(carrying secrets: [String], from url: String) -> String {
+        let secrets = secrets.filter { $0.count >= 4 }
+        guard !secrets.isEmpty, let question = url.firstIndex(of: "?") else { return url }
+        let fragmentStart = url[question...].firstIndex(of: "#") ?? url.endIndex
+        let query = url[url.index(after: question)..<fragmentStart]
+        let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+            let value = pair.removingPercentEncodingLossy()
+            return !secrets.contains { value.contains($0) }
+        }
+        let head = url[..<question]
+        let tail = url[fragmentStart...]
+        return kept.isEmpty ? String(head + tail) : String(head) + "?" + kept.joined(separator: "&") + tail
     }
 
     /// Replaces `name=value` for secret names anywhere in a text (URLs inside messages, bodies).

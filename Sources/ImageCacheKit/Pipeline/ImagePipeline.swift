@@ -327,7 +327,9 @@ public final class ImagePipeline: Sendable {
                     guard let path = stored.path else {
                         let reason = stored.diskError.map { "\($0)" } ?? "no path"
                         logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])
-                        throw RPCError(.internal, "the thumbnail could not be written to the cache folder")
+                        var error = stored.diskError?.rpcError ?? RPCError(.internal, "")
+                        error.message = "the thumbnail could not be written to the cache folder (\(reason))"
+                        throw error
                     }
                     return ThumbnailFetch.Stored(path: path, width: output.width, height: output.height,
                                                  mime: output.mime, bytes: bytes)

@@ -67,6 +67,9 @@ public actor ProviderClient {
                 await limiter.block(retryAfter: error.data.retryAfter)
                 // Without a provider's hint, the limiter's pause is when asking again can help.
                 if error.data.retryAfter == nil { error.data.retryAfter = await limiter.retryAfter() }
+            } else if error.kind == .upstreamError, response.status >= 500, error.data.retryAfter == nil {
+                // A 5xx stays `upstream_error` (a 503 is not a quota), with the server's hint.
+                error.data.retryAfter = ProviderErrors.retryAfter(response)
             }
             throw error
         }

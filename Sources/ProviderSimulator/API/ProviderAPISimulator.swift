@@ -22,6 +22,9 @@ public final class ProviderAPISimulator: Sendable {
         case malformedBody
         /// Flickr's HTTP 200 `stat: "fail"` answer.
         case flickrFail(code: Int, message: String)
+        /// Any status with a plain-text body and exactly these extra headers (a hostile
+        /// `Retry-After: 1e300`, `X-RateLimit-Reset: inf`…).
+        case withHeaders(Int, body: String, headers: [String: String])
     }
 
     /// A provider's quota: each request that is answered normally spends one.
@@ -156,6 +159,10 @@ public final class ProviderAPISimulator: Sendable {
         case .flickrFail(let code, let message):
             return SimulatedJSON.response(["stat": "fail", "code": code, "message": message],
                                           contentType: "text/plain; charset=utf-8")
+        case .withHeaders(let status, let body, let headers):
+            var response = SimulatedResponse.text(body, status: status)
+            response.headers += headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            return response
         }
     }
 

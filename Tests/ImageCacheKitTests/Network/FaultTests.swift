@@ -76,10 +76,11 @@ struct NetworkFaultTests {
         #expect(o.stats.retries == 1)
     }
 
-    @Test("503 with a long Retry-After → rate_limited")
+    @Test("503 with a long Retry-After → upstream_error with the status and retryAfter (not a quota)")
     func unavailableLong() async throws {
         let o = try await outcome([.status(503, retryAfter: "30")])
-        #expect(o.error?.kind == .rateLimited)
+        #expect(o.error?.kind == .upstreamError)
+        #expect(o.error?.data.status == 503)
         #expect(o.error?.data.retryAfter == 30)
         #expect(o.requests == 1)
     }

@@ -239,11 +239,9 @@ enum FileOps {
         }
     }
 
-    /// The current `errno` as a contract error: `forbidden` when the folder or file refused
-    /// the operation (permissions, read-only), `internal` for anything else (a full disk).
+    /// The current `errno` as a contract error (`StorageFailure`): `storage_unavailable` for a
+    /// full, read-only, unwritable or vanished folder, `busy` when out of descriptors.
     static func failure(_ what: String) -> RPCError {
-        let code = errno
-        let kind: ErrorKind = [EACCES, EPERM, EROFS].contains(code) ? .forbidden : .internal
-        return RPCError(kind, "\(what): \(String(cString: strerror(code)))")
+        StorageFailure.error(what, errno: errno)
     }
 }
