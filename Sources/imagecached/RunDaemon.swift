@@ -23,10 +23,15 @@ func runDaemon(configuration: CacheConfiguration,
         throw ExitCode(1)
     }
     // Before anything opens a descriptor or sizes a budget from the limit.
-    DescriptorLimit.raiseToHardLimit()
+    let descriptors = DescriptorLimit.raiseToHardLimit()
     let level = LogLevelControl(configuration.daemon.logLevel)
     DaemonLogHandler.bootstrap(control: level)
     let logger = Logger(label: "imagecached")
+    if let descriptors, descriptors < DescriptorLimit.recommended {
+        // Under the unit's SystemCallFilter=~@resources setrlimit() is refused: LimitNOFILE= decides.
+        logger.warning("the open-file limit is low: clients beyond it wait and work needing a descriptor answers busy (set LimitNOFILE=)",
+                       metadata: ["limit": "\(descriptors)", "recommended": "\(DescriptorLimit.recommended)"])
+    }
     do {
         let daemon = try ImageCacheDaemon(
             configuration: configuration,

@@ -9,7 +9,13 @@ import Glibc
 /// raise its own soft limit. The daemon needs more: client sockets, cache files handed out by
 /// path, libcurl's connections and the sealed files of hot inline thumbnails
 /// (`SealedMemoryFile`). Nothing in it uses `select()`.
+///
+/// Under the shipped system unit `SystemCallFilter=~@resources` refuses `setrlimit()`, so the
+/// unit sets `LimitNOFILE=` itself; raising stays for every other way the daemon is started.
 public enum DescriptorLimit {
+    /// The soft limit below which the daemon warns at start (the units set 65536).
+    public static let recommended = 4096
+
     /// Raises the soft limit to the hard one. Returns the soft limit in force afterwards, or
     /// nil when it could not be read.
     @discardableResult

@@ -59,6 +59,13 @@ public final class RPCServer: Sendable {
         let metrics = self.metrics
         let logger = self.logger
         let bootstrap = ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                // At the open-file limit accept() fails while the client waits in the backlog:
+                // pause accepting rather than retry in a loop (100 % CPU while idle).
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptPause(metrics: metrics, logger: logger))
+                }
+            }
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -14,6 +14,7 @@ public final class ServerMetrics: Sendable {
     private let _connectionsAccepted = Atomic<Int>(0)
     private let _requestsAnswered = Atomic<Int>(0)
     private let _readPauses = Atomic<Int>(0)
+    private let _acceptFailures = Atomic<Int>(0)
     private let pauseWaiters = LockedState<[(id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
     private let nextWaiter = Atomic<UInt64>(0)
     private let acceptWaiters = LockedState<[(count: Int, id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
@@ -28,6 +29,8 @@ public final class ServerMetrics: Sendable {
     public var droppedProgressNotifications: Int { _droppedProgressNotifications.load(ordering: .relaxed) }
     /// Connections closed because their client stopped reading.
     public var slowReaderDisconnects: Int { _slowReaderDisconnects.load(ordering: .relaxed) }
+    /// Times accept() failed (out of descriptors, mostly) and accepting paused for a while.
+    public var acceptFailures: Int { _acceptFailures.load(ordering: .relaxed) }
     /// Connections accepted since start.
     public var connectionsAccepted: Int { _connectionsAccepted.load(ordering: .relaxed) }
     /// Responses (results and errors) queued since start.
@@ -109,4 +112,6 @@ public final class ServerMetrics: Sendable {
         for waiter in ready { waiter.resume() }
     }
     func answered() { _requestsAnswered.add(1, ordering: .relaxed) }
+    /// Counts a failed accept(); returns the count, so the caller can log the first of a run.
+    func acceptFailed() -> Int { _acceptFailures.add(1, ordering: .relaxed).newValue }
 }
