@@ -97,4 +97,48 @@ struct StorageUnavailableTests {
         await client.close()
         await f.finish()
     }
+
+    /// The error a download to the folder ends with: its immediate answer's, or its
+    /// `download.failed` notification's.
+    private func downloadError(_ client: DownloadClient, url: String) async throws -> [String: Any]? {
+        let answer = try await client.ask("download", ["url": url])
+        if let error = answer["error"] as? [String: Any] { return error }
+        let job = try #require((answer["result"] as? [String: Any])?["job"] as? String)
+        let (method, params) = try await client.outcome(job: job)
+        #expect(method == "download.failed", "\(params)")
+        return params["error"] as? [String: Any]
+    }
+
+    @Test("a full, then read-only download folder is 1013 storage_unavailable; writable again, it downloads",
+          .enabled(if: Mount.available, "needs mount -t tmpfs (root)"))
+    func downloadFolder() async throws {
+        let mount = try #require(Mount(sizeKiB: 4096))
+        defer { mount.unmount() }
+        let downloads = mount.path + "/Downloads"
+        try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
+        let fixture = try await DownloadFixture.make()
+        var configuration = fixture.configuration()
+        configuration.downloads.downloadDir = [downloads]
+        let daemon = try await SearchDaemon.start(configuration)
+        let client = try await DownloadClient.connect(configuration.daemon.socket!)
+        fixture.images.serve("/big.jpg", body: SyntheticImages.jpeg(width: 1600, height: 1200, seed: 7))
+
+        let filler = mount.fill()
+        let full = try await downloadError(client, url: fixture.images.url("/big.jpg"))
+        #expect(full?["code"] as? Int == 1013, "\(String(describing: full))")
+        #expect((full?["data"] as? [String: Any])?["kind"] as? String == "storage_unavailable")
+        try FileManager.default.removeItem(atPath: filler)
+
+        try #require(Mount.bindReadOnly(downloads))
+        let readOnly = try await downloadError(client, url: fixture.images.url("/big.jpg"))
+        #expect(readOnly?["code"] as? Int == 1013, "\(String(describing: readOnly))")
+        try #require(Mount.unbind(downloads))
+
+        let job = try await client.download(["url": fixture.images.url("/big.jpg")])
+        let (method, params) = try await client.outcome(job: job)
+        #expect(method == "download.finished", "\(params)")
+        await client.close()
+        await daemon.stop()
+        await fixture.finish()
+    }
 }
