@@ -61,6 +61,15 @@ struct HostileHeaderTests {
         #expect(ProviderQuota.parseCount(nil) == nil)
     }
 
+    @Test("Content-Range totals: a non-negative Int or nil", arguments: [
+        ("bytes 0-0/1234", 1234), ("bytes 0-0/*", nil), ("bytes 0-0/-5", nil), ("bytes 0-0/+5", nil),
+        ("bytes 0-0/99999999999999999999999", nil), ("bytes 0-0/9223372036854775807", Int.max), ("garbage", nil),
+        ("bytes 0-0/ 12 ", 12), ("bytes 0-0/1e3", nil),
+    ] as [(String, Int?)])
+    func contentRange(value: String, expected: Int?) {
+        #expect(DownloadManager.parseContentRangeTotal(value) == expected)
+    }
+
     @Test("X-RateLimit-Remaining 0 with an absurd reset blocks for the cap, not forever and not a trap",
           arguments: ["1e300", "inf", "9223372036854775807", "1e16"])
     func absurdReset(reset: String) async {

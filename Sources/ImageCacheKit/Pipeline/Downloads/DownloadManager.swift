@@ -480,11 +480,18 @@ public actor DownloadManager {
         return response.header("Last-Modified")
     }
 
-    /// The full length from `Content-Range: bytes 0-0/N` (a 206), else a 200's body length.
+    /// The full length from `Content-Range: bytes 0-0/N` of a 206, else nil.
     static func totalLength(_ response: HTTPResponse) -> Int? {
-        if response.status == 206, let range = response.header("Content-Range"), let slash = range.lastIndex(of: "/") {
-            return Int(range[range.index(after: slash)...]).flatMap { $0 >= 0 ? $0 : nil }
-        }
-        return nil
+        response.status == 206 ? parseContentRangeTotal(response.header("Content-Range")) : nil
+    }
+
+    /// The complete length `N` of a `Content-Range: bytes A-B/N` value: a non-negative `Int`,
+    /// nil for `*`, an absent, negative, oversized or unreadable value. The one parser of this
+    /// header (pure, fuzzable).
+    public static func parseContentRangeTotal(_ value: String?) -> Int? {
+        guard let value, let slash = value.lastIndex(of: "/") else { return nil }
+        let total = value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces)
+        guard !total.isEmpty, total.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(total)
     }
 }
