@@ -35,13 +35,13 @@ public struct ProgressItem: Sendable, Equatable {
     /// Seconds left at the current rate; nil when the size or the rate is unknown.
     public var eta: Double? {
         guard let total, rate > 0, total >= received else { return nil }
-        return Double(total - received) / rate
+        return (Double(total) - Double(received)) / rate  // no Int overflow on a daemon's odd figures
     }
 
     /// Fraction done, nil when the size is unknown.
     public var fraction: Double? {
         guard let total, total > 0 else { return nil }
-        return min(1, Double(received) / Double(total))
+        return min(1, max(0, Double(received) / Double(total)))
     }
 }
 
