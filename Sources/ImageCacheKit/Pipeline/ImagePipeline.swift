@@ -304,10 +304,7 @@ public final class ImagePipeline: Sendable {
                     case .memory(let bytes):
                         body = bytes
                     case .file(let path, _):
-                        guard let data = FileManager.default.contents(atPath: path) else {
-                            throw RPCError(.internal, "the downloaded body could not be read back")
-                        }
-                        body = [UInt8](data)
+                        body = try FileOps.read(path)
                     }
                     let output = try ThumbnailProcessing.process(body, size: plan.size, quality: settings.quality,
                                                                  maxPixels: settings.maxPixels)

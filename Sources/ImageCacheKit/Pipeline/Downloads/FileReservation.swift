@@ -231,12 +231,24 @@ enum FileOps {
     }
 
     /// Reads a whole regular file.
+    /// Errors keep their `errno`'s kind (`StorageFailure`): out of descriptors is `busy`, a
+    /// vanished file `storage_unavailable`.
     static func read(_ path: String) throws(RPCError) -> [UInt8] {
-        do {
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe))
-        } catch {
-            throw RPCError(.internal, "cannot read the downloaded body: \(error.localizedDescription)")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("cannot read the downloaded body \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("cannot read the downloaded body \(path)") }
+        var bytes = [UInt8](repeating: 0, count: max(0, Int(info.st_size)))
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw failure("cannot read the downloaded body \(path)") }
+            if n == 0 { break }  // shorter than it was: what is there is the body
+            offset += n
         }
+        return Array(bytes.prefix(offset))
     }
 
     /// The current `errno` as a contract error (`StorageFailure`): `storage_unavailable` for a
