@@ -3,7 +3,7 @@
 //
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheClient → ImageCacheProtocol
-//   imagecached      → ImageCacheServer → ImageCacheKit → ImageCacheProtocol, CCurl, CTurboJPEG, CPNG, COpenSSLCrypto, CLinux
+//   imagecached      → ImageCacheServer → ImageCacheKit → ImageCacheProtocol, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
 
@@ -50,6 +50,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        // Every libjpeg warning of a TurboJPEG decode (TurboJPEG 2.1 keeps only the first text).
+        .target(name: "CJPEGWarnings", dependencies: ["CTurboJPEG"]),
+        // libpng's classic row-by-row reader, its setjmp kept in C (the simplified API reads whole images).
+        .target(name: "CPNGReader", dependencies: ["CPNG"]),
 
         // MARK: Libraries
         .target(
@@ -58,7 +62,7 @@ let package = Package(
         .target(
             name: "ImageCacheKit",
             dependencies: [
-                "ImageCacheProtocol", "CCurl", "CTurboJPEG", "CPNG", "COpenSSLCrypto", "CLinux",
+                "ImageCacheProtocol", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),

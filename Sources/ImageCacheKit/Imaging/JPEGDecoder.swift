@@ -1,3 +1,4 @@
+import CJPEGWarnings
 import CTurboJPEG
 import ImageCacheProtocol
 
@@ -6,9 +7,11 @@ import ImageCacheProtocol
 ///
 /// Scaling inside the IDCT is what makes thumbnails cheap: a 2400 px photo decoded at 1/8
 /// never materialises its 5.8 million full-size pixels. Policy lives here, not in flags:
-/// - truncation is a missing EOI after the first scan (TurboJPEG itself only warns and fills
-///   the rest with grey); harmless warnings ("extraneous bytes") do not reject real photos,
-///   which `TJFLAG_STOPONWARNING` would;
+/// - the pixels must be right: scans that cannot fill the frame (`JPEGScanStructure`) and any
+///   warning that data was missing or corrupt (`TurboJPEGDiagnostics`; TurboJPEG itself only
+///   warns and fills the rest with grey) refuse the body; harmless warnings ("extraneous
+///   bytes") do not reject real photos, which `TJFLAG_STOPONWARNING` would; complete scans
+///   with a missing EOI are accepted, as browsers do;
 /// - `TJFLAG_LIMITSCANS` stops progressive files with absurd scan counts from spinning;
 /// - CMYK/YCCK decode to CMYK and become RGB in `CMYKConverter`.
 enum JPEGDecoder {
@@ -27,7 +30,13 @@ enum JPEGDecoder {
         guard let scan = metadata.firstScanOffset else {
             throw ImagingError.decodeFailed("JPEG: the body ends before the first scan", format: .jpeg)
         }
-        guard JPEGMetadata.hasEndOfImage(reader, after: scan) else {
+        let structure = JPEGScanStructure(reader)
+        let hasEndOfImage = JPEGMetadata.hasEndOfImage(reader, after: scan)
+        if let problem = structure.problem(hasEndOfImage: hasEndOfImage) {
+            throw ImagingError.decodeFailed("JPEG: \(problem)", format: .jpeg)
+        }
+        // Without an EOI, arithmetic-coded data that was cut runs out into zeros silently.
+        guard hasEndOfImage || !structure.isArithmetic else {
             throw ImagingError.decodeFailed("JPEG: truncated (no end-of-image marker)", format: .jpeg)
         }
         guard let handle = tjInitDecompress() else {
@@ -61,13 +70,19 @@ enum JPEGDecoder {
         var flags = TJFLAG_LIMITSCANS
         if fast { flags |= TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE }
         var output = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * channels)
+        var warnings = ic_jpeg_warnings()
         let rc = output.withUnsafeMutableBufferPointer { target in
-            tjDecompress2(handle, source, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0,
-                          Int32(scaledHeight), Int32(format.rawValue), Int32(flags))
+            ic_tj_decompress(handle, source, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0,
+                             Int32(scaledHeight), Int32(format.rawValue), Int32(flags), &warnings)
         }
-        // A warning also returns -1 in TurboJPEG 2.1; only a fatal error means no picture.
+        // A warning also returns -1 in TurboJPEG 2.1; a fatal error means no picture, and a
+        // warning that data was missing or corrupt means a picture partly painted grey.
         if rc != 0 && !TurboJPEGDiagnostics.isWarning(lastMessage(handle)) {
             throw failure(handle)
+        }
+        if let refusal = TurboJPEGDiagnostics.refusal(warnings, firstMessage: rc == 0 ? "" : lastMessage(handle),
+                                                      hasEndOfImage: hasEndOfImage) {
+            throw ImagingError.decodeFailed("JPEG: \(refusal)", format: .jpeg)
         }
         if channels == 4 {
             output = CMYKConverter.rgb(fromCMYK: output, pixelCount: scaledWidth * scaledHeight,

@@ -7,6 +7,9 @@ struct JPEGMetadata {
     var iccProfile: [UInt8]?
     /// Offset of the first SOS marker, or nil when the walk ended before one.
     var firstScanOffset: Int?
+    /// Bytes of APPn and COM segments (EXIF, ICC, XMP, comments, private data) before the
+    /// first scan, markers and length fields included: what `DeliveredFileRules` caps.
+    var metadataBytes = 0
 
     static let iccSignature: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
     static let adobeSignature: [UInt8] = Array("Adobe".utf8)
@@ -19,6 +22,9 @@ struct JPEGMetadata {
         var consistent = true
         walk: while case .segment(let segment) = walker.next() {
             let payload = segment.payload
+            if (0xE0...0xEF).contains(segment.marker) || segment.marker == 0xFE {
+                metadataBytes += payload.upperBound - segment.offset
+            }
             guard reader.has(payload.lowerBound, payload.count) else { break }
             switch segment.marker {
             case 0xEE where reader.matches(payload.lowerBound, Self.adobeSignature):
@@ -53,11 +59,16 @@ struct JPEGMetadata {
     /// marker; searching from the end finds it at once in the usual case and tolerates
     /// trailing bytes some cameras and servers append.
     static func hasEndOfImage(_ reader: ByteReader, after scanOffset: Int) -> Bool {
+        endOfImageOffset(reader, after: scanOffset) != nil
+    }
+
+    /// Offset of the last EOI marker after the first scan (bytes after it are a trailer).
+    static func endOfImageOffset(_ reader: ByteReader, after scanOffset: Int) -> Int? {
         var index = reader.count - 2
         while index > scanOffset {
-            if reader.bytes[index] == 0xFF && reader.bytes[index + 1] == 0xD9 { return true }
+            if reader.bytes[index] == 0xFF && reader.bytes[index + 1] == 0xD9 { return index }
             index -= 1
         }
-        return false
+        return nil
     }
 }

@@ -1,56 +1,92 @@
-import CPNG
+import CPNGReader
 import ImageCacheProtocol
 
-/// Decodes PNG bodies with libpng's simplified `png_image` API, which needs no `setjmp` (so
-/// no longjmp ever crosses a Swift frame) and handles every colour type, bit depth and
-/// interlacing of PngSuite, converting to 8-bit grey, RGB or RGBA.
+/// Decodes PNG bodies with libpng's classic reader (through `CPNGReader`, which keeps the
+/// `setjmp` in C), row by row: a non-interlaced image feeds the resampler in bands, so a large
+/// PNG never needs a full-size buffer (issue 19, item 2), and validation reads every row
+/// through one band. Adam7 images are read whole (their rows only exist after the last pass).
 ///
-/// The simplified reader stops after the last row and never checks what follows, so the
-/// body must first run whole to IEND: a cut-off file is refused rather than half accepted.
-/// Ancillary-chunk limits stay at libpng's defaults (8 MB per chunk), which defuse
-/// decompression bombs hidden in text chunks.
+/// Validation means the pixels are right, as browsers judge them: every row must decode (a
+/// body cut inside its image data fails with "read beyond end of data"), while what follows
+/// the last row (a mangled ancillary chunk, a missing IEND) is not needed for any pixel and is
+/// not read. Ancillary-chunk limits stay at libpng's defaults (8 MB per chunk), which defuse
+/// decompression bombs hidden in text chunks; such chunks never reach a client either
+/// (`DeliveredFileRules`).
+///
+/// Output is 8-bit grey, RGB or RGBA (straight alpha), sRGB-encoded: gAMA is honoured, and a
+/// file without gAMA/sRGB is sRGB at every bit depth, as Pillow, libvips and browsers read it
+/// (libpng's simplified reader took 16-bit samples as linear light: 24–65/255 too bright).
 enum PNGDecoder {
+    /// Decodes the whole image at full size.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(RPCError) -> PixelBuffer {
-        guard PNGHeaderParser.reachesIEND(ByteReader(bytes)) else {
-            throw ImagingError.decodeFailed("PNG: truncated (the chunks do not reach IEND)", format: .png)
-        }
-        var image = png_image()
-        image.version = IC_PNG_IMAGE_VERSION
-        defer { png_image_free(&image) }
-        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
-            throw failure(&image)
-        }
-        let hasAlpha = image.format & IC_PNG_FORMAT_FLAG_ALPHA != 0
-        let channels = hasAlpha ? 4 : (image.format & IC_PNG_FORMAT_FLAG_COLOR != 0 ? 3 : 1)
-        let colorFlags = hasAlpha ? IC_PNG_FORMAT_FLAG_ALPHA | IC_PNG_FORMAT_FLAG_COLOR
-            : (channels == 3 ? IC_PNG_FORMAT_FLAG_COLOR : 0)
-        let width = Int(image.width), height = Int(image.height)
-        if image.format & IC_PNG_FORMAT_FLAG_LINEAR != 0 {
-            // 16-bit source. libpng 1.6.39's simplified reader scrambles the rows of interlaced
-            // 16-bit images when asked for 8-bit output, but reads them right as 16-bit linear;
-            // the conversion to 8-bit sRGB is then done here.
-            image.format = colorFlags | IC_PNG_FORMAT_FLAG_LINEAR
-            var linear = [UInt16](repeating: 0, count: width * height * channels)
-            let ok = linear.withUnsafeMutableBytes { target in
-                png_image_finish_read(&image, nil, target.baseAddress, 0, nil)
+        try withReader(bytes) { (reader, info) throws(RPCError) -> PixelBuffer in try decode(reader: reader, info: info) }
+    }
+
+    /// Decodes every row, keeping none: proof that the body is a whole picture.
+    static func validate(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+        try withReader(bytes) { (reader, info) throws(RPCError) -> Void in
+            let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
+            if info.interlaced != 0 {
+                _ = try decode(reader: reader, info: info)
+                return
             }
-            guard ok != 0 else { throw failure(&image) }
-            return PixelBuffer(width: width, height: height, channels: channels,
-                               pixels: LinearToSRGB.convert(linear, channels: channels, premultipliedAlpha: hasAlpha))
+            let band = min(height, 16)
+            var rows = [UInt8](repeating: 0, count: band * width * channels)
+            var y = 0
+            while y < height {
+                let count = min(band, height - y)
+                try read(reader, into: &rows, rows: count, rowLength: width * channels, whole: false)
+                y += count
+            }
         }
-        image.format = colorFlags
+    }
+
+    /// Decodes and resizes to exactly `width`×`height` (each at most the source's), streaming
+    /// the rows of a non-interlaced image into the resampler.
+    static func decode(_ bytes: UnsafeRawBufferPointer, scaledTo width: Int, height: Int) throws(RPCError) -> PixelBuffer {
+        try withReader(bytes) { (reader, info) throws(RPCError) -> PixelBuffer in
+            if info.interlaced != 0 {
+                return Resampler.resize(try decode(reader: reader, info: info), width: width, height: height)
+            }
+            let rowLength = Int(info.width) * Int(info.channels)
+            return try Resampler.resize(streaming: Int(info.width), Int(info.height), channels: Int(info.channels),
+                                        width: width, height: height) { (band: inout [UInt8], rows: Int) throws(RPCError) in
+                try read(reader, into: &band, rows: rows, rowLength: rowLength, whole: false)
+            }
+        }
+    }
+
+    private static func decode(reader: OpaquePointer, info: ic_png_info) throws(RPCError) -> PixelBuffer {
+        let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
         var pixels = [UInt8](repeating: 0, count: width * height * channels)
-        let ok = pixels.withUnsafeMutableBytes { target in
-            png_image_finish_read(&image, nil, target.baseAddress, 0, nil)
-        }
-        guard ok != 0 else { throw failure(&image) }
+        try read(reader, into: &pixels, rows: height, rowLength: width * channels, whole: true)
         return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
     }
 
-    private static func failure(_ image: inout png_image) -> RPCError {
-        let message = withUnsafeBytes(of: &image.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    /// Reads `rows` rows (or, with `whole`, the whole image, any interlacing) into `buffer`.
+    private static func read(_ reader: OpaquePointer, into buffer: inout [UInt8], rows: Int, rowLength: Int,
+                             whole: Bool) throws(RPCError) {
+        let ok = buffer.withUnsafeMutableBufferPointer { target in
+            whole ? ic_png_read_image(reader, target.baseAddress, rowLength)
+                : ic_png_read_rows(reader, target.baseAddress, UInt32(rows), rowLength)
         }
+        guard ok != 0 else { throw failure(reader) }
+    }
+
+    /// Runs `body` with a reader whose header has been read.
+    private static func withReader<T>(_ bytes: UnsafeRawBufferPointer,
+                                      _ body: (OpaquePointer, ic_png_info) throws(RPCError) -> T) throws(RPCError) -> T {
+        guard let base = bytes.baseAddress, let reader = ic_png_reader_create(base, bytes.count) else {
+            throw ImagingError.decodeFailed("PNG: not decodable", format: .png)
+        }
+        defer { ic_png_reader_destroy(reader) }
+        var info = ic_png_info()
+        guard ic_png_read_info(reader, &info) != 0 else { throw failure(reader) }
+        return try body(reader, info)
+    }
+
+    private static func failure(_ reader: OpaquePointer) -> RPCError {
+        let message = String(cString: ic_png_reader_message(reader))
         return ImagingError.decodeFailed("PNG: \(message.isEmpty ? "not decodable" : message)", format: .png)
     }
 }

@@ -40,21 +40,6 @@ enum PNGHeaderParser {
             hasAlpha: colorType == 4 || colorType == 6, isProgressive: reader.u8(28) == 1,
             components: channels))
     }
-
-    /// Whether the chunk sequence runs whole to an IEND chunk inside the buffer.
-    ///
-    /// libpng's simplified reader stops after the last row and never reads the end of the
-    /// file, so a body cut inside its trailing chunks would otherwise pass as a picture.
-    static func reachesIEND(_ reader: ByteReader) -> Bool {
-        var offset = 8
-        while let length = reader.u32be(offset) {
-            let end = offset + 12 + length
-            guard end <= reader.count else { return false }
-            if reader.matches(offset + 4, iend) { return true }
-            offset = end
-        }
-        return false
-    }
 }
 
 /// The CRC-32 PNG uses (ISO 3309), table-driven: IHDR is checked in the probe so a damaged

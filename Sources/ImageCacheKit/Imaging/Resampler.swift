@@ -104,6 +104,40 @@ enum Resampler {
         return image.channels == 4 ? unpremultiplied(result) : result
     }
 
+    /// Resizes an image that arrives in bands of rows, top to bottom, to exactly
+    /// `width`×`height`: each band is narrowed as it comes, so only `width`-wide rows are kept
+    /// (a 7000-px-wide PNG shrunk to 400 holds 400-px rows, not a full-size buffer). The result
+    /// is the same, pixel for pixel, as `resize` of the whole image.
+    ///
+    /// - Parameter readBand: fills its buffer with the next `rows` rows of the source
+    ///   (`sourceWidth × channels` bytes each) and throws when they cannot be read.
+    static func resize<E: Error>(streaming sourceWidth: Int, _ sourceHeight: Int, channels: Int, width: Int, height: Int,
+                                 filter: Filter = .cubic,
+                                 readBand: (inout [UInt8], _ rows: Int) throws(E) -> Void) throws(E) -> PixelBuffer {
+        let bandRows = 16
+        let rowLength = sourceWidth * channels
+        let weights = width == sourceWidth ? nil : Self.weights(source: sourceWidth, target: width, filter: filter)
+        // As `resize`: an image kept at its size is not filtered, so not premultiplied either.
+        let premultiply = channels == 4 && (width != sourceWidth || height != sourceHeight)
+        var narrowed: [UInt8] = []
+        narrowed.reserveCapacity(width * sourceHeight * channels)
+        var band = [UInt8](repeating: 0, count: bandRows * rowLength)
+        var y = 0
+        while y < sourceHeight {
+            let rows = min(bandRows, sourceHeight - y)
+            try readBand(&band, rows)
+            var piece = PixelBuffer(width: sourceWidth, height: rows, channels: channels,
+                                    pixels: rows == bandRows ? band : Array(band.prefix(rows * rowLength)))
+            if premultiply { piece = premultiplied(piece) }
+            if let weights { piece = horizontal(piece, width: width, weights: weights) }
+            narrowed += piece.pixels
+            y += rows
+        }
+        var result = PixelBuffer(width: width, height: sourceHeight, channels: channels, pixels: narrowed)
+        if height != sourceHeight { result = vertical(result, height: height, filter: filter) }
+        return premultiply ? unpremultiplied(result) : result
+    }
+
     static func premultiplied(_ image: PixelBuffer) -> PixelBuffer {
         var result = image
         result.pixels.withUnsafeMutableBufferPointer { pixels in
@@ -132,7 +166,10 @@ enum Resampler {
     }
 
     private static func horizontal(_ image: PixelBuffer, width: Int, filter: Filter) -> PixelBuffer {
-        let weights = Self.weights(source: image.width, target: width, filter: filter)
+        horizontal(image, width: width, weights: Self.weights(source: image.width, target: width, filter: filter))
+    }
+
+    private static func horizontal(_ image: PixelBuffer, width: Int, weights: Weights) -> PixelBuffer {
         let channels = image.channels, taps = weights.taps
         let half: Int32 = 1 << (precisionBits - 1)
         var output = [UInt8](repeating: 0, count: width * image.height * channels)

@@ -14,7 +14,7 @@ public enum Thumbnailer {
     public static let defaultQuality = 82
 
     /// Proves a complete body is a picture by decoding it (JPEG at 1/8 scale, the cheapest
-    /// decode that still reads every scan; PNG in full, to its IEND).
+    /// decode that still reads every scan; PNG row by row to its last row).
     ///
     /// - Returns: the header, whose upright `width`/`height` are what the contract reports.
     /// - Throws: `too_large` over `maxPixels`; `decode_failed` (with `data.format` once
@@ -24,7 +24,7 @@ public enum Thumbnailer {
             let header = try decodableHeader(raw, maxPixels: maxPixels)
             switch header.format {
             case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, coveringWidth: 1)
-            default: _ = try PNGDecoder.decode(raw)
+            default: try PNGDecoder.validate(raw)
             }
             return header
         }
@@ -35,7 +35,8 @@ public enum Thumbnailer {
     ///
     /// JPEGs decode at the smallest DCT scale that still covers the target, then an
     /// antialiased filter brings them to the exact size. The output is JPEG at `quality`
-    /// carrying the source's ICC profile, or PNG when the source has an alpha channel.
+    /// carrying the source's ICC profile when it is small (`DeliveredFileRules`), or PNG when
+    /// the source has an alpha channel; nothing else of the source's metadata is kept.
     ///
     /// - Parameter fastDecode: TurboJPEG's fast IDCT and upsampling; slightly less exact,
     ///   measured in docs/benchmarks.md (Imaging).
@@ -52,18 +53,17 @@ public enum Thumbnailer {
             let storedWidth = swaps ? targetHeight : targetWidth
             let storedHeight = swaps ? targetWidth : targetHeight
 
-            let decoded: PixelBuffer
+            let scaled: PixelBuffer
             var iccProfile: [UInt8]?
             switch header.format {
             case .jpeg:
                 let jpeg = try JPEGDecoder.decode(raw, header: header, coveringWidth: storedWidth, fast: fastDecode)
-                decoded = jpeg.pixels
-                iccProfile = jpeg.metadata.iccProfile
+                scaled = Resampler.resize(jpeg.pixels, width: storedWidth, height: storedHeight)
+                iccProfile = DeliveredFileRules.keptICCProfile(jpeg.metadata.iccProfile)
             default:
-                decoded = try PNGDecoder.decode(raw)
+                scaled = try PNGDecoder.decode(raw, scaledTo: storedWidth, height: storedHeight)
             }
-            let upright = Resampler.resize(decoded, width: storedWidth, height: storedHeight)
-                .oriented(header.orientation)
+            let upright = scaled.oriented(header.orientation)
             if upright.channels == 4 {
                 return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
                                  height: upright.height, format: .png, source: header)

@@ -5,8 +5,10 @@ import ImageCacheProtocol
 /// `thumbnail.show`: an image at least twice as wide as `size` is scaled to exactly `size`; a
 /// narrower one is delivered as it is (decoded once to prove it is a picture), unless its EXIF
 /// orientation is not 1, when it is re-encoded upright so the file's pixels match the reported
-/// width and height. Either way the delivered width is at least `size` (unless the original is
-/// narrower) and less than `2 × size`.
+/// width and height, or it is not clean (`DeliveredFileRules`: more than a small cap of
+/// metadata, a damaged trailer, more bytes than its pixels justify), when it is re-encoded
+/// without its metadata. Either way the delivered width is at least `size` (unless the
+/// original is narrower) and less than `2 × size`, and its bytes are bounded by its pixels.
 ///
 /// Synchronous and CPU-bound: the pipeline runs it under its `DecodeLimiter`, off the
 /// cooperative pool.
@@ -24,11 +26,12 @@ enum ThumbnailProcessing {
     /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),
     ///   `decode_failed` for anything that is not a wholly decodable JPEG or PNG.
     static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int) throws(RPCError) -> Output {
-        let header = try withRawBytes(body) { (raw) throws(RPCError) -> ImageHeader in
-            try ImageHeaderProbe.header(ofComplete: raw)
+        let (header, clean) = try withRawBytes(body) { (raw) throws(RPCError) -> (ImageHeader, Bool) in
+            let header = try ImageHeaderProbe.header(ofComplete: raw)
+            return (header, DeliveredFileRules.allowsPassThrough(raw, header: header))
         }
         try header.checkPixelLimit(maxPixels)
-        if header.width >= 2 * size || header.orientation != .up {
+        if header.width >= 2 * size || header.orientation != .up || !clean {
             let target = header.width >= 2 * size ? size : header.width
             let thumbnail = try Thumbnailer.makeThumbnail(from: body, width: target, quality: quality, maxPixels: maxPixels)
             return Output(bytes: thumbnail.bytes, width: thumbnail.width, height: thumbnail.height,

@@ -14,6 +14,9 @@ struct CorpusExpectations {
         var exifOrientation: Int?
         var colorSpace: String?
         var progressive: Bool?
+        /// Warnings libjpeg/libpng raised, and the first one's text (nil when none).
+        var warnings: Int
+        var firstWarning: String?
     }
 
     let entries: [String: Entry]
@@ -37,7 +40,9 @@ struct CorpusExpectations {
                 height: result["height"] as? Int,
                 exifOrientation: file["exif_orientation"] as? Int,
                 colorSpace: result["jpeg_color_space"] as? String,
-                progressive: result["progressive"] as? Bool)
+                progressive: result["progressive"] as? Bool,
+                warnings: result["warnings"] as? Int ?? 0,
+                firstWarning: result["first_warning"] as? String)
         }
         self.entries = entries
     }

@@ -71,10 +71,23 @@ struct JPEGDecodingTests {
         }
     }
 
-    @Test("a truncated JPEG is refused for its missing EOI, though libjpeg only warns")
+    // Issue 19 changed this: a missing EOI alone no longer refuses a JPEG. Pillow's
+    // truncated_jpeg.jpg holds all ten scans of its script, cut after the last one's data
+    // (libjpeg raises only "Premature end of JPEG file", never "premature end of data
+    // segment"): with an EOI appended it decodes without any warning, to the same pixels.
+    @Test("a JPEG cut inside its scans is refused, though libjpeg only warns; one missing only its EOI is not")
     func truncatedJPEG() throws {
-        let error = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(try Corpus.bytes("jpeg/pillow/truncated_jpeg.jpg")) }
-        #expect(error?.message.contains("truncated") == true)
+        let pillow = try Corpus.bytes("jpeg/pillow/truncated_jpeg.jpg")
+        #expect(try Thumbnailer.validate(pillow).width == 100)
+        let completed = pillow + [0xFF, 0xD9]
+        #expect(try Thumbnailer.validate(completed).width == 100)
+        let pixels = { (bytes: [UInt8]) throws -> [UInt8] in
+            try bytes.withUnsafeBytes { raw in
+                let header = try ImageHeaderProbe.header(ofComplete: raw)
+                return try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels.pixels
+            }
+        }
+        #expect(try pixels(pillow) == pixels(completed))
         let bytes = try Corpus.bytes("jpeg/libjpeg-turbo/testorig.jpg")
         for length in stride(from: 700, to: bytes.count - 1, by: 331) {
             expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(Array(bytes.prefix(length))) }
@@ -90,9 +103,9 @@ struct JPEGDecodingTests {
 
     @Test("every JPEG the baseline decodes cleanly still decodes, and every failure still fails")
     func jpegBaseline() throws {
-        // Policy differences, by design: a missing EOI is truncation (the baseline decoded such
-        // files with a "Premature end" warning, so they are never in its clean set), and a file
-        // over the pixel limit is too_large whatever the library would have done with it.
+        // Policy differences, by design: a file over the pixel limit is too_large whatever the
+        // library would have done with it; and, here too, a file whose scans cannot carry every
+        // pixel (JPEGScanStructure) is refused although libjpeg decodes it silently.
         var clean = 0, failing = 0
         var mismatches: [String] = []
         for entry in try CorpusExpectations.shared().entries.values.sorted(by: { $0.path < $1.path })
