@@ -126,7 +126,7 @@ struct FetchBenchmark: ParsableCommand {
             let settings = ImagePipeline.Settings(configuration)
             pipeline = ImagePipeline(cache: opened, transfers: engine, registry: PhotoRegistry(),
                                      dimensions: ImageDimensionsStore(),
-                                     decodes: DecodeLimiter(limit: ProcessInfo.processInfo.activeProcessorCount),
+                                     decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: ProcessInfo.processInfo.activeProcessorCount),
                                      settings: { settings })
         }
         defer { cache?.close() }

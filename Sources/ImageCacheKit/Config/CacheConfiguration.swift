@@ -73,6 +73,10 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var maxImageBytes: Int = 50 << 20
         /// Largest width × height decoded, checked from the header before any pixel buffer.
         public var maxImagePixels: Int = 50_000_000
+        /// Bytes all decodes together may hold (`DecodeBudget`): sized so the README's memory
+        /// formula fits the units' `MemoryMax=512M` with room. A decode that could never fit
+        /// answers `too_large`; others wait their turn.
+        public var decodeMemory: Int = 192 << 20
         /// Extra hosts (names or IP addresses) images may come from; also lifts the
         /// private-address ban for the addresses listed.
         public var allowedHosts: [String] = []

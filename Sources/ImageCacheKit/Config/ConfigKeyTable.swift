@@ -50,6 +50,7 @@ extension ConfigKey {
             duration("network", "stall_timeout", \.network.stallTimeout, atLeast: .milliseconds(1)),
             size("network", "max_image_bytes", \.network.maxImageBytes, atLeast: 1),
             count("network", "max_image_pixels", \.network.maxImagePixels, in: 1...Int.max),
+            size("network", "decode_memory", \.network.decodeMemory, atLeast: 16 << 20),
             ConfigKey(section: "network", name: "allowed_hosts", isSecret: false,
                       apply: { c, v, _ throws(ConfigValueProblem) in
                           var hosts: [String] = []

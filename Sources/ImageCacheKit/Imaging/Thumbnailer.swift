@@ -5,7 +5,7 @@ import ImageCacheProtocol
 /// Both entry points first read the header and apply `maxPixels` (contract §7: an image over
 /// the limit is `too_large` even when otherwise damaged), so no pixel buffer is ever
 /// allocated for a decompression bomb. They are synchronous and CPU-bound: the pipeline runs
-/// them off its actors, under a `DecodeLimiter`, since a progressive decode holds every DCT
+/// them off its actors, under a `DecodeBudget` (admitted by `thumbnailCost`/`validationCost`), since a progressive decode holds every DCT
 /// coefficient of the image at once.
 public enum Thumbnailer {
     /// The default pixel limit, the contract's `max_image_pixels` default.
@@ -22,6 +22,7 @@ public enum Thumbnailer {
     public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(RPCError) -> ImageHeader {
         try withRawBytes(bytes) { (raw) throws(RPCError) -> ImageHeader in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
+            _ = try DecodeCost.of(raw, header: header, width: nil)
             switch header.format {
             case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, coveringWidth: 1)
             default: try PNGDecoder.validate(raw)
@@ -47,11 +48,8 @@ public enum Thumbnailer {
         guard width >= 1 else { throw RPCError(.invalidParams, "thumbnail width must be at least 1", field: "size") }
         return try withRawBytes(bytes) { (raw) throws(RPCError) -> Thumbnail in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
-            let targetWidth = min(width, header.width)
-            let targetHeight = max(1, Int((Double(header.height) * Double(targetWidth) / Double(header.width)).rounded()))
-            let swaps = header.orientation.swapsDimensions
-            let storedWidth = swaps ? targetHeight : targetWidth
-            let storedHeight = swaps ? targetWidth : targetHeight
+            _ = try DecodeCost.of(raw, header: header, width: width)
+            let (storedWidth, storedHeight) = targetSize(of: header, width: width)
 
             let scaled: PixelBuffer
             var iccProfile: [UInt8]?
@@ -71,6 +69,33 @@ public enum Thumbnailer {
             let encoded = try JPEGEncoder.encode(upright, quality: quality, iccProfile: iccProfile)
             return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header)
         }
+    }
+
+    /// What `validate` will cost (`DecodeBudget` admits it by this), computed from the header
+    /// and markers alone.
+    /// - Throws: as `validate` does before decoding: `too_large`, `decode_failed` (including
+    ///   a JPEG over `DecodeCost.scanLimit` scans or `DecodeCost.workLimit`).
+    public static func validationCost(of bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(RPCError) -> DecodeCost {
+        try withRawBytes(bytes) { (raw) throws(RPCError) -> DecodeCost in try cost(raw, width: nil, maxPixels: maxPixels) }
+    }
+
+    /// What `makeThumbnail(from:width:…)` will cost; throws as `validationCost` does.
+    public static func thumbnailCost(of bytes: [UInt8], width: Int,
+                                     maxPixels: Int = defaultMaxPixels) throws(RPCError) -> DecodeCost {
+        guard width >= 1 else { throw RPCError(.invalidParams, "thumbnail width must be at least 1", field: "size") }
+        return try withRawBytes(bytes) { (raw) throws(RPCError) -> DecodeCost in try cost(raw, width: width, maxPixels: maxPixels) }
+    }
+
+    /// The cost of a thumbnail `width` wide, or of a validation when `width` is nil.
+    static func cost(_ raw: UnsafeRawBufferPointer, width: Int?, maxPixels: Int) throws(RPCError) -> DecodeCost {
+        try DecodeCost.of(raw, header: try decodableHeader(raw, maxPixels: maxPixels), width: width)
+    }
+
+    /// The stored-orientation size of a thumbnail `width` wide upright (never upscaled).
+    static func targetSize(of header: ImageHeader, width: Int) -> (storedWidth: Int, storedHeight: Int) {
+        let targetWidth = min(width, header.width)
+        let targetHeight = max(1, Int((Double(header.height) * Double(targetWidth) / Double(header.width)).rounded()))
+        return header.orientation.swapsDimensions ? (targetHeight, targetWidth) : (targetWidth, targetHeight)
     }
 
     /// The header of a complete body, within the limit and of a format Imaging decodes.

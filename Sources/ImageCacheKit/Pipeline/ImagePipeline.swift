@@ -14,9 +14,10 @@ import Synchronization
 /// A fetched body is probed for its header as it arrives (dimensions out early and recorded
 /// for `layout`), then validated by decoding, scaled when twice as wide as asked or more,
 /// turned upright, written to the disk cache (fsync, rename) and the memory cache, and handed
-/// to every waiting demand. Decoding and disk writes run under a `DecodeLimiter` on a
-/// dispatch queue, never on the cooperative pool, so memory for decodes is bounded by the
-/// limiter and the server's tasks never wait behind a decode.
+/// to every waiting demand. Decoding and disk writes run under the `DecodeBudget` (admitted by
+/// the decode's cost, computed from the body before it starts) on a dispatch queue, never on
+/// the cooperative pool, so memory for decodes is bounded by the budget and the server's
+/// tasks never wait behind a decode.
 ///
 /// The pipeline knows nothing of sockets: the daemon's slots, prefetches and the benchmarks
 /// drive it the same way.
@@ -40,7 +41,7 @@ public final class ImagePipeline: Sendable {
     private let transfers: TransferEngine
     private let registry: PhotoRegistry
     private let dimensions: ImageDimensionsStore
-    private let decodes: DecodeLimiter
+    private let decodes: DecodeBudget
     private let settings: @Sendable () -> Settings
     private let logger: Logger
     private let fetches = LockedState<[FetchKey: ThumbnailFetch]>([:])
@@ -53,7 +54,7 @@ public final class ImagePipeline: Sendable {
     /// - Parameters:
     ///   - settings: read at each fetch (the daemon passes its configuration store's current).
     public init(cache: ImageCache, transfers: TransferEngine, registry: PhotoRegistry,
-                dimensions: ImageDimensionsStore, decodes: DecodeLimiter,
+                dimensions: ImageDimensionsStore, decodes: DecodeBudget,
                 settings: @escaping @Sendable () -> Settings,
                 logger: Logger = Logger(label: "imagecached.pipeline")) {
         self.cache = cache
@@ -289,10 +290,11 @@ public final class ImagePipeline: Sendable {
 
     private func processBody(_ result: TransferResult, fetch: ThumbnailFetch,
                              settings: Settings) async throws -> ThumbnailFetch.Stored {
-        try await decodes.acquire()
-        defer { decodes.release() }
-        guard !fetch.isAbandoned else { throw Self.cancelled }
         let plan = fetch.plan
+        let cost = try await decodeCost(of: result.body, size: plan.size, maxPixels: settings.maxPixels)
+        try await decodes.acquire(cost)
+        defer { decodes.release(cost) }
+        guard !fetch.isAbandoned else { throw Self.cancelled }
         let cache = self.cache
         let dimensions = self.dimensions
         let logger = self.logger
@@ -330,6 +332,32 @@ public final class ImagePipeline: Sendable {
                     }
                     return ThumbnailFetch.Stored(path: path, width: output.width, height: output.height,
                                                  mime: output.mime, bytes: bytes)
+                })
+            }
+        }
+    }
+
+    /// What processing `body` will cost, on the work queue (it walks the whole body): a body
+    /// spooled to a file is mapped, not read, so bodies waiting for the budget hold no memory.
+    /// - Throws: what the cost computation refuses before any decode (`too_large` over the
+    ///   pixel limit, `decode_failed` for a scan bomb or an undecodable header).
+    private func decodeCost(of body: TransferBody, size: Int, maxPixels: Int) async throws -> DecodeCost {
+        try await withCheckedThrowingContinuation { continuation in
+            work.async {
+                continuation.resume(with: Result { () throws -> DecodeCost in
+                    switch body {
+                    case .memory(let bytes):
+                        return try bytes.withUnsafeBytes { (raw) throws(RPCError) -> DecodeCost in
+                            try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
+                        }
+                    case .file(let path, _):
+                        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+                            throw RPCError(.internal, "the downloaded body could not be read back")
+                        }
+                        return try data.withUnsafeBytes { (raw) throws(RPCError) -> DecodeCost in
+                            try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
+                        }
+                    }
                 })
             }
         }

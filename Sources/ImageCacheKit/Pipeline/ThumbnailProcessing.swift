@@ -10,8 +10,8 @@ import ImageCacheProtocol
 /// without its metadata. Either way the delivered width is at least `size` (unless the
 /// original is narrower) and less than `2 × size`, and its bytes are bounded by its pixels.
 ///
-/// Synchronous and CPU-bound: the pipeline runs it under its `DecodeLimiter`, off the
-/// cooperative pool.
+/// Synchronous and CPU-bound: the pipeline runs it under its `DecodeBudget`, admitted by
+/// `cost(of:size:maxPixels:)`, off the cooperative pool.
 enum ThumbnailProcessing {
     /// A processed body, ready for the cache.
     struct Output: Sendable {
@@ -21,6 +21,17 @@ enum ThumbnailProcessing {
         var mime: String
         /// The original's upright size (what `layout` records as decoded).
         var original: ImageHeader
+    }
+
+    /// What `process` will cost for the same arguments, from the header and markers alone
+    /// (it takes the same branch: a thumbnail or a validation).
+    /// - Throws: what `process` throws before decoding (`too_large`, `decode_failed`).
+    static func cost(of body: UnsafeRawBufferPointer, size: Int, maxPixels: Int) throws(RPCError) -> DecodeCost {
+        let header = try ImageHeaderProbe.header(ofComplete: body)
+        try header.checkPixelLimit(maxPixels)
+        let width = header.width >= 2 * size || header.orientation != .up
+            ? (header.width >= 2 * size ? size : header.width) : nil
+        return try Thumbnailer.cost(body, width: width, maxPixels: maxPixels)
     }
 
     /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),

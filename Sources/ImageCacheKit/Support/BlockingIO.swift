@@ -14,7 +14,7 @@ import Dispatch
 /// `.userInitiated`, `run` (verification decodes, fsyncs, unlinking a cleared cache, heap
 /// trims) at `.utility`. libdispatch adds threads to a lane while its threads are blocked in
 /// I/O, up to its own limit (255 per process); what bounds the work in flight is its callers
-/// (`DecodeLimiter` for decodes, one job table write at a time, each session's pending cap).
+/// (`DecodeBudget` for decodes, one job table write at a time, each session's pending cap).
 public enum BlockingIO {
     /// The bulk lane; `dispatchPrecondition(condition: .onQueue(BlockingIO.queue))` marks
     /// code that must only run here.

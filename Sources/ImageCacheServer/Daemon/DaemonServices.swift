@@ -6,7 +6,7 @@ import Logging
 /// thumbnails, downloads and provider calls meet in one priority queue under one set of
 /// connection limits), one cache (memory over disk, owning `cache_dir` under its lock), one
 /// photo registry (ids resolve for every method), the decoded-dimensions store (filled by
-/// thumbnail fetches, read by `layout`) and one decode limiter (a bound on decode memory for
+/// thumbnail fetches, read by `layout`) and one decode budget (a bound on decode memory for
 /// the whole process, not per feature).
 ///
 /// Built once by `ImageCacheDaemon` and handed to each family's `register`; torn down by
@@ -25,8 +25,9 @@ public final class DaemonServices: Sendable {
     /// Decoded dimensions recorded by thumbnail fetches, for `layout`; persisted in
     /// `cache_dir/dimensions.sqlite` so they survive a restart.
     public let dimensions: ImageDimensionsStore
-    /// Decodes allowed at once, process-wide (the machine's active cores).
-    public let decodes: DecodeLimiter
+    /// The decode budget, process-wide: `decode_memory` bytes, one decode per active core,
+    /// heavy decodes in their own lane.
+    public let decodes: DecodeBudget
     /// The thumbnail pipeline (memory → disk → one shared fetch per cache key) over the parts
     /// above; slots, prefetches and `cache.evict` go through it.
     public let pipeline: ImagePipeline
@@ -75,7 +76,7 @@ public final class DaemonServices: Sendable {
         self.transfers = TransferEngine(configuration: config, options: options)
         self.registry = registry
         self.dimensions = dimensions
-        self.decodes = DecodeLimiter(limit: ProcessInfo.processInfo.activeProcessorCount)
+        self.decodes = DecodeBudget(memory: config.network.decodeMemory, slots: ProcessInfo.processInfo.activeProcessorCount)
         self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
                                       decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },
                                       logger: logger)
@@ -84,12 +85,13 @@ public final class DaemonServices: Sendable {
 
     /// Applies a reloaded configuration: the cache limits (`memory_limit`, `disk_limit`) at
     /// once, evicting down to them if they shrank, and `[network]` with its URL policy to the
-    /// engine for transfers queued from now on; the rest of the parts read the configuration
+    /// engine for transfers queued from now on, `decode_memory` to the decode budget; the rest of the parts read the configuration
     /// store at each use. For SIGHUP: `ImageCacheDaemon.reloadConfiguration` calls it after a
     /// good reload.
     public func apply(_ configuration: CacheConfiguration) {
         cache.apply(configuration.cache)
         transfers.apply(configuration)
+        decodes.apply(memory: configuration.network.decodeMemory)
     }
 
     /// Stops every transfer and releases the cache folder (after the server has stopped).

@@ -61,7 +61,7 @@ struct DownloadJobStoreTests {
         let engine = TransferEngine(configuration: configuration)
         defer { engine.shutdown() }
         let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: DecodeLimiter(limit: 1),
+            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
             configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { _ in })
         await manager.start()
         let ids = await manager.list().map(\.job)

@@ -27,7 +27,7 @@ final class PipelineFixture: Sendable {
             options(&o)
         })
         pipeline = ImagePipeline(cache: cache, transfers: engine, registry: registry, dimensions: dimensions,
-                                 decodes: DecodeLimiter(limit: 2), settings: { ImagePipeline.Settings(configuration) })
+                                 decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2), settings: { ImagePipeline.Settings(configuration) })
     }
 
     /// Stops the engine and releases the folder (kept, so a second fixture can reopen it).

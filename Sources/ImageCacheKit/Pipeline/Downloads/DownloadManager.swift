@@ -31,7 +31,7 @@ public actor DownloadManager {
         /// Photo ids → URLs and the Unsplash tracking link.
         public var registry: PhotoRegistry
         /// The process-wide decode bound; verification is a decode.
-        public var decodes: DecodeLimiter
+        public var decodes: DecodeBudget
         /// The configuration now (roots, pixel limit, keys), read per job.
         public var configuration: @Sendable () -> CacheConfiguration
         /// `cache_dir`; the job table lives in `downloads/` under it.
@@ -40,7 +40,7 @@ public actor DownloadManager {
         public var logger: Logger
 
         /// Everything a manager needs, usually the daemon's shared parts (`DaemonServices`).
-        public init(transfers: TransferEngine, registry: PhotoRegistry, decodes: DecodeLimiter,
+        public init(transfers: TransferEngine, registry: PhotoRegistry, decodes: DecodeBudget,
                     configuration: @escaping @Sendable () -> CacheConfiguration, cacheDirectory: String, logger: Logger) {
             self.transfers = transfers
             self.registry = registry
@@ -298,7 +298,7 @@ public actor DownloadManager {
 
     /// fsync, decode, name, move: on the blocking-I/O threads (never the actor or the
     /// cooperative pool), the decode under the process-wide decode bound.
-    private static func verifyAndMove(_ record: DownloadRecord, decodes: DecodeLimiter,
+    private static func verifyAndMove(_ record: DownloadRecord, decodes: DecodeBudget,
                                       maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
         let verified = try await verify(record.reservation.partPath, decodes: decodes, maxPixels: maxPixels)
         let reservation = try await BlockingIO.run { try move(record, format: verified.header.format) }
@@ -306,19 +306,22 @@ public actor DownloadManager {
     }
 
     /// fsyncs the file at `path` and proves it decodes; its header and size.
-    private static func verify(_ path: String, decodes: DecodeLimiter,
+    private static func verify(_ path: String, decodes: DecodeBudget,
                                maxPixels: Int) async throws -> (header: ImageHeader, bytes: Int) {
         let bytes = try await BlockingIO.run { () throws -> [UInt8] in
             try FileOps.syncFile(path)
             return try FileOps.read(path)
         }
-        try await decodes.acquire()
+        // The cost is computed before the permit (the bytes are already read: a download's
+        // body is held either way); a scan bomb or a never-fitting image is refused here.
+        let cost = try await BlockingIO.run { try Thumbnailer.validationCost(of: bytes, maxPixels: maxPixels) }
+        try await decodes.acquire(cost)
         do {
             let header = try await BlockingIO.run { try Thumbnailer.validate(bytes, maxPixels: maxPixels) }
-            decodes.release()
+            decodes.release(cost)
             return (header, bytes.count)
         } catch {
-            decodes.release()
+            decodes.release(cost)
             throw error
         }
     }

@@ -1,0 +1,225 @@
+import DequeModule
+import ImageCacheProtocol
+
+/// Admits decodes by what they will cost, so decode memory is a budget, not a hope, and a
+/// visible thumbnail never waits behind a hostile decode for more than an ordinary decode.
+///
+/// Every decode asks for its `DecodeCost` (bytes computed from the header before any work,
+/// CPU work in block visits) and holds it until it ends. Three bounds hold at every moment:
+/// - **memory**: the held bytes never exceed `memory` (`decode_memory`); a decode that could
+///   never be admitted is refused at once as `too_large`, saying why;
+/// - **CPU**: at most `slots` decodes run at once (one per core, at least 2);
+/// - **lanes**: a *heavy* decode (more than `reserve` bytes or `DecodeCost.ordinaryWork`) runs
+///   in a lane of `slots − 1` slots and `memory − reserve` bytes. An ordinary decode therefore
+///   always finds a slot and `reserve` bytes that no heavy decode can hold: it waits at most
+///   for other ordinary decodes, whatever the heavy ones are doing.
+///
+/// Waiters are served first come, first served within their lane (an ordinary decode passes a
+/// heavy one that cannot start, never the reverse among its own lane). A heavy waiter that
+/// is short only of memory keeps ordinary decodes from taking the bytes it waits for (beyond
+/// the reserve), so a stream of small decodes cannot starve it. A waiting task that is
+/// cancelled leaves the queue at once with `CancellationError` (a recycled slot must not wait
+/// for a decode it no longer wants).
+public final class DecodeBudget: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var cost: DecodeCost
+        var heavy: Bool
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var memory: Int
+        var usedBytes = 0
+        var usedSlots = 0
+        var heavyBytes = 0
+        var heavySlots = 0
+        var nextID: UInt64 = 0
+        var waiters: Deque<Waiter> = []
+    }
+
+    private let state: LockedState<State>
+    /// Decodes allowed at once, heavy or not (the CPU bound).
+    public let slots: Int
+
+    /// - Parameters:
+    ///   - memory: the bytes all decodes together may hold (`decode_memory`).
+    ///   - slots: decodes allowed at once; the machine's core count is the natural choice,
+    ///     since decodes are CPU-bound. At least 2, so the heavy lane never takes them all.
+    public init(memory: Int, slots: Int) {
+        self.slots = max(2, slots)
+        state = LockedState(State(memory: max(1, memory)))
+    }
+
+    /// The bytes all decodes together may hold.
+    public var memory: Int { state.withLock { $0.memory } }
+
+    /// Bytes no heavy decode may take: an eighth of `memory`, what an ordinary decode gets.
+    public var reserve: Int { Self.reserve(of: memory) }
+    private static func reserve(of memory: Int) -> Int { memory / 8 }
+
+    /// Whether `cost` makes a decode heavy (it then runs in the heavy lane).
+    public func isHeavy(_ cost: DecodeCost) -> Bool {
+        cost.bytes > reserve || cost.work > DecodeCost.ordinaryWork
+    }
+
+    /// Changes the budget (a reloaded `decode_memory`): decodes running keep what they hold,
+    /// waiters are admitted or refused under the new total.
+    public func apply(memory: Int) {
+        let (grants, refusals) = state.withLock { state in
+            state.memory = max(1, memory)
+            return Self.drain(&state, slots: slots)
+        }
+        resume(grants, refusals)
+    }
+
+    /// Runs `body` once `cost` is admitted, and releases it when `body` returns or throws.
+    ///
+    /// `body` runs on the caller's executor (`nonisolated(nonsending)`), so an actor can
+    /// decode under the budget while touching its own state, without making the body Sendable.
+    /// - Throws: as `acquire`; `body`'s errors.
+    nonisolated(nonsending)
+    public func withPermit<T>(_ cost: DecodeCost, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
+        try await acquire(cost)
+        defer { release(cost) }
+        return try await body()
+    }
+
+    /// Waits until `cost` fits, then holds it. Pair every successful call with `release(cost)`.
+    /// - Throws: `too_large` at once when `cost` could never be admitted (over the heavy lane's
+    ///   `memory − reserve`); `CancellationError` if the task is cancelled while waiting.
+    nonisolated(nonsending)
+    public func acquire(_ cost: DecodeCost) async throws {
+        let heavy = isHeavy(cost)
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (grants, refusals) = state.withLock { state -> ([Waiter], [Waiter]) in
+                    state.waiters.append(Waiter(id: id, cost: cost, heavy: heavy, continuation: continuation))
+                    if Task.isCancelled {
+                        // The handler ran before the waiter was queued: leave at once.
+                        let waiter = state.waiters.removeLast()
+                        waiter.continuation.resume(throwing: CancellationError())
+                        return ([], [])
+                    }
+                    return Self.drain(&state, slots: slots)
+                }
+                resume(grants, refusals)
+            }
+        } onCancel: {
+            let (removed, grants, refusals) = state.withLock { state -> (Waiter?, [Waiter], [Waiter]) in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, [], []) }
+                let removed = state.waiters.remove(at: index)
+                // The leaver may have been a lane's head that held others back.
+                let (grants, refusals) = Self.drain(&state, slots: slots)
+                return (removed, grants, refusals)
+            }
+            removed?.continuation.resume(throwing: CancellationError())
+            resume(grants, refusals)
+        }
+    }
+
+    /// Gives back what `acquire(cost)` took, admitting whoever now fits.
+    public func release(_ cost: DecodeCost) {
+        let heavy = isHeavy(cost)
+        let (grants, refusals) = state.withLock { state in
+            state.usedBytes -= cost.bytes
+            state.usedSlots -= 1
+            if heavy {
+                state.heavyBytes -= cost.bytes
+                state.heavySlots -= 1
+            }
+            return Self.drain(&state, slots: slots)
+        }
+        resume(grants, refusals)
+    }
+
+    /// Admits every waiter that fits, in order, lane by lane; removes those that can never fit.
+    private static func drain(_ state: inout State, slots: Int) -> (grants: [Waiter], refusals: [Waiter]) {
+        var grants: [Waiter] = [], refusals: [Waiter] = []
+        let reserve = reserve(of: state.memory)
+        var ordinaryBlocked = false, heavyBlocked = false
+        // Bytes a heavy head waits for (only memory holds it back): ordinary decodes leave them.
+        var heldForHeavy = 0
+        var index = 0
+        while index < state.waiters.count {
+            let waiter = state.waiters[index]
+            let bytes = waiter.cost.bytes
+            if waiter.heavy {
+                if bytes > state.memory - reserve {
+                    refusals.append(state.waiters.remove(at: index))
+                    continue
+                }
+                if !heavyBlocked {
+                    let slotFree = state.usedSlots < slots && state.heavySlots < slots - 1
+                    let memoryFree = state.heavyBytes + bytes <= state.memory - reserve
+                        && state.usedBytes + bytes <= state.memory
+                    if slotFree && memoryFree {
+                        state.usedSlots += 1; state.usedBytes += bytes
+                        state.heavySlots += 1; state.heavyBytes += bytes
+                        grants.append(state.waiters.remove(at: index))
+                        continue
+                    }
+                    heavyBlocked = true
+                    if state.heavySlots < slots - 1 && state.heavyBytes + bytes <= state.memory - reserve { heldForHeavy = bytes }
+                }
+            } else if !ordinaryBlocked {
+                if state.usedSlots < slots && state.usedBytes + bytes <= state.memory - heldForHeavy {
+                    state.usedSlots += 1; state.usedBytes += bytes
+                    grants.append(state.waiters.remove(at: index))
+                    continue
+                }
+                ordinaryBlocked = true
+            }
+            if ordinaryBlocked && heavyBlocked { break }
+            index += 1
+        }
+        return (grants, refusals)
+    }
+
+    private func resume(_ grants: [Waiter], _ refusals: [Waiter]) {
+        for waiter in refusals {
+            waiter.continuation.resume(throwing: Self.neverFits(waiter.cost, memory: memory))
+        }
+        for waiter in grants { waiter.continuation.resume() }
+        queueChanges.update { $0 &+= 1 }
+    }
+
+    /// The `too_large` answer for a decode the budget can never admit.
+    static func neverFits(_ cost: DecodeCost, memory: Int) -> RPCError {
+        RPCError(.tooLarge, "decoding this image needs \(DecodeCost.mebibytes(cost.bytes)) MiB, more than the "
+                 + "\(DecodeCost.mebibytes(memory - reserve(of: memory))) MiB a large decode may hold "
+                 + "(decode_memory = \(DecodeCost.mebibytes(memory)) MiB)")
+    }
+
+    /// Slots free right now (for stats and tests).
+    public var available: Int { state.withLock { slots - $0.usedSlots } }
+
+    /// Bytes held by running decodes right now (for stats and tests).
+    public var heldBytes: Int { state.withLock { $0.usedBytes } }
+
+    /// Heavy decodes running right now (for stats and tests).
+    public var heavyRunning: Int { state.withLock { $0.heavySlots } }
+
+    /// Tasks waiting right now (for stats and tests).
+    public var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Bumped whenever a task joins or leaves the queue or a decode starts or ends: what the
+    /// `waitFor…` functions wake on.
+    private let queueChanges = Observed(0)
+
+    /// Returns once at least `count` tasks wait (woken as the queue changes).
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForWaiting(atLeast count: Int) async throws {
+        try await queueChanges.wait { [self] _ in waiting >= count }
+    }
+
+    /// Returns once at least `count` heavy decodes run (woken as the queue changes).
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForHeavyRunning(atLeast count: Int) async throws {
+        try await queueChanges.wait { [self] _ in heavyRunning >= count }
+    }
+}

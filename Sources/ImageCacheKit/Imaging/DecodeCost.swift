@@ -1,0 +1,184 @@
+import ImageCacheProtocol
+
+/// What one decode will cost, computed from the body's header and markers before any pixel
+/// is decoded: the peak bytes the decoder, converter, resampler and encoder allocate, and the
+/// CPU work in 8×8-block visits. `DecodeBudget` admits decodes by these numbers.
+///
+/// The model, one function per stage, follows what the code really allocates (checked against
+/// peak RSS in docs/benchmarks.md, "Hostile decodes"): stages run one after another, so the
+/// peak is the body plus the largest stage, not the sum of them all.
+/// - JPEG (`jpegDecode`): the scaled output (4 channels for CMYK/YCCK, plus the RGB it is
+///   converted to), and the coefficient buffer of every component at full size whenever the
+///   frame has more than one scan (progressive or multi-scan: 2 bytes × 64 per block, at any
+///   DCT scale); one MCU row of it otherwise.
+/// - PNG (`pngDecode`): the whole image at 8 bits per sample, and before that, for 16-bit
+///   sources, the 16-bit linear buffer it is converted from (12 B per RGBA pixel in all).
+/// - Resampling (`resampling`): the decoded picture, its premultiplied copy (RGBA), and the
+///   two passes' outputs.
+/// - Encoding (`encoding`): the upright thumbnail, its oriented copy, TurboJPEG's or libpng's
+///   output and the copied ICC profile.
+public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
+    /// Peak bytes the decode allocates, including the body it reads.
+    public var bytes: Int
+    /// Entropy-decoding work, in 8×8-block visits (a PNG's samples count 64 to a block).
+    public var work: Int
+
+    /// Creates a cost; `Thumbnailer.thumbnailCost`/`validationCost` compute real ones.
+    public init(bytes: Int, work: Int) {
+        self.bytes = max(0, bytes)
+        self.work = max(0, work)
+    }
+
+    public var description: String { "\(Self.mebibytes(bytes)) MiB, \(work) block visits" }
+
+    /// Most scans a JPEG may have. Ordinary progressive JPEGs have 10 (libjpeg's and
+    /// mozjpeg's default scripts) and at most about 12; none of the corpus's ≈ 1 000 real or
+    /// fuzzed JPEGs has more than 25. 64 leaves room for custom successive-approximation
+    /// scripts and refuses the hundreds of scans that only exist to burn CPU.
+    public static let scanLimit = 64
+
+    /// Most entropy-decoding work one decode may take: 48 M block visits, ≈ 5× an ordinary
+    /// 10-scan progressive 50 MP photo (≈ 9 M) and, measured on this project's machines,
+    /// about 1.5 s of CPU (docs/benchmarks.md, "Hostile decodes"). More is refused as
+    /// `decode_failed` before the decode starts.
+    public static let workLimit = 48_000_000
+
+    /// Work up to which a decode is "ordinary" for `DecodeBudget`'s lanes: 2 M block visits,
+    /// a 12 MP progressive photo's decode (≈ 0.1 s); heavier ones share the heavy lane.
+    public static let ordinaryWork = 2_000_000
+
+    /// Bytes every decode allocates whatever its size: TurboJPEG's and libpng's contexts,
+    /// Huffman tables, zlib's window, the resampler's weight tables.
+    static let fixedOverhead = 1 << 20
+
+    // MARK: The model, per stage
+
+    /// A JPEG decode to `scaled` size: its output, the CMYK→RGB copy, and the coefficients
+    /// libjpeg keeps (all of them for a multi-scan frame, one MCU row otherwise).
+    static func jpegDecode(_ survey: JPEGScanSurvey, scaledWidth: Int, scaledHeight: Int) -> Int {
+        let channels = survey.components.count == 4 ? 4 : (survey.components.count == 1 ? 1 : 3)
+        let pixels = scaledWidth.multipliedClamped(by: scaledHeight)
+        var bytes = pixels.multipliedClamped(by: channels)
+        if channels == 4 { bytes = bytes.addingClamped(pixels.multipliedClamped(by: 3)) }
+        let blockBytes = 64 * 2
+        if survey.isProgressive || survey.scanCount > 1 {
+            bytes = bytes.addingClamped(survey.totalBlocks.multipliedClamped(by: blockBytes))
+        } else {
+            let maxV = survey.components.map(\.vertical).max() ?? 1
+            let across = survey.components.reduce(0) { $0.addingClamped(survey.blocksAcross(of: $1)) }
+            // One MCU row of coefficients plus the upsampling and colour buffers of a row group.
+            bytes = bytes.addingClamped(across.multipliedClamped(by: maxV * blockBytes))
+                .addingClamped(scaledWidth.multipliedClamped(by: 16 * max(1, survey.components.count)))
+        }
+        return bytes
+    }
+
+    /// A PNG decode by libpng's simplified reader into one full-size 8-bit buffer (and, for a
+    /// 16-bit source, the 16-bit linear buffer converted from first).
+    ///
+    /// This is the term a row-by-row decoder changes: it then holds rows, not the picture.
+    static func pngDecode(width: Int, height: Int, channels: Int, bitDepth: Int) -> Int {
+        let samples = width.multipliedClamped(by: height).multipliedClamped(by: channels)
+        var bytes = samples
+        if bitDepth == 16 { bytes = bytes.addingClamped(samples.multipliedClamped(by: 2)) }
+        // libpng's row buffers (current and previous row, interlace scratch).
+        return bytes.addingClamped(width.multipliedClamped(by: channels * 2 * 3))
+    }
+
+    /// Resizing a `width`×`height` picture to `target`: the picture, its premultiplied copy
+    /// (RGBA), the horizontal pass's output and the vertical one's.
+    static func resampling(width: Int, height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
+        let source = width.multipliedClamped(by: height).multipliedClamped(by: channels)
+        if width == targetWidth && height == targetHeight { return source }
+        let horizontal = targetWidth.multipliedClamped(by: height).multipliedClamped(by: channels)
+        let vertical = targetWidth.multipliedClamped(by: targetHeight).multipliedClamped(by: channels)
+        return source.addingClamped(channels == 4 ? source : 0).addingClamped(horizontal).addingClamped(vertical)
+    }
+
+    /// Encoding the thumbnail: the upright picture, its oriented copy, the encoder's output
+    /// and its copy (with the ICC profile twice).
+    static func encoding(width: Int, height: Int, channels: Int, iccBytes: Int) -> Int {
+        let picture = width.multipliedClamped(by: height).multipliedClamped(by: channels)
+        return picture.multipliedClamped(by: 4).addingClamped(iccBytes.multipliedClamped(by: 2)).addingClamped(2048)
+    }
+
+    // MARK: Whole decodes
+
+    /// The cost of decoding `raw` (whose header is `header`) to a thumbnail of upright
+    /// `width` (nil: a validation decode, as `Thumbnailer.validate` does it).
+    ///
+    /// - Throws: `decode_failed` for a JPEG over `scanLimit` scans or `workLimit` work, with
+    ///   a message that says which and by how much.
+    static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?) throws(RPCError) -> DecodeCost {
+        let reader = ByteReader(raw)
+        let target = width.map { Thumbnailer.targetSize(of: header, width: $0) }
+        var peak = 0
+        var work = 0
+        var channels = 3
+        var decodedWidth = header.storedWidth, decodedHeight = header.storedHeight
+        var iccBytes = 0
+        switch header.format {
+        case .jpeg:
+            let survey = JPEGScanSurvey(reader)
+            guard survey.scanCount <= scanLimit else {
+                throw ImagingError.decodeFailed(
+                    "JPEG: \(survey.scanCount) scans, over the limit of \(scanLimit) (ordinary progressive JPEGs have about 10)",
+                    format: .jpeg)
+            }
+            guard survey.blockVisits <= workLimit else {
+                throw ImagingError.decodeFailed(
+                    "JPEG: decoding would take \(survey.blockVisits) block visits (\(survey.scanCount) scans), over the limit of \(workLimit)",
+                    format: .jpeg)
+            }
+            (decodedWidth, decodedHeight) = JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight,
+                                                                   covering: target?.storedWidth ?? 1)
+            channels = survey.components.count == 1 ? 1 : 3
+            peak = jpegDecode(survey, scaledWidth: decodedWidth, scaledHeight: decodedHeight)
+            work = survey.blockVisits
+            iccBytes = survey.app2Bytes
+        default:
+            let ihdr = PNGHeaderParser.bitDepth(reader) ?? 16
+            channels = header.hasAlpha || PNGHeaderParser.hasTransparencyChunk(reader) ? 4 : (header.components >= 3 ? 3 : 1)
+            peak = pngDecode(width: header.storedWidth, height: header.storedHeight, channels: channels, bitDepth: ihdr)
+            let sampleBytes = header.storedWidth.multipliedClamped(by: header.storedHeight)
+                .multipliedClamped(by: header.components).multipliedClamped(by: ihdr == 16 ? 2 : 1)
+            work = sampleBytes / 64
+        }
+        if let target {
+            let resize = resampling(width: decodedWidth, height: decodedHeight, channels: channels,
+                                    targetWidth: target.storedWidth, targetHeight: target.storedHeight)
+            let encode = encoding(width: target.storedWidth, height: target.storedHeight, channels: channels, iccBytes: iccBytes)
+            peak = max(peak, resize, encode)
+        }
+        return DecodeCost(bytes: peak.addingClamped(raw.count).addingClamped(fixedOverhead), work: work)
+    }
+
+    static func mebibytes(_ bytes: Int) -> String {
+        let value = Double(bytes) / Double(1 << 20)
+        return value < 10 ? String(Double(Int(value * 10)) / 10) : String(Int(value.rounded()))
+    }
+}
+
+extension PNGHeaderParser {
+    /// IHDR's bit depth, or nil before the header has arrived (the probe has checked it).
+    static func bitDepth(_ reader: ByteReader) -> Int? {
+        reader.u8(24).map(Int.init)
+    }
+
+    static let trns: [UInt8] = Array("tRNS".utf8)
+    static let idat: [UInt8] = Array("IDAT".utf8)
+
+    /// Whether a tRNS chunk comes before the image data: libpng's simplified reader then
+    /// adds an alpha channel, so the decode allocates 4 channels, not 3 or 1.
+    static func hasTransparencyChunk(_ reader: ByteReader) -> Bool {
+        var offset = 8
+        while let length = reader.u32be(offset), reader.has(offset + 4, 4) {
+            if reader.matches(offset + 4, trns) { return true }
+            if reader.matches(offset + 4, idat) { return false }
+            let (end, overflow) = offset.addingReportingOverflow(12 &+ length)
+            guard !overflow, end > offset else { return false }
+            offset = end
+        }
+        return false
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+@testable import ImageCacheKit
+import ImageCacheProtocol
+import Testing
+import TestSupport
+
+/// The cost model and the CPU limits, from headers and markers alone (issue 19, items 2 and 3).
+@Suite("Imaging: decode cost and scan limit", .timeLimit(.minutes(2)))
+struct DecodeCostTests {
+    @Test("a 7000² 16-bit RGBA PNG costs 12 B per pixel: the 16-bit buffer and the 8-bit one")
+    func sixteenBitPNG() throws {
+        let cost = try Thumbnailer.thumbnailCost(of: HostileImages.png(width: 7000, height: 7000), width: 400)
+        let pixels = 7000 * 7000
+        #expect(cost.bytes >= 12 * pixels && cost.bytes < 12 * pixels + 8 << 20, "\(cost)")
+    }
+
+    @Test("a 7000² 8-bit RGBA PNG costs 8 B per pixel: the picture and its premultiplied copy")
+    func rgbaPNG() throws {
+        let cost = try Thumbnailer.thumbnailCost(of: HostileImages.png(width: 7000, height: 7000, bitDepth: 8), width: 400)
+        let pixels = 7000 * 7000
+        #expect(cost.bytes >= 8 * pixels && cost.bytes < 9 * pixels, "\(cost)")
+        // Validation decodes without resizing: the picture alone.
+        let validation = try Thumbnailer.validationCost(of: HostileImages.png(width: 7000, height: 7000, bitDepth: 8))
+        #expect(validation.bytes >= 4 * pixels && validation.bytes < 5 * pixels, "\(validation)")
+    }
+
+    @Test("a progressive CMYK JPEG holds every coefficient of its 4 components, at any scale")
+    func cmykProgressive() throws {
+        let jpeg = HostileImages.progressiveJPEGMarkers(width: 7000, height: 7000, components: 4, scans: 10)
+        let cost = try Thumbnailer.thumbnailCost(of: jpeg, width: 200)
+        let coefficients = 4 * 875 * 875 * 64 * 2
+        #expect(cost.bytes >= coefficients && cost.bytes < coefficients + 8 << 20, "\(cost)")
+    }
+
+    @Test("a baseline JPEG at 1/8 costs about its scaled output, not its full size")
+    func baselineIsCheap() throws {
+        let jpeg = try Corpus.bytes("jpeg/libjpeg-turbo/testorig.jpg")
+        let cost = try Thumbnailer.thumbnailCost(of: jpeg, width: 32)
+        #expect(cost.bytes < 2 << 20, "\(cost)")
+        #expect(cost.work < DecodeCost.ordinaryWork)
+    }
+
+    @Test("a progressive JPEG with hundreds of scans is refused before decoding, naming the limit")
+    func scanBomb() throws {
+        let real = try Corpus.bytes("jpeg/libjpeg-turbo/testimgp.jpg")
+        #expect(try Thumbnailer.validate(real).width == 227)
+        let bomb = HostileImages.repeatingLastScan(of: real, toTotal: 480)
+        for error in [expectRPCError(.decodeFailed) { _ = try Thumbnailer.validationCost(of: bomb) },
+                      expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(bomb) },
+                      expectRPCError(.decodeFailed) { _ = try Thumbnailer.makeThumbnail(from: bomb, width: 64) }] {
+            #expect(error?.message.contains("480 scans, over the limit of \(DecodeCost.scanLimit)") == true, "\(String(describing: error))")
+        }
+        // At the limit it still decodes (libjpeg warns about the repeated scans, and decodes them).
+        let atLimit = HostileImages.repeatingLastScan(of: real, toTotal: DecodeCost.scanLimit)
+        #expect(try Thumbnailer.validate(atLimit).width == 227)
+    }
+
+    @Test("within the scan limit, too much work is refused: 64 scans over a 7000² frame")
+    func workLimit() throws {
+        let jpeg = HostileImages.progressiveJPEGMarkers(width: 7000, height: 7000, components: 3, scans: DecodeCost.scanLimit)
+        let error = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validationCost(of: jpeg) }
+        #expect(error?.message.contains("block visits") == true, "\(String(describing: error))")
+        let smaller = HostileImages.progressiveJPEGMarkers(width: 2000, height: 2000, components: 3, scans: DecodeCost.scanLimit)
+        let cost = try Thumbnailer.validationCost(of: smaller)
+        #expect(cost.work > DecodeCost.ordinaryWork && cost.work <= DecodeCost.workLimit, "\(cost)")
+    }
+
+    @Test("no JPEG of the corpus that decodes today is over the scan limit")
+    func corpusWithinLimit() throws {
+        var largest = 0
+        let root = Corpus.url("jpeg").path
+        let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+        for file in files where file.lowercased().hasSuffix(".jpg") || file.lowercased().hasSuffix(".jpeg") {
+            guard let bytes = FileManager.default.contents(atPath: root + "/" + file).map(Array.init) else { continue }
+            let survey = bytes.withUnsafeBytes { JPEGScanSurvey(ByteReader($0)) }
+            largest = max(largest, survey.scanCount)
+            if survey.scanCount > DecodeCost.scanLimit { Issue.record("\(file): \(survey.scanCount) scans") }
+        }
+        #expect(largest > 1 && largest <= DecodeCost.scanLimit)
+    }
+}
