@@ -68,6 +68,11 @@ struct DescriptorLimitTests {
         try await first.send(rpcLine(2, "thumbnail.show", ["slot": 1, "url": images.url("/a.jpg")]))
         let busy = try await first.answer(2).answer
         #expect(busy.errorCode == 1012 && busy.errorKind == "busy", "\(busy)")
+        // By name too (curl answers "localhost" itself, so this reaches the socket, not a resolver).
+        let byName = images.url("/a.jpg").replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        try await first.send(rpcLine(20, "thumbnail.show", ["slot": 3, "url": byName]))
+        let busyByName = try await first.answer(20).answer
+        #expect(busyByName.errorCode == 1012 && busyByName.errorKind == "busy", "\(busyByName)")
 
         // Clients leave: the descriptors come back, the backlog is drained, work succeeds again.
         for client in crowd { await client.close() }

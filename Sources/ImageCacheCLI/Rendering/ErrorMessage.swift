@@ -44,7 +44,7 @@ public enum ErrorMessage {
         case .forbidden:
             return "Only allowed hosts are fetched, and downloads go only inside the configured download_dir roots."
         case .busy:
-            return "The daemon's queue is full; retry in a moment."
+            return "The daemon's queue is full or it is out of file descriptors (see its log); retry in a moment."
         case .methodNotFound:
             return "The daemon does not know this method: it is older than this imagecache. Upgrade imagecached."
         case .cancelled:

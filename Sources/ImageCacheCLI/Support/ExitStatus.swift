@@ -103,7 +103,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .tooLarge: return "too_large: the image is over the byte or pixel limit"
         case .forbidden: return "forbidden: URL or destination not allowed"
         case .timeout: return "timeout: the transfer stalled or took too long"
-        case .busy: return "busy: the daemon's queue is full; retry later"
+        case .busy: return "busy: the daemon's queue is full or it is out of file descriptors; retry later"
         case .methodNotFound: return "method_not_found: the daemon is older than this CLI"
         case .storageUnavailable: return "storage_unavailable: the cache or download folder is full, read-only or gone"
         case .usage: return "usage: bad arguments (or invalid_params/invalid_request from the daemon)"

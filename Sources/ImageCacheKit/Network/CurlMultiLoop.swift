@@ -244,6 +244,9 @@ final class CurlMultiLoop: @unchecked Sendable {
             return fail(job, TransferFailure.error(for: .refusedAddress(refusal), url: job.target.url))
         }
         if code != CURLE_OK {
+            if TransferFailure.mayBeDescriptorShortage(code), DescriptorLimit.isExhausted {
+                return fail(job, TransferFailure.error(for: .outOfDescriptors, url: job.target.url))
+            }
             let (error, retryable) = TransferFailure.error(for: code, url: job.target.url, detail: detail)
             if retryable, let delay = retryDelay(job, wanted: environment.retry.backoff(retry: job.retries + 1)) {
                 return retry(job, after: delay, reason: error.message)

@@ -31,6 +31,13 @@ enum TransferFailure {
         }
     }
 
+    /// Whether curl's `code` may hide a socket (or the resolver's socket pair) refused for want
+    /// of descriptors, so the engine checks before calling the network down.
+    static func mayBeDescriptorShortage(_ code: CURLcode) -> Bool {
+        [CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_OUT_OF_MEMORY,
+         CURLE_FAILED_INIT, CURLE_RECV_ERROR, CURLE_SEND_ERROR].contains(code)
+    }
+
     /// The error for a curl failure code, and whether a retry may help.
     static func error(for code: CURLcode, url: String, detail: String) -> (RPCError, retryable: Bool) {
         let where_ = URLRedaction.redact(url)

@@ -29,6 +29,18 @@ public enum DescriptorLimit {
         return Int(clamping: limit.rlim_cur)
     }
 
+    /// Whether the process cannot open one more descriptor now (EMFILE/ENFILE), probed by
+    /// opening `/dev/null`: how a failure that does not say why (curl's resolver could not make
+    /// its socket pair) is told apart from a network that is down.
+    public static var isExhausted: Bool {
+        let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard probe < 0 else {
+            close(probe)
+            return false
+        }
+        return errno == EMFILE || errno == ENFILE
+    }
+
     /// The soft limit in force now, or nil when it cannot be read.
     public static var soft: Int? { current.map { Int(clamping: $0.rlim_cur) } }
 
