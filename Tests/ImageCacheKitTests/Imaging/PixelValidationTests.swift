@@ -112,6 +112,26 @@ struct PixelValidationTests {
         #expect(String(cString: tjGetErrorStr2(handle)).contains("extraneous bytes"))
     }
 
+    @Test("without recorded codes, the first message decides, refusing whatever it cannot prove harmless")
+    func fallbackOnFirstMessage() {
+        let unrecorded = ic_jpeg_warnings()
+        #expect(TurboJPEGDiagnostics.refusal(unrecorded, firstMessage: "", hasEndOfImage: true) == nil)
+        #expect(TurboJPEGDiagnostics.refusal(unrecorded, firstMessage: "Corrupt JPEG data: 4 extraneous bytes before marker 0xdb",
+                                             hasEndOfImage: true) == nil)
+        for message in ["Corrupt JPEG data: premature end of data segment", "Premature end of JPEG file",
+                        "Corrupt JPEG data: bad Huffman code"] {
+            #expect(TurboJPEGDiagnostics.refusal(unrecorded, firstMessage: message, hasEndOfImage: false) != nil, "\(message)")
+        }
+    }
+
+    @Test("an arithmetic-coded JPEG without EOI is refused: cut arithmetic data runs out silently")
+    func arithmeticWithoutEOI() throws {
+        let bytes = try Corpus.bytes("jpeg/libjpeg-turbo/testimgari.jpg")
+        #expect(try Thumbnailer.validate(bytes).width == 227)
+        let error = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(Array(bytes.dropLast(2))) }
+        #expect(error?.message.contains("truncated") == true)
+    }
+
     @Test("corpus JPEGs: a single harmless warning decodes; a first warning of missing or corrupt data is refused")
     func corpusWarnings() throws {
         // "Premature end of JPEG file" alone is a missing EOI after complete scans (accepted);
