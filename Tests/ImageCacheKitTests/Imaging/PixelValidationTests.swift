@@ -1,3 +1,5 @@
+import CJPEGWarnings
+import CTurboJPEG
 @testable import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator
@@ -84,6 +86,50 @@ struct PixelValidationTests {
             let cut = Array(bytes.prefix(bytes.count * 6 / 10)) + [0xFF, 0xD9]
             expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(cut) }
         }
+    }
+
+    @Test("every warning of a decode is recorded (TurboJPEG 2.1's handle has the layout CJPEGWarnings checks)")
+    func warningsAreRecorded() throws {
+        let bytes = try Corpus.bytes("jpeg/pillow/junk_jpeg_header.jpg")
+        let cut = Array(bytes.prefix(bytes.count * 6 / 10)) + [0xFF, 0xD9]
+        let handle = try #require(tjInitDecompress())
+        defer { tjDestroy(handle) }
+        var warnings = ic_jpeg_warnings()
+        guard case .header(let header) = try ImageHeaderProbe.probe(bytes) else { throw RPCError(.internal, "no header") }
+        var output = [UInt8](repeating: 0, count: header.storedWidth * header.storedHeight * 3)
+        let rc = cut.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                ic_tj_decompress(handle, source.baseAddress, UInt(source.count), target.baseAddress,
+                                 Int32(header.storedWidth), 0, Int32(header.storedHeight), Int32(TJPF_RGB.rawValue), 0, &warnings)
+            }
+        }
+        #expect(rc == -1)
+        // If this fails, a libjpeg-turbo upgrade changed TurboJPEG's private layout: only the
+        // first warning's text is then known, and a harmless one can hide missing pixels.
+        #expect(warnings.recorded == 1)
+        let codes = withUnsafeBytes(of: warnings.codes) { Array($0.bindMemory(to: Int32.self).prefix(Int(warnings.codeCount))) }
+        #expect(codes.map { UInt32(bitPattern: $0) } == [JWRN_EXTRANEOUS_DATA.rawValue, JWRN_HIT_MARKER.rawValue])
+        #expect(String(cString: tjGetErrorStr2(handle)).contains("extraneous bytes"))
+    }
+
+    @Test("without recorded codes, the first message decides, refusing whatever it cannot prove harmless")
+    func fallbackOnFirstMessage() {
+        let unrecorded = ic_jpeg_warnings()
+        #expect(TurboJPEGDiagnostics.refusal(unrecorded, firstMessage: "", hasEndOfImage: true) == nil)
+        #expect(TurboJPEGDiagnostics.refusal(unrecorded, firstMessage: "Corrupt JPEG data: 4 extraneous bytes before marker 0xdb",
+                                             hasEndOfImage: true) == nil)
+        for message in ["Corrupt JPEG data: premature end of data segment", "Premature end of JPEG file",
+                        "Corrupt JPEG data: bad Huffman code"] {
+            #expect(TurboJPEGDiagnostics.refusal(unrecorded, firstMessage: message, hasEndOfImage: false) != nil, "\(message)")
+        }
+    }
+
+    @Test("an arithmetic-coded JPEG without EOI is refused: cut arithmetic data runs out silently")
+    func arithmeticWithoutEOI() throws {
+        let bytes = try Corpus.bytes("jpeg/libjpeg-turbo/testimgari.jpg")
+        #expect(try Thumbnailer.validate(bytes).width == 227)
+        let error = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(Array(bytes.dropLast(2))) }
+        #expect(error?.message.contains("truncated") == true)
     }
 
     @Test("corpus JPEGs: a single harmless warning decodes; a first warning of missing or corrupt data is refused")
