@@ -1,3 +1,5 @@
+import Glibc
+
 /// Steps through a JPEG's marker segments, from just after SOI up to the first scan.
 ///
 /// The walk tolerates what libjpeg tolerates (fill bytes, junk between segments) and never
@@ -38,7 +40,11 @@ struct JPEGMarkerWalker {
     mutating func next() -> Step {
         // Find 0xFF, skip fill bytes, then read the marker code; 0xFF00 is junk, not a marker.
         while true {
-            while offset < reader.count && reader.bytes[offset] != 0xFF { offset += 1 }
+            // memchr: entropy-coded data is most of a body, and `JPEGScanSurvey` walks it all.
+            if offset < reader.count && reader.bytes[offset] != 0xFF, let base = reader.bytes.baseAddress {
+                let found = memchr(base + offset, 0xFF, reader.count - offset)
+                offset = found.map { base.distance(to: UnsafeRawPointer($0)) } ?? reader.count
+            }
             while offset + 1 < reader.count && reader.bytes[offset + 1] == 0xFF { offset += 1 }
             guard offset + 1 < reader.count else { return .needMore }
             let marker = reader.bytes[offset + 1]
