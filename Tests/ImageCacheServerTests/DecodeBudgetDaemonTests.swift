@@ -50,7 +50,8 @@ struct DecodeBudgetDaemonTests {
         let client = try await f.connect()
         // Hostile decodes in flight: every slot of the heavy lane held, as long as this test says.
         let held = DecodeCost(bytes: 1 << 20, work: DecodeCost.workLimit)
-        for _ in 0..<(budget.slots - 1) { try await budget.acquire(held) }
+        var permits: [DecodeBudget.Permit] = []
+        for _ in 0..<(budget.slots - 1) { permits.append(try await budget.acquire(held)) }
         #expect(budget.heavyRunning == budget.slots - 1)
 
         f.images.serve("/heavy.png", body: SyntheticImages.png(width: 1500, height: 1000), contentType: "image/png")
@@ -63,7 +64,7 @@ struct DecodeBudgetDaemonTests {
         #expect(budget.heavyRunning == budget.slots - 1)
         #expect(budget.waiting == 1)
 
-        for _ in 0..<(budget.slots - 1) { budget.release(held) }
+        for permit in permits { budget.release(permit) }
         let heavy = try await client.answer(1, timeout: 60).answer
         #expect(heavy.resultObject?["width"] as? Int == 64, "\(heavy)")
         #expect(budget.heldBytes == 0)
@@ -79,15 +80,15 @@ struct DecodeBudgetDaemonTests {
         // Hold all but 512 KiB (the heavy lane's share and most of the reserve): no decode fits.
         let heavy = DecodeCost(bytes: budget.memory - budget.reserve, work: 1)
         let ordinary = DecodeCost(bytes: budget.reserve - (512 << 10), work: 1)
-        try await budget.acquire(heavy)
-        try await budget.acquire(ordinary)
+        let heavyPermit = try await budget.acquire(heavy)
+        let ordinaryPermit = try await budget.acquire(ordinary)
         for id in 1...3 {
             try await client.send(rpcLine(id, "thumbnail.show", ["slot": id, "url": f.serve("/w\(id).jpg", seed: UInt64(id)), "size": 64]))
         }
         try await withTimeout(seconds: 60) { try await budget.waitForWaiting(atLeast: 3) }
         #expect(budget.available == budget.slots - 2)
-        budget.release(heavy)
-        budget.release(ordinary)
+        budget.release(heavyPermit)
+        budget.release(ordinaryPermit)
         let answers = try await client.answers(for: [1, 2, 3])
         for id in 1...3 { #expect(answers[id]?.resultObject?["width"] as? Int == 64, "\(String(describing: answers[id]))") }
         #expect(budget.heldBytes == 0 && budget.waiting == 0)

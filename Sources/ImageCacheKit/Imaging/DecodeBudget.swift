@@ -38,6 +38,15 @@ public final class DecodeBudget: Sendable {
         var waiters: Deque<Waiter> = []
     }
 
+    /// What an admitted decode holds; give it back with `release(_:)`. Its lane is fixed at
+    /// admission, so a reload that moves the heavy threshold cannot skew the accounting.
+    public struct Permit: Sendable {
+        /// The cost admitted.
+        public let cost: DecodeCost
+        /// Whether it runs in the heavy lane.
+        public let heavy: Bool
+    }
+
     private let state: LockedState<State>
     /// Decodes allowed at once, heavy or not (the CPU bound).
     public let slots: Int
@@ -80,16 +89,17 @@ public final class DecodeBudget: Sendable {
     /// - Throws: as `acquire`; `body`'s errors.
     nonisolated(nonsending)
     public func withPermit<T>(_ cost: DecodeCost, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
-        try await acquire(cost)
-        defer { release(cost) }
+        let permit = try await acquire(cost)
+        defer { release(permit) }
         return try await body()
     }
 
-    /// Waits until `cost` fits, then holds it. Pair every successful call with `release(cost)`.
+    /// Waits until `cost` fits, then holds it. Pair every successful call with `release(_:)`.
     /// - Throws: `too_large` at once when `cost` could never be admitted (over the heavy lane's
     ///   `memory − reserve`); `CancellationError` if the task is cancelled while waiting.
+    @discardableResult
     nonisolated(nonsending)
-    public func acquire(_ cost: DecodeCost) async throws {
+    public func acquire(_ cost: DecodeCost) async throws -> Permit {
         let heavy = isHeavy(cost)
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -120,16 +130,16 @@ public final class DecodeBudget: Sendable {
             removed?.continuation.resume(throwing: CancellationError())
             resume(grants, refusals)
         }
+        return Permit(cost: cost, heavy: heavy)
     }
 
-    /// Gives back what `acquire(cost)` took, admitting whoever now fits.
-    public func release(_ cost: DecodeCost) {
-        let heavy = isHeavy(cost)
+    /// Gives back what `acquire` took, admitting whoever now fits.
+    public func release(_ permit: Permit) {
         let (grants, refusals) = state.withLock { state in
-            state.usedBytes -= cost.bytes
+            state.usedBytes -= permit.cost.bytes
             state.usedSlots -= 1
-            if heavy {
-                state.heavyBytes -= cost.bytes
+            if permit.heavy {
+                state.heavyBytes -= permit.cost.bytes
                 state.heavySlots -= 1
             }
             return Self.drain(&state, slots: slots)

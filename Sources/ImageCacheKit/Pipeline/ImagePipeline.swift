@@ -292,8 +292,8 @@ public final class ImagePipeline: Sendable {
                              settings: Settings) async throws -> ThumbnailFetch.Stored {
         let plan = fetch.plan
         let cost = try await decodeCost(of: result.body, size: plan.size, maxPixels: settings.maxPixels)
-        try await decodes.acquire(cost)
-        defer { decodes.release(cost) }
+        let permit = try await decodes.acquire(cost)
+        defer { decodes.release(permit) }
         guard !fetch.isAbandoned else { throw Self.cancelled }
         let cache = self.cache
         let dimensions = self.dimensions

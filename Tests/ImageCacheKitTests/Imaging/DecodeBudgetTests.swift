@@ -52,18 +52,18 @@ struct DecodeBudgetTests {
     @Test("waiters get what a finished decode frees, first come first served")
     func handsOverInOrder() async throws {
         let budget = DecodeBudget(memory: 64 << 20, slots: 2)
-        try await budget.acquire(Self.small)
-        try await budget.acquire(Self.small)
+        let first1 = try await budget.acquire(Self.small)
+        let second1 = try await budget.acquire(Self.small)
         let order = Shared<[Int]>([])
         let first = Task { try await budget.withPermit(Self.small) { order.value.withLock { $0.append(1) } } }
         try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
         let second = Task { try await budget.withPermit(Self.small) { order.value.withLock { $0.append(2) } } }
         try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 2) }
-        budget.release(Self.small)
+        budget.release(first1)
         try await first.value
         try await second.value
         #expect(order.value.withLock { $0 } == [1, 2])
-        budget.release(Self.small)
+        budget.release(second1)
         #expect(budget.available == 2 && budget.heldBytes == 0)
     }
 
@@ -71,26 +71,26 @@ struct DecodeBudgetTests {
     func waitsForBytes() async throws {
         let budget = DecodeBudget(memory: 64 << 20, slots: 4)
         let big = DecodeCost(bytes: 40 << 20, work: 1)
-        try await budget.acquire(big)
+        let held = try await budget.acquire(big)
         let second = Task { try await budget.withPermit(big) { budget.heldBytes } }
         try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
         #expect(budget.available == 3)
-        budget.release(big)
+        budget.release(held)
         #expect(try await withTimeout(seconds: 10) { try await second.value } == 40 << 20)
     }
 
     @Test("a cancelled waiter leaves the queue with CancellationError and takes nothing")
     func cancelledWaiterLeaves() async throws {
         let budget = DecodeBudget(memory: 64 << 20, slots: 2)
-        try await budget.acquire(Self.small)
-        try await budget.acquire(Self.small)
+        let a = try await budget.acquire(Self.small)
+        let b = try await budget.acquire(Self.small)
         let waiter = Task { try await budget.withPermit(Self.small) { 42 } }
         try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(budget.waiting == 0)
-        budget.release(Self.small)
-        budget.release(Self.small)
+        budget.release(a)
+        budget.release(b)
         #expect(budget.available == 2 && budget.heldBytes == 0)
     }
 
@@ -99,7 +99,7 @@ struct DecodeBudgetTests {
         let budget = DecodeBudget(memory: 64 << 20, slots: 2)
         let heavy = DecodeCost(bytes: 1 << 20, work: DecodeCost.ordinaryWork + 1)
         #expect(budget.isHeavy(heavy) && !budget.isHeavy(Self.small))
-        try await budget.acquire(heavy)
+        let held = try await budget.acquire(heavy)
         let secondHeavy = Task { try await budget.withPermit(heavy) { budget.heavyRunning } }
         try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
         // One slot is free but belongs to ordinary decodes: the second heavy one still waits,
@@ -110,7 +110,7 @@ struct DecodeBudgetTests {
         }
         #expect(ran == 1)
         #expect(budget.waiting == 1)
-        budget.release(heavy)
+        budget.release(held)
         #expect(try await withTimeout(seconds: 10) { try await secondHeavy.value } == 1)
     }
 
@@ -118,8 +118,8 @@ struct DecodeBudgetTests {
     func heavyLeavesReserve() async throws {
         let budget = DecodeBudget(memory: 64 << 20, slots: 4)
         let heavy = DecodeCost(bytes: 28 << 20, work: 1)
-        try await budget.acquire(heavy)
-        try await budget.acquire(heavy)
+        let a = try await budget.acquire(heavy)
+        let b = try await budget.acquire(heavy)
         // 56 MiB held by heavy decodes: 8 MiB are left, all of them for ordinary decodes.
         let third = Task { try await budget.withPermit(DecodeCost(bytes: 9 << 20, work: 1)) { 3 } }
         try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
@@ -127,10 +127,30 @@ struct DecodeBudgetTests {
             try await budget.withPermit(DecodeCost(bytes: 7 << 20, work: 1)) { budget.heldBytes }
         }
         #expect(ordinary == 63 << 20)
-        budget.release(heavy)
+        budget.release(a)
         #expect(try await withTimeout(seconds: 10) { try await third.value } == 3)
-        budget.release(heavy)
+        budget.release(b)
         #expect(budget.heldBytes == 0)
+    }
+
+    @Test("a reloaded decode_memory admits waiters that now fit and refuses those that never will")
+    func applyReload() async throws {
+        let budget = DecodeBudget(memory: 64 << 20, slots: 4)
+        let holder = DecodeCost(bytes: 50 << 20, work: 1)
+        let held = try await budget.acquire(holder)
+        let fits = Task { try await budget.withPermit(DecodeCost(bytes: 20 << 20, work: 1)) { 1 } }
+        try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
+        // Grown: 20 MiB now fits beside the 50 held.
+        budget.apply(memory: 128 << 20)
+        #expect(try await withTimeout(seconds: 10) { try await fits.value } == 1)
+        // 70 MiB waits beside the 50 held (112 MiB for heavy decodes); shrunk, it never fits 7/8 of 32.
+        let shrunk = Task { try await budget.withPermit(DecodeCost(bytes: 70 << 20, work: 1)) { 2 } }
+        try await withTimeout(seconds: 10) { try await budget.waitForWaiting(atLeast: 1) }
+        budget.apply(memory: 32 << 20)
+        let error = await rpcError { _ = try await shrunk.value }
+        #expect(error?.kind == .tooLarge, "\(String(describing: error))")
+        budget.release(held)
+        #expect(budget.heldBytes == 0 && budget.waiting == 0)
     }
 
     @Test("an actor decodes real images under the budget, its own state touched inside the permit")

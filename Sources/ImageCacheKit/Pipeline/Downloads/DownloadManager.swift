@@ -315,13 +315,13 @@ public actor DownloadManager {
         // The cost is computed before the permit (the bytes are already read: a download's
         // body is held either way); a scan bomb or a never-fitting image is refused here.
         let cost = try await BlockingIO.run { try Thumbnailer.validationCost(of: bytes, maxPixels: maxPixels) }
-        try await decodes.acquire(cost)
+        let permit = try await decodes.acquire(cost)
         do {
             let header = try await BlockingIO.run { try Thumbnailer.validate(bytes, maxPixels: maxPixels) }
-            decodes.release(cost)
+            decodes.release(permit)
             return (header, bytes.count)
         } catch {
-            decodes.release(cost)
+            decodes.release(permit)
             throw error
         }
     }
