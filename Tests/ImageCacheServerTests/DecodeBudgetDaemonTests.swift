@@ -16,8 +16,9 @@ struct DecodeBudgetDaemonTests {
     func neverFits() async throws {
         let f = try await ThumbnailFixture.start()
         let client = try await f.connect()
-        // 394 KB on the wire in the issue; 12 B per pixel to decode: 561 MiB, far over 192 MiB.
-        f.images.serve("/png16.png", body: HostileImages.png(width: 7000, height: 7000), contentType: "image/png")
+        // An Adam7 PNG exists only after its last pass: read whole, then resized with a
+        // premultiplied copy, 8 B per pixel: 374 MiB, far over 192 MiB.
+        f.images.serve("/png16.png", body: HostileImages.png(width: 7000, height: 7000, interlaced: true), contentType: "image/png")
         let answer = try await client.ask(1, "thumbnail.show", ["slot": 1, "url": f.images.url("/png16.png"), "size": 200])
         #expect(answer.errorCode == 1009 && answer.errorKind == "too_large", "\(answer)")
         #expect(errorMessage(answer).contains("decode_memory"), "\(answer)")

@@ -1,12 +1,13 @@
 /// Hostile images of issue 19, built in the test from bytes: what the daemon must refuse or
 /// budget from the header alone, before it decodes anything.
 public enum HostileImages {
-    /// A PNG that declares `width`×`height` at `bitDepth` with `colorType` (6: RGBA) and
-    /// carries `idat` as its image data (empty by default: the header is all a cost needs).
+    /// A PNG that declares `width`×`height` at `bitDepth` with `colorType` (6: RGBA), Adam7
+    /// when `interlaced` (libpng must then hold the whole picture), and carries `idat` as its
+    /// image data (empty by default: the header is all a cost needs).
     public static func png(width: Int, height: Int, bitDepth: UInt8 = 16, colorType: UInt8 = 6,
-                           idat: [UInt8] = []) -> [UInt8] {
+                           interlaced: Bool = false, idat: [UInt8] = []) -> [UInt8] {
         var ihdr: [UInt8] = []
-        ihdr += bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0, 0]
+        ihdr += bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0, interlaced ? 1 : 0]
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
             + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", [])
     }

@@ -11,8 +11,10 @@ import ImageCacheProtocol
 ///   converted to), and the coefficient buffer of every component at full size whenever the
 ///   frame has more than one scan (progressive or multi-scan: 2 bytes × 64 per block, at any
 ///   DCT scale); one MCU row of it otherwise.
-/// - PNG (`pngDecode`): the whole image at 8 bits per sample, and before that, for 16-bit
-///   sources, the 16-bit linear buffer it is converted from (12 B per RGBA pixel in all).
+/// - PNG (`pngDecode`): libpng's classic reader, row by row (`PNGDecoder`): a non-interlaced
+///   image needs a band of 16 rows at 8 bits per sample and libpng's two rows of the source
+///   (16-bit samples count twice); the resampler then holds the horizontally narrowed rows
+///   (`streamedResampling`). An Adam7 image exists only after its last pass: it is read whole.
 /// - Resampling (`resampling`): the decoded picture, its premultiplied copy (RGBA), and the
 ///   two passes' outputs.
 /// - Encoding (`encoding`): the upright thumbnail, its oriented copy, TurboJPEG's or libpng's
@@ -73,16 +75,24 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
         return bytes
     }
 
-    /// A PNG decode by libpng's simplified reader into one full-size 8-bit buffer (and, for a
-    /// 16-bit source, the 16-bit linear buffer converted from first).
-    ///
-    /// This is the term a row-by-row decoder changes: it then holds rows, not the picture.
-    static func pngDecode(width: Int, height: Int, channels: Int, bitDepth: Int) -> Int {
-        let samples = width.multipliedClamped(by: height).multipliedClamped(by: channels)
-        var bytes = samples
-        if bitDepth == 16 { bytes = bytes.addingClamped(samples.multipliedClamped(by: 2)) }
-        // libpng's row buffers (current and previous row, interlace scratch).
-        return bytes.addingClamped(width.multipliedClamped(by: channels * 2 * 3))
+    /// A PNG decode by libpng's classic reader: one band of `PNGDecoder.bandRows` rows for a
+    /// non-interlaced image (validation and streamed thumbnails alike), the whole picture for
+    /// an interlaced one; plus libpng's current and previous source row (16-bit samples are
+    /// scaled to 8 bits as the rows are read, so only these rows are 16-bit).
+    static func pngDecode(width: Int, height: Int, channels: Int, bitDepth: Int, interlaced: Bool) -> Int {
+        let rowBytes = width.multipliedClamped(by: channels)
+        let rows = interlaced ? height : min(height, PNGDecoder.bandRows)
+        let sourceRows = rowBytes.multipliedClamped(by: bitDepth == 16 ? 2 : 1).multipliedClamped(by: 2)
+        return rowBytes.multipliedClamped(by: rows).addingClamped(sourceRows)
+    }
+
+    /// Resizing a non-interlaced PNG as its bands arrive (`Resampler.resize(streaming:…)`):
+    /// the narrowed rows of the whole height, the vertical pass's output, and the copy that
+    /// undoes premultiplied alpha (RGBA).
+    static func streamedResampling(height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
+        let narrowed = targetWidth.multipliedClamped(by: height).multipliedClamped(by: channels)
+        let output = targetWidth.multipliedClamped(by: targetHeight).multipliedClamped(by: channels)
+        return narrowed.addingClamped(output.multipliedClamped(by: channels == 4 ? 2 : 1))
     }
 
     /// Resizing a `width`×`height` picture to `target`: the picture, its premultiplied copy
@@ -109,7 +119,9 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: `decode_failed` for a JPEG over `scanLimit` scans or `workLimit` work, with
     ///   a message that says which and by how much.
-    static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?) throws(RPCError) -> DecodeCost {
+    /// - Parameter survey: a JPEG's markers, when the caller has walked them already.
+    static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
+                   survey known: JPEGScanSurvey? = nil) throws(RPCError) -> DecodeCost {
         let reader = ByteReader(raw)
         let target = width.map { Thumbnailer.targetSize(of: header, width: $0) }
         var peak = 0
@@ -117,9 +129,10 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
         var channels = 3
         var decodedWidth = header.storedWidth, decodedHeight = header.storedHeight
         var iccBytes = 0
+        var interlaced = false
         switch header.format {
         case .jpeg:
-            let survey = JPEGScanSurvey(reader)
+            let survey = known ?? JPEGScanSurvey(reader)
             guard survey.scanCount <= scanLimit else {
                 throw ImagingError.decodeFailed(
                     "JPEG: \(survey.scanCount) scans, over the limit of \(scanLimit) (ordinary progressive JPEGs have about 10)",
@@ -138,15 +151,22 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
             iccBytes = survey.app2Bytes
         default:
             let ihdr = PNGHeaderParser.bitDepth(reader) ?? 16
+            interlaced = PNGHeaderParser.isInterlaced(reader)
             channels = header.hasAlpha || PNGHeaderParser.hasTransparencyChunk(reader) ? 4 : (header.components >= 3 ? 3 : 1)
-            peak = pngDecode(width: header.storedWidth, height: header.storedHeight, channels: channels, bitDepth: ihdr)
+            peak = pngDecode(width: header.storedWidth, height: header.storedHeight, channels: channels, bitDepth: ihdr,
+                             interlaced: interlaced)
             let sampleBytes = header.storedWidth.multipliedClamped(by: header.storedHeight)
                 .multipliedClamped(by: header.components).multipliedClamped(by: ihdr == 16 ? 2 : 1)
             work = sampleBytes / 64
         }
         if let target {
-            let resize = resampling(width: decodedWidth, height: decodedHeight, channels: channels,
-                                    targetWidth: target.storedWidth, targetHeight: target.storedHeight)
+            // A non-interlaced PNG is resized while its bands arrive: the band is part of it.
+            let streamed = header.format == .png && !interlaced
+            let resize = streamed
+                ? peak.addingClamped(streamedResampling(height: decodedHeight, channels: channels,
+                                                        targetWidth: target.storedWidth, targetHeight: target.storedHeight))
+                : resampling(width: decodedWidth, height: decodedHeight, channels: channels,
+                             targetWidth: target.storedWidth, targetHeight: target.storedHeight)
             let encode = encoding(width: target.storedWidth, height: target.storedHeight, channels: channels, iccBytes: iccBytes)
             peak = max(peak, resize, encode)
         }
@@ -163,6 +183,11 @@ extension PNGHeaderParser {
     /// IHDR's bit depth, or nil before the header has arrived (the probe has checked it).
     static func bitDepth(_ reader: ByteReader) -> Int? {
         reader.u8(24).map(Int.init)
+    }
+
+    /// Whether IHDR's interlace method is Adam7 (the byte after the filter method).
+    static func isInterlaced(_ reader: ByteReader) -> Bool {
+        reader.u8(28).map { $0 != 0 } ?? false
     }
 
     static let trns: [UInt8] = Array("tRNS".utf8)

@@ -7,7 +7,7 @@ import ImageCacheProtocol
 ///
 /// Scaling inside the IDCT is what makes thumbnails cheap: a 2400 px photo decoded at 1/8
 /// never materialises its 5.8 million full-size pixels. Policy lives here, not in flags:
-/// - the pixels must be right: scans that cannot fill the frame (`JPEGScanStructure`) and any
+/// - the pixels must be right: scans that cannot fill the frame (`JPEGScanSurvey.problem`) and any
 ///   warning that data was missing or corrupt (`TurboJPEGDiagnostics`; TurboJPEG itself only
 ///   warns and fills the rest with grey) refuse the body; harmless warnings ("extraneous
 ///   bytes") do not reject real photos, which `TJFLAG_STOPONWARNING` would; complete scans
@@ -21,16 +21,18 @@ enum JPEGDecoder {
     }
 
     /// Decodes a complete body whose header has been probed (and checked against the limit).
-    /// - Parameter coveringWidth: the stored-orientation width the result must reach at least
-    ///   (when the image is that wide); 1 asks for the cheapest decode, i.e. validation.
-    static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, coveringWidth: Int,
-                       fast: Bool = false) throws(RPCError) -> Decoded {
+    /// - Parameters:
+    ///   - survey: the body's markers, when the caller has walked them already (for the cost).
+    ///   - coveringWidth: the stored-orientation width the result must reach at least (when
+    ///     the image is that wide); 1 asks for the cheapest decode, i.e. validation.
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey? = nil,
+                       coveringWidth: Int, fast: Bool = false) throws(RPCError) -> Decoded {
         let reader = ByteReader(bytes)
         let metadata = JPEGMetadata(reader)
         guard let scan = metadata.firstScanOffset else {
             throw ImagingError.decodeFailed("JPEG: the body ends before the first scan", format: .jpeg)
         }
-        let structure = JPEGScanStructure(reader)
+        let structure = survey ?? JPEGScanSurvey(reader)
         let hasEndOfImage = JPEGMetadata.hasEndOfImage(reader, after: scan)
         if let problem = structure.problem(hasEndOfImage: hasEndOfImage) {
             throw ImagingError.decodeFailed("JPEG: \(problem)", format: .jpeg)

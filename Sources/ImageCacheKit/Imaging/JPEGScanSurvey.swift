@@ -1,56 +1,90 @@
-/// What a complete JPEG body's markers say about the cost of decoding it, read before any
-/// decode starts: the frame's components with their sampling factors, how many scans there
-/// are, and how many 8×8 blocks the decoder will visit in all.
+/// What a complete JPEG body's markers say, read in one walk before any pixel is decoded: the
+/// frame and its components, every scan, the tables the stream defines and how much entropy-
+/// coded data it carries. Two decisions are made from it, each in one place:
+/// - **cost** (`DecodeCost`): how many scans there are and how many 8×8 blocks the decoder
+///   will visit. libjpeg-turbo 2.1.5 has no scan limit (`TJPARAM_SCANLIMIT` is 3.x;
+///   `TJFLAG_LIMITSCANS` stops only past 500), and every progressive scan walks every block of
+///   its components, so a small file with hundreds of scans costs seconds of CPU;
+/// - **completeness** (`problem(hasEndOfImage:)`): whether those scans can carry every pixel
+///   the frame declares. libjpeg fills what its data does not reach with grey and only warns,
+///   and some cases it does not even warn about: a progressive file cut between two scans
+///   decodes silently to a blurred picture, and arithmetic-coded data runs out into zeros.
 ///
-/// libjpeg-turbo 2.1.5 has no scan limit (`TJPARAM_SCANLIMIT` is 3.x; `TJFLAG_LIMITSCANS`
-/// stops only past 500), and every progressive scan walks every block of its components, so a
-/// small file with hundreds of scans costs seconds of CPU. The walk steps over entropy-coded
-/// data by its markers (`JPEGMarkerWalker`), so it costs one pass over the bytes and no memory.
+/// The walk steps over entropy-coded data by its markers (`JPEGMarkerWalker`, with `memchr`),
+/// so it costs one pass over the bytes and no memory beyond the per-component table.
 struct JPEGScanSurvey {
-    /// One frame component: its id and sampling factors.
+    /// One frame component: its id and sampling factors (clamped to the standard's 1…4, so a
+    /// hostile 0 cannot divide by zero or skew an estimate down).
     struct Component {
         var id: UInt8
         var horizontal: Int
         var vertical: Int
     }
 
-    /// The frame's components (empty when no frame header was found).
-    var components: [Component] = []
+    /// The first frame header's marker (SOF0…SOF15), nil when none was found.
+    private(set) var frameMarker: UInt8?
     /// Frame size as declared by the SOF.
-    var width = 0
-    var height = 0
-    /// Whether the frame is progressive (its decode holds every coefficient at once).
-    var isProgressive = false
+    private(set) var width = 0
+    private(set) var height = 0
+    /// The frame's components (empty when no readable frame header was found).
+    private(set) var components: [Component] = []
     /// SOS markers before EOI (or the end of the body).
-    var scanCount = 0
+    private(set) var scanCount = 0
     /// 8×8 blocks the entropy decoder visits: the blocks of each scan's components, summed
     /// over the scans (a progressive frame adds one output pass over all its blocks).
-    var blockVisits = 0
+    private(set) var blockVisits = 0
     /// Bytes of APP2 segments (where an ICC profile lives), which a thumbnail may copy.
-    var app2Bytes = 0
+    private(set) var app2Bytes = 0
+    /// Whether the stream defines Huffman tables (DHT) / arithmetic conditioning (DAC).
+    private(set) var definesHuffmanTables = false
+    private(set) var definesArithmeticConditioning = false
+    /// Bytes of entropy-coded data across all scans (restart markers included).
+    private(set) var entropyBytes = 0
+    /// Per component (frame order), the finest precision (`Al`) each coefficient reaches;
+    /// nil = never scanned.
+    private var finestPrecision: [[Int?]] = []
 
     /// Walks every marker of a complete body; stops at EOI.
     init(_ reader: ByteReader) {
         var walker = JPEGMarkerWalker(reader)
+        var scanDataStart: Int?
         walk: while case .segment(let segment) = walker.next() {
-            let payload = segment.payload
+            let isRestart = segment.marker >= 0xD0 && segment.marker <= 0xD7
+            if let start = scanDataStart, !isRestart {
+                entropyBytes = entropyBytes.addingClamped(max(0, segment.offset - start))
+                scanDataStart = nil
+            }
+            guard reader.has(segment.payload.lowerBound, segment.payload.count) else { break }
             switch segment.marker {
-            case let marker where JPEGMarkerWalker.isStartOfFrame(marker) && components.isEmpty:
-                isProgressive = JPEGMarkerWalker.isProgressive(marker)
-                readFrame(reader, payload)
+            case let marker where JPEGMarkerWalker.isStartOfFrame(marker) && frameMarker == nil:
+                readFrame(marker, segment.payload, reader)
+            case 0xC4:
+                definesHuffmanTables = true
+            case 0xCC:
+                definesArithmeticConditioning = true
             case JPEGMarkerWalker.sos:
                 scanCount += 1
-                blockVisits = blockVisits.addingClamped(scanBlocks(reader, payload))
+                readScan(segment.payload, reader)
+                scanDataStart = segment.payload.upperBound
             case JPEGMarkerWalker.eoi:
                 break walk
             case 0xE2:
-                app2Bytes = app2Bytes.addingClamped(payload.count)
+                app2Bytes = app2Bytes.addingClamped(segment.payload.count)
             default:
                 continue
             }
         }
+        if let start = scanDataStart { entropyBytes = entropyBytes.addingClamped(max(0, reader.count - start)) }
         if isProgressive { blockVisits = blockVisits.addingClamped(totalBlocks) }
     }
+
+    // MARK: Frame
+
+    /// Whether the frame is progressive (its decode holds every coefficient at once).
+    var isProgressive: Bool { frameMarker.map(JPEGMarkerWalker.isProgressive) ?? false }
+
+    /// Whether the frame is arithmetic-coded (SOF9–11, 13–15): such data can run out silently.
+    var isArithmetic: Bool { (frameMarker ?? 0) >= 0xC9 }
 
     /// Every block of every component, as the coefficient buffer of a progressive decode
     /// holds them (each component's block grid rounded up to whole MCUs).
@@ -58,12 +92,17 @@ struct JPEGScanSurvey {
         components.reduce(0) { $0.addingClamped(blocks(of: $1, roundedToMCU: true)) }
     }
 
+    /// 8×8 blocks the frame's pixels cover, over all components (without the MCU padding).
+    var blockCount: Int {
+        components.reduce(0) { $0.addingClamped(blocks(of: $1, roundedToMCU: false)) }
+    }
+
     /// The component's block grid, at full scale.
     func blocks(of component: Component, roundedToMCU: Bool) -> Int {
         let maxV = components.map(\.vertical).max() ?? 1
         var down = Self.ceilDiv(height * component.vertical, 8 * maxV)
         if roundedToMCU { down = Self.ceilDiv(down, component.vertical) * component.vertical }
-        return blocksAcross(of: component, roundedToMCU: roundedToMCU) * down
+        return blocksAcross(of: component, roundedToMCU: roundedToMCU).multipliedClamped(by: down)
     }
 
     /// The component's blocks in one row of blocks, at full scale.
@@ -73,36 +112,90 @@ struct JPEGScanSurvey {
         return roundedToMCU ? Self.ceilDiv(across, component.horizontal) * component.horizontal : across
     }
 
-    private mutating func readFrame(_ reader: ByteReader, _ payload: Range<Int>) {
-        let base = payload.lowerBound
-        guard let height = reader.u16be(base + 1), let width = reader.u16be(base + 3),
-              let count = reader.u8(base + 5) else { return }
-        var components: [Component] = []
-        for index in 0..<Int(count) {
-            let offset = base + 6 + index * 3
-            guard offset + 3 <= payload.upperBound, let id = reader.u8(offset),
-                  let sampling = reader.u8(offset + 1) else { return }
-            // libjpeg refuses factors outside 1…4; clamp so a bad one cannot skew the estimate down.
-            components.append(Component(id: id, horizontal: min(4, max(1, Int(sampling >> 4))),
-                                        vertical: min(4, max(1, Int(sampling & 0x0F)))))
+    // MARK: Completeness
+
+    /// Why these scans cannot carry every pixel of the frame, or nil when they can:
+    /// - process mismatch: an arithmetic-coding frame whose stream defines Huffman tables and
+    ///   no arithmetic conditioning, or the reverse: the frame header was patched over data
+    ///   coded the other way;
+    /// - completeness: every component is scanned (a progressive frame: its DC at least). A
+    ///   body without EOI must also finish what its scans started: every coefficient a scan
+    ///   began is refined to full precision (`Al = 0`), else it was cut between two scans. With
+    ///   an EOI an unfinished refinement is accepted, as libjpeg and browsers accept it: it is
+    ///   what an encoder that stops early writes (jpeg-decoder's `progressive-missing-ac.jpg`),
+    ///   and the picture is coarser, not grey;
+    /// - volume: a Huffman-coded block costs at least one bit (its DC code), so scan data
+    ///   shorter than one bit per 8×8 block cannot fill the frame (a 631-byte file declaring
+    ///   7000×7000).
+    /// - Parameter hasEndOfImage: whether the body ends in EOI.
+    func problem(hasEndOfImage: Bool) -> String? {
+        guard let frameMarker, !components.isEmpty else { return nil } // the decoder reports it
+        // Lossless and hierarchical frames are refused by the decoder itself (libjpeg-turbo 2.1).
+        guard [0xC0, 0xC1, 0xC2, 0xC9, 0xCA].contains(frameMarker) else { return nil }
+        if isArithmetic && definesHuffmanTables && !definesArithmeticConditioning {
+            return "process mismatch: the frame declares arithmetic coding but the stream carries Huffman tables"
         }
-        self.width = width
-        self.height = height
-        self.components = components
+        if !isArithmetic && definesArithmeticConditioning && !definesHuffmanTables {
+            return "process mismatch: the frame declares Huffman coding but the stream carries arithmetic conditioning"
+        }
+        for (index, precision) in finestPrecision.enumerated() {
+            let finished = hasEndOfImage || precision.allSatisfy { $0 == nil || $0 == 0 }
+            let complete = precision[0] != nil && (!isProgressive || finished)
+            if !complete {
+                return "incomplete: the scans do not cover every coefficient of component \(components[index].id)"
+            }
+        }
+        if !isArithmetic && entropyBytes < (blockCount.addingClamped(7)) / 8 {
+            return "the frame declares \(width)×\(height) but its \(entropyBytes) bytes of scan data cannot fill it"
+        }
+        return nil
     }
 
-    /// The blocks one scan visits: those of the frame components it names (a component named
-    /// twice, or one the frame lacks, counts as the largest; libjpeg refuses such scans anyway).
-    private func scanBlocks(_ reader: ByteReader, _ payload: Range<Int>) -> Int {
-        guard let count = reader.u8(payload.lowerBound), !components.isEmpty else { return 0 }
-        let largest = components.map { blocks(of: $0, roundedToMCU: true) }.max() ?? 0
-        var total = 0
+    // MARK: Reading
+
+    private mutating func readFrame(_ marker: UInt8, _ payload: Range<Int>, _ reader: ByteReader) {
+        let base = payload.lowerBound
+        guard payload.count >= 6, let height = reader.u16be(base + 1), let width = reader.u16be(base + 3),
+              let count = reader.u8(base + 5), payload.count >= 6 + 3 * Int(count) else { return }
+        frameMarker = marker
+        self.width = width
+        self.height = height
         for index in 0..<Int(count) {
-            let id = reader.u8(payload.lowerBound + 1 + index * 2)
-            let blocks = components.first { $0.id == id }.map { self.blocks(of: $0, roundedToMCU: true) } ?? largest
-            total = total.addingClamped(blocks)
+            let offset = base + 6 + 3 * index
+            let sampling = Int(reader.u8(offset + 1) ?? 0x11)
+            components.append(Component(id: reader.u8(offset) ?? 0,
+                                        horizontal: min(4, max(1, sampling >> 4)), vertical: min(4, max(1, sampling & 15))))
         }
-        return total
+        finestPrecision = Array(repeating: Array(repeating: nil, count: 64), count: components.count)
+    }
+
+    /// Counts the blocks one scan visits (those of the frame components it names; a component
+    /// named twice, or one the frame lacks, counts as the largest, since libjpeg refuses such
+    /// scans anyway) and records the precision its coefficients reach.
+    private mutating func readScan(_ payload: Range<Int>, _ reader: ByteReader) {
+        let base = payload.lowerBound
+        guard let count = reader.u8(base).map(Int.init), !components.isEmpty else { return }
+        let largest = components.map { blocks(of: $0, roundedToMCU: true) }.max() ?? 0
+        var named: [Int?] = []
+        for index in 0..<count {
+            let id = reader.u8(base + 1 + 2 * index)
+            let component = components.firstIndex { $0.id == id }
+            named.append(component)
+            blockVisits = blockVisits.addingClamped(component.map { blocks(of: components[$0], roundedToMCU: true) } ?? largest)
+        }
+        guard payload.count >= 1 + 2 * count + 3 else { return }
+        let tail = base + 1 + 2 * count
+        guard let start = reader.u8(tail).map(Int.init), let end = reader.u8(tail + 1).map(Int.init),
+              let approximation = reader.u8(tail + 2) else { return }
+        let low = Int(approximation & 15)
+        // A sequential scan carries all of its components' coefficients whatever its Ss/Se say.
+        guard !isProgressive || (start <= end && end <= 63) else { return }
+        let range = isProgressive ? start...end : 0...0
+        for component in named.compactMap({ $0 }) {
+            for coefficient in range {
+                finestPrecision[component][coefficient] = min(finestPrecision[component][coefficient] ?? low, low)
+            }
+        }
     }
 
     private static func ceilDiv(_ value: Int, _ divisor: Int) -> Int {

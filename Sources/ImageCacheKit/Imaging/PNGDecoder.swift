@@ -17,6 +17,10 @@ import ImageCacheProtocol
 /// file without gAMA/sRGB is sRGB at every bit depth, as Pillow, libvips and browsers read it
 /// (libpng's simplified reader took 16-bit samples as linear light: 24–65/255 too bright).
 enum PNGDecoder {
+    /// Rows read at a time from a non-interlaced image (validation and streamed resizing);
+    /// `DecodeCost` counts the same band.
+    static let bandRows = 16
+
     /// Decodes the whole image at full size.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(RPCError) -> PixelBuffer {
         try withReader(bytes) { (reader, info) throws(RPCError) -> PixelBuffer in try decode(reader: reader, info: info) }
@@ -30,7 +34,7 @@ enum PNGDecoder {
                 _ = try decode(reader: reader, info: info)
                 return
             }
-            let band = min(height, 16)
+            let band = min(height, bandRows)
             var rows = [UInt8](repeating: 0, count: band * width * channels)
             var y = 0
             while y < height {

@@ -114,7 +114,7 @@ enum Resampler {
     static func resize<E: Error>(streaming sourceWidth: Int, _ sourceHeight: Int, channels: Int, width: Int, height: Int,
                                  filter: Filter = .cubic,
                                  readBand: (inout [UInt8], _ rows: Int) throws(E) -> Void) throws(E) -> PixelBuffer {
-        let bandRows = 16
+        let bandRows = PNGDecoder.bandRows
         let rowLength = sourceWidth * channels
         let weights = width == sourceWidth ? nil : Self.weights(source: sourceWidth, target: width, filter: filter)
         // As `resize`: an image kept at its size is not filtered, so not premultiplied either.

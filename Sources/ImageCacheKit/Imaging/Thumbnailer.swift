@@ -22,9 +22,10 @@ public enum Thumbnailer {
     public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(RPCError) -> ImageHeader {
         try withRawBytes(bytes) { (raw) throws(RPCError) -> ImageHeader in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
-            _ = try DecodeCost.of(raw, header: header, width: nil)
+            let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
+            _ = try DecodeCost.of(raw, header: header, width: nil, survey: survey)
             switch header.format {
-            case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, coveringWidth: 1)
+            case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, survey: survey, coveringWidth: 1)
             default: try PNGDecoder.validate(raw)
             }
             return header
@@ -48,14 +49,16 @@ public enum Thumbnailer {
         guard width >= 1 else { throw RPCError(.invalidParams, "thumbnail width must be at least 1", field: "size") }
         return try withRawBytes(bytes) { (raw) throws(RPCError) -> Thumbnail in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
-            _ = try DecodeCost.of(raw, header: header, width: width)
+            let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
+            _ = try DecodeCost.of(raw, header: header, width: width, survey: survey)
             let (storedWidth, storedHeight) = targetSize(of: header, width: width)
 
             let scaled: PixelBuffer
             var iccProfile: [UInt8]?
             switch header.format {
             case .jpeg:
-                let jpeg = try JPEGDecoder.decode(raw, header: header, coveringWidth: storedWidth, fast: fastDecode)
+                let jpeg = try JPEGDecoder.decode(raw, header: header, survey: survey, coveringWidth: storedWidth,
+                                                  fast: fastDecode)
                 scaled = Resampler.resize(jpeg.pixels, width: storedWidth, height: storedHeight)
                 iccProfile = DeliveredFileRules.keptICCProfile(jpeg.metadata.iccProfile)
             default:

@@ -105,7 +105,7 @@ struct JPEGDecodingTests {
     func jpegBaseline() throws {
         // Policy differences, by design: a file over the pixel limit is too_large whatever the
         // library would have done with it; and, here too, a file whose scans cannot carry every
-        // pixel (JPEGScanStructure) is refused although libjpeg decodes it silently.
+        // pixel (JPEGScanSurvey.problem) is refused although libjpeg decodes it silently.
         var clean = 0, failing = 0
         var mismatches: [String] = []
         for entry in try CorpusExpectations.shared().entries.values.sorted(by: { $0.path < $1.path })
