@@ -56,9 +56,14 @@ struct DecodeCostTests {
                       expectRPCError(.decodeFailed) { _ = try Thumbnailer.makeThumbnail(from: bomb, width: 64) }] {
             #expect(error?.message.contains("480 scans, over the limit of \(DecodeCost.scanLimit)") == true, "\(String(describing: error))")
         }
-        // At the limit it still decodes (libjpeg warns about the repeated scans, and decodes them).
+        // At the limit the scan count admits it: the cost is computed, and what refuses it
+        // then is the decode's own finding (a repeated refinement scan is a bogus progression,
+        // which the pixel check refuses), not the limit.
         let atLimit = HostileImages.repeatingLastScan(of: real, toTotal: DecodeCost.scanLimit)
-        #expect(try Thumbnailer.validate(atLimit).width == 227)
+        #expect(try Thumbnailer.validationCost(of: atLimit).work > 0)
+        let decoded = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(atLimit) }
+        #expect(decoded?.message.contains("progression") == true, "\(String(describing: decoded))")
+        #expect(decoded?.message.contains("over the limit") == false)
     }
 
     @Test("within the scan limit, too much work is refused: 64 scans over a 7000² frame")
