@@ -31,15 +31,26 @@ public struct RetryPolicy: Sendable {
         return capped / 2 + capped / 2 * Double.random(in: 0...1)
     }
 
-    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date; nil when unreadable.
+    /// The longest wait a host's header can ask for (`Retry-After`, `X-RateLimit-Reset`): a
+    /// day. Longer values (`1e300`, `inf`, a date in year 9999) are clamped to it, so that no
+    /// later conversion to an `Int` or a `Duration` can overflow.
+    public static let maxHeaderSeconds: Double = 86_400
+
+    /// `seconds` from a header, within `0...maxHeaderSeconds` (not NaN: callers refuse it first).
+    static func clampedSeconds(_ seconds: Double) -> Double {
+        min(max(0, seconds), maxHeaderSeconds)
+    }
+
+    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date, clamped to
+    /// `0...maxHeaderSeconds`; nil when unreadable (NaN included).
     static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
+        if let seconds = Double(value) { return seconds.isNaN ? nil : clampedSeconds(seconds) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return clampedSeconds(date.timeIntervalSince(now))
     }
 }

@@ -64,7 +64,8 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
         let exact = min(wanted, photo.width ?? wanted)
         if let resizableURL, let url = Self.resized(resizableURL, width: exact) {
             let w = exact
-            let h = photo.width.flatMap { ow in photo.height.map { Int((Double($0) * Double(w) / Double(ow)).rounded()) } }
+            // Int(exactly:): a width of 0 makes NaN, a huge height more than Int.max; both are no height.
+            let h = photo.width.flatMap { ow in photo.height.flatMap { Int(exactly: (Double($0) * Double(w) / Double(ow)).rounded()) } }
             return ImageVariant(name: "raw", url: url, width: w, height: h)
         }
         let ranked = variants.filter { $0.rankingWidth != nil }

@@ -64,15 +64,16 @@ enum ProviderErrors {
         return rpc
     }
 
-    /// `Retry-After` in seconds (the delta form; an HTTP date is converted from now).
+    /// `Retry-After` in seconds (the delta form; an HTTP date is converted from now), clamped
+    /// to `RetryPolicy.maxHeaderSeconds`.
     static func retryAfter(_ response: HTTPResponse) -> Double? {
         guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value), seconds >= 0 { return seconds }
+        if let seconds = Double(value), seconds >= 0 { return RetryPolicy.clampedSeconds(seconds) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
+        return RetryPolicy.clampedSeconds(date.timeIntervalSinceNow)
     }
 }

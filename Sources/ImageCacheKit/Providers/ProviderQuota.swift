@@ -25,8 +25,10 @@ public struct ProviderQuota: Sendable, Hashable, Codable {
         let limit = int("X-RateLimit-Limit")
         let remaining = int("X-RateLimit-Remaining")
         let reset = response.header("X-RateLimit-Reset").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            .flatMap { $0.isNaN ? nil : $0 }
         guard limit != nil || remaining != nil || reset != nil else { return nil }
-        self.init(limit: limit, remaining: remaining, resetAfter: reset.map { max(0, $0) })
+        // Clamped like Retry-After: a reset of 1e300 or inf would overflow the limiter's clock.
+        self.init(limit: limit, remaining: remaining, resetAfter: reset.map(RetryPolicy.clampedSeconds))
     }
 
     /// Whether the provider said no request is left in this window.

@@ -30,7 +30,8 @@ public enum Pagination {
     /// `ceil(total / perPage)`; zero results make zero pages.
     public static func totalPages(total: Int, perPage: Int) -> Int {
         guard total > 0, perPage > 0 else { return 0 }
-        return (total + perPage - 1) / perPage
+        // Not `(total + perPage - 1) / perPage`: a provider's total of Int.max would overflow.
+        return total / perPage + (total % perPage == 0 ? 0 : 1)
     }
 
     /// Whether a page after this one exists.

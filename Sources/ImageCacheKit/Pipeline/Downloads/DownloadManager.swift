@@ -481,9 +481,10 @@ public actor DownloadManager {
     }
 
     /// The full length from `Content-Range: bytes 0-0/N` (a 206), else a 200's body length.
+    /// A negative N (`Int` reads `-5`) is no length.
     static func totalLength(_ response: HTTPResponse) -> Int? {
         if response.status == 206, let range = response.header("Content-Range"), let slash = range.lastIndex(of: "/") {
-            return Int(range[range.index(after: slash)...])
+            return Int(range[range.index(after: slash)...]).flatMap { $0 >= 0 ? $0 : nil }
         }
         return nil
     }

@@ -59,8 +59,10 @@ enum UnsplashDecoding {
                              downloadLocation: json["links"]["download_location"].text)
     }
 
+    /// The height of a `w`-wide rendition; nil when unknown, or when the answer's numbers
+    /// make it no `Int` (a height of Int.max over a width of 1).
     static func scaledHeight(_ w: Int, _ width: Int?, _ height: Int?) -> Int? {
         guard let width, let height, width > 0 else { return nil }
-        return Int((Double(height) * Double(w) / Double(width)).rounded())
+        return Int(exactly: (Double(height) * Double(w) / Double(width)).rounded())
     }
 }
