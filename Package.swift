@@ -142,9 +142,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"],
+            exclude: ["Fuzz/Inputs"]  // inputs the fuzzers found, read by the regression tests beside them
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+                    exclude: ["Fuzz/Inputs"]),
     ]
 )
 
