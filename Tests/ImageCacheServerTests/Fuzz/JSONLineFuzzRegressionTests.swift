@@ -32,7 +32,7 @@ struct JSONLineFuzzRegressionTests {
     }
 
     @Test("integral numbers written with a fraction or exponent stay ints where they fit",
-          arguments: ["1.0", "1e2", "-9223372036854775808", "-9223372036854775808.0", "9223372036854775807"])
+          arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
     func integralForms(_ text: String) throws {
         let ours = try Array(text.utf8).withUnsafeBytes { try JSONLineParser.parse($0) }
         #expect(ours == (try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))))
