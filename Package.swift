@@ -146,8 +146,32 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"]
+            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"],
+            exclude: ["Fuzz/Inputs"]  // inputs the fuzzers found, read by the regression tests beside them
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+                    exclude: ["Fuzz/Inputs"]),
     ]
 )
+
+// MARK: Fuzzing
+// libFuzzer targets over every parser of untrusted bytes (Fuzz/README.md, `scripts/fuzz`).
+// Declared only when IMAGECACHED_FUZZ=1, so ordinary builds, the tests and CI's test build
+// never compile them; `scripts/fuzz` sets it and builds with
+// `--sanitize=fuzzer --sanitize=address` in its own scratch path. Debug, so that the targets
+// can `@testable import` the parsers, which are internal.
+if Context.environment["IMAGECACHED_FUZZ"] == "1" {
+    package.products.append(.executable(name: "imagecache-fuzz", targets: ["imagecache-fuzz"]))
+    package.targets.append(.executableTarget(
+        name: "imagecache-fuzz",
+        dependencies: [
+            "ImageCacheKit", "ImageCacheServer", "ImageCacheProtocol",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Fuzz/Targets",
+        // libFuzzer supplies `main`; the module must not define one.
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    ))
+}

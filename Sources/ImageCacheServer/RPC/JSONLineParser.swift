@@ -130,7 +130,9 @@ struct JSONLineParser {
         if integral, let exact = Self.integer(token) { return .int(exact) }
         let text = String(decoding: token, as: UTF8.self)
         guard let double = Double(text), double.isFinite else { throw Malformed(offset: start) }
-        if double == double.rounded(.towardZero), let exact = Int(exactly: double) { return .int(exact) }
+        // Digits alone that do not fit an Int stay a double, as in JSONDecoder: rounding can
+        // bring -9223372036854775809 to Int.min, an id the client never sent (found by fuzzing).
+        if !integral, double == double.rounded(.towardZero), let exact = Int(exactly: double) { return .int(exact) }
         return .double(double)
     }
 

@@ -87,9 +87,16 @@ public enum DownloadDestination {
         }
         var text = String(scalars)
         while text.contains("..") { text = text.replacingOccurrences(of: "..", with: ".") }
-        while let first = text.first, first == "." || first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
+        // Cut to length first, so that what the cut exposes (a space) is trimmed after it.
         while text.utf8.count > maxNameBytes { text.removeLast() }
+        // Leading dots by scalar: a dot with a combining mark after it is one Character that
+        // is not ".", yet the name would still start with a dot (a hidden file).
+        var start = text.unicodeScalars.startIndex
+        while start < text.unicodeScalars.endIndex, text.unicodeScalars[start] == "." || text.unicodeScalars[start].properties.isWhitespace {
+            start = text.unicodeScalars.index(after: start)
+        }
+        text = String(text.unicodeScalars[start...])
+        while let last = text.last, last.isWhitespace { text.removeLast() }
         return text.isEmpty ? nil : text
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+@testable import ImageCacheProtocol
+@testable import ImageCacheServer
+
+/// `json-line`: the daemon's JSON parser (`JSONLineParser`, after the `JSONNesting` guard, as
+/// `IncomingMessageParser` runs them) against `JSONDecoder`, the reference it replaced.
+///
+/// Every line the parser takes, `JSONDecoder` reads to the same value. The other way round,
+/// a line only `JSONDecoder` takes must be one of the documented differences (a trailing
+/// comma, NUL bytes after the value, bytes that are not UTF-8: RFC 8259 refuses all three). Same property as JSONLineParserTests, on mutated bytes.
+enum JSONLineTarget {
+    static let target = FuzzTarget(name: "json-line", summary: "JSONLineParser vs JSONDecoder", run: run)
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        guard JSONNesting.scan(bytes, limit: JSONNesting.maximumDepth) == .acceptable else { return }
+        let ours = try? JSONLineParser.parse(bytes)
+        let reference = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        switch (ours, reference) {
+        case (let ours?, let reference?):
+            FuzzCheck.require(ours == reference, "JSONLineParser read \(ours), JSONDecoder \(reference)")
+        case (let ours?, nil):
+            FuzzCheck.fail("JSONLineParser took a line JSONDecoder refuses: \(ours)")
+        case (nil, let reference?):
+            // JSONDecoder also lets some bytes that are not UTF-8 through (in a repeated key's
+            // dropped value); the parser, like the RFC, refuses them anywhere.
+            FuzzCheck.require(hasTrailingComma(bytes) || endsInNUL(bytes) || String(validating: bytes, as: UTF8.self) == nil,
+                              "JSONDecoder took a line JSONLineParser refuses: \(reference)")
+        case (nil, nil):
+            break
+        }
+    }
+
+    /// Whether the line ends in NUL bytes, which JSONDecoder stops at (`2\0\0` is 2 to it)
+    /// and RFC 8259 does not allow.
+    static func endsInNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.contains(0) && (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.prefix { $0 != 0 }))) != nil
+    }
+
+    /// Whether a `,` is followed (after whitespace) by `]` or `}` outside any string.
+    static func hasTrailingComma(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var inString = false, escaped = false, afterComma = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; afterComma = false
+            case UInt8(ascii: ","): afterComma = true
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): if afterComma { return true }
+            case 0x20, 0x09, 0x0A, 0x0D: break
+            default: afterComma = false
+            }
+        }
+        return false
+    }
+}

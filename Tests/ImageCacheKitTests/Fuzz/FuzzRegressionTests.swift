@@ -1,0 +1,120 @@
+import Foundation
+import ImageCacheProtocol
+import Testing
+@testable import ImageCacheKit
+
+/// The inputs libFuzzer found that trapped the engine or broke a documented rule (scripts/fuzz,
+/// Fuzz/README.md), kept byte for byte in `Inputs/` beside this file, each replayed through the
+/// function that failed, plus its neighbours of the same kind.
+@Suite("Fuzz regressions: the engine on the inputs that broke it", .timeLimit(.minutes(1)))
+struct FuzzRegressionTests {
+    /// The bytes of an input in `Inputs/`.
+    static func input(_ name: String) throws -> [UInt8] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs")
+        return [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+    }
+
+    /// A `providers` input: a selector byte (provider = byte % 3, call = byte / 3 % 3), then
+    /// `STATUS\nName: value\n…\n\n` and the body, as the fuzz target reads it.
+    static func answer(_ name: String) throws -> (provider: any PhotoProvider, call: Int, response: HTTPResponse) {
+        let bytes = try input(name)
+        let selector = Int(try #require(bytes.first))
+        let rest = Array(bytes.dropFirst())
+        let blank = try #require((0..<rest.count - 1).first { rest[$0] == 0x0A && rest[$0 + 1] == 0x0A })
+        let head = String(decoding: rest[..<blank], as: UTF8.self).split(separator: "\n")
+        let status = try #require(Int(head[0]))
+        let headers = head.dropFirst().map { line -> (String, String) in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let id = ProviderID.allCases[selector % 3]
+        let provider = makePhotoProvider(id, settings: ProviderSettings(apiKey: "k", apiURL: "https://api.fuzz.test"))
+        return (provider, selector / 3 % 3, HTTPResponse(status: status, headers: headers, body: Array(rest[(blank + 2)...])))
+    }
+
+    static let query = SearchQuery(term: .query("fox"), page: 2, perPage: 20)
+
+    @Test("a 429 with Retry-After: 1e300 is rate_limited with the clamped wait, and the limiter holds it")
+    func retryAfterHuge() async throws {
+        let (provider, call, response) = try Self.answer("providers-retry-after-1e300")
+        #expect(call == 0)
+        var caught: RPCError?
+        do { _ = try provider.decodeSearch(response, for: Self.query) } catch let error as RPCError { caught = error }
+        let error = try #require(caught)
+        #expect(error.data.kind == .rateLimited)
+        #expect(error.data.retryAfter == OutsideSeconds.cap)
+        let limiter = RateLimiter(provider: provider.id)
+        await limiter.block(retryAfter: error.data.retryAfter)
+        let left = try #require(await limiter.retryAfter())
+        #expect(left > 0 && left <= OutsideSeconds.cap)
+    }
+
+    @Test("Retry-After and X-RateLimit-Reset values from outside are finite seconds or unreadable",
+          arguments: ["inf", "1e16", "1e300", "-inf", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    func headerSecondsClamped(_ value: String) throws {
+        if value == "inf" { #expect(Array(value.utf8) == (try Self.input("header-values-inf"))) }
+        let parsed = try #require(RetryPolicy.parseRetryAfter(value))
+        #expect(parsed.isFinite && parsed >= 0 && parsed <= OutsideSeconds.cap)
+        if let provider = ProviderErrors.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", value)], body: [])) {
+            #expect(provider.isFinite && provider >= 0 && provider <= OutsideSeconds.cap)
+            #expect(ProviderErrors.rateLimited(.unsplash, retryAfter: provider).data.kind == .rateLimited)
+        }
+        let quota = ProviderQuota(headers: HTTPResponse(status: 429, headers: [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", value)], body: []))
+        if let reset = quota?.resetAfter { #expect(reset.isFinite && reset >= 0 && reset <= OutsideSeconds.cap) }
+    }
+
+    @Test("NaN is no number of seconds")
+    func headerSecondsNaN() {
+        #expect(RetryPolicy.parseRetryAfter("nan") == nil)
+        #expect(ProviderErrors.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", "nan")], body: [])) == nil)
+        #expect(ProviderQuota(headers: HTTPResponse(status: 200, headers: [("X-RateLimit-Reset", "nan")], body: [])) == nil)
+        #expect(RetryPolicy.parseRetryAfter("120") == 120)
+    }
+
+    @Test("a search total of Int.max pages without overflowing")
+    func totalIntMax() throws {
+        let (provider, call, response) = try Self.answer("providers-total-int-max")
+        #expect(call == 0)
+        let page = try provider.decodeSearch(response, for: Self.query)
+        #expect(page.total == Int.max)
+        #expect(page.totalPages == Int.max / 20 + 1)
+        #expect(Pagination.totalPages(total: 40, perPage: 20) == 2)
+        #expect(Pagination.totalPages(total: 41, perPage: 20) == 3)
+    }
+
+    @Test("an Unsplash photo of height Int.max and width 1 decodes, its scaled heights unknown")
+    func unsplashHeightIntMax() throws {
+        let (provider, call, response) = try Self.answer("providers-unsplash-height-int-max")
+        #expect(provider.id == .unsplash && call == 1)
+        let photo = try provider.decodePhoto(response, id: "a")
+        #expect(photo.photo.height == Int.max)
+        #expect(photo.variants.contains { $0.name == "small" && $0.width == 1 && $0.height == nil })
+        // The engine's next step with such a photo, and with a width of 0 (NaN before).
+        #expect(photo.variant(forWidth: 400).height == nil)
+        var flat = photo
+        flat.photo.width = 0
+        flat.photo.height = 10
+        #expect(flat.variant(forWidth: 400).height == nil)
+    }
+
+    @Test("Content-Range with a negative total is no length")
+    func contentRangeNegative() throws {
+        let value = String(decoding: try Self.input("header-values-content-range-negative"), as: UTF8.self)
+        #expect(value == "bytes 0-0/-5")
+        #expect(DownloadManager.totalLength(HTTPResponse(status: 206, headers: [("Content-Range", value)], body: [])) == nil)
+        #expect(DownloadManager.totalLength(HTTPResponse(status: 206, headers: [("Content-Range", "bytes 0-0/12345")], body: [])) == 12345)
+    }
+
+    @Test("a dot followed by a combining mark does not make a hidden file")
+    func leadingDotWithCombiningMark() throws {
+        let name = String(decoding: try Self.input("filename-dot-combining-mark"), as: UTF8.self)
+        #expect(name == ".\u{301}name")
+        let clean = try #require(DownloadDestination.sanitise(name))
+        #expect(clean.utf8.first != UInt8(ascii: "."))
+        #expect(clean == "\u{301}name")
+        #expect(DownloadDestination.sanitise("..\u{301}") == "\u{301}")
+        // The cut to 200 bytes comes before the trim, so it never leaves a trailing space.
+        let cut = try #require(DownloadDestination.sanitise(String(repeating: "a", count: 199) + " bc"))
+        #expect(cut == String(repeating: "a", count: 199))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ImageCacheProtocol
+import NIOCore
+import Testing
+@testable import ImageCacheServer
+
+/// Inputs the `json-line` fuzz target (JSONLineParser against JSONDecoder) found, kept in
+/// `Inputs/` beside this file.
+@Suite("Fuzz regressions: request lines", .timeLimit(.minutes(1)))
+struct JSONLineFuzzRegressionTests {
+    static func input(_ name: String) throws -> [UInt8] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs")
+        return [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+    }
+
+    @Test("digits below Int.min are a double, as JSONDecoder reads them, never Int.min")
+    func belowIntMin() throws {
+        let bytes = try Self.input("json-line-below-int-min")
+        #expect(String(decoding: bytes, as: UTF8.self) == "-9223372036854775809")
+        let ours = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) }
+        let reference = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        #expect(ours == reference)
+        #expect(ours == .double(-9_223_372_036_854_775_808.0))
+        // As a request id: refused, where it was echoed back as another id before.
+        let line = #"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"hello"}"#
+        guard case .failure(let failure)? = IncomingMessageParser.parse(ByteBuffer(string: line)) else {
+            Issue.record("an id below Int.min was accepted")
+            return
+        }
+        #expect(failure.error.data.kind == .invalidRequest)
+        #expect(failure.id == nil)
+    }
+
+    @Test("integral numbers written with a fraction or exponent stay ints where they fit",
+          arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
+    func integralForms(_ text: String) throws {
+        let ours = try Array(text.utf8).withUnsafeBytes { try JSONLineParser.parse($0) }
+        #expect(ours == (try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))))
+        guard case .int = ours else {
+            Issue.record("\(text) read as \(ours)")
+            return
+        }
+    }
+}
