@@ -72,7 +72,7 @@ struct NetworkTransferTests {
         }
     }
 
-    @Test("a large body whose file cannot be created fails the transfer with internal")
+    @Test("a large body whose file cannot be created (its folder is gone) fails the transfer with storage_unavailable")
     func bodyFileUncreatable() async throws {
         let big = SyntheticImages.jpeg(width: 600, height: 600, seed: 3)
         let engine = NetworkFixture.engine(options: {
@@ -83,8 +83,8 @@ struct NetworkTransferTests {
         try await NetworkFixture.withServer { server in
             server.serve("/big.jpg", body: big)
             let error = await rpcError { _ = try await withTimeout(seconds: 30) { try await engine.start(TransferRequest(url: server.url("/big.jpg"))).result() } }
-            #expect(error?.kind == .internal)
-            #expect(error?.message.contains("cannot create a body file") == true)
+            #expect(error?.kind == .storageUnavailable)
+            #expect(error?.message.contains("cannot create a body file") == true, "\(String(describing: error))")
         }
     }
 
