@@ -53,8 +53,13 @@ struct FuzzRegressionTests {
           arguments: ["inf", "1e16", "1e300", "-inf", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"])
     func headerSecondsClamped(_ value: String) throws {
         if value == "inf" { #expect(Array(value.utf8) == (try Self.input("header-values-inf"))) }
-        let parsed = try #require(RetryPolicy.parseRetryAfter(value))
-        #expect(parsed.isFinite && parsed >= 0 && parsed <= OutsideSeconds.cap)
+        if value.hasPrefix("-") {
+            // A negative wait says nothing usable: it counts as absent (docs/protocol.md).
+            #expect(RetryPolicy.parseRetryAfter(value) == nil)
+        } else {
+            let parsed = try #require(RetryPolicy.parseRetryAfter(value))
+            #expect(parsed.isFinite && parsed >= 0 && parsed <= OutsideSeconds.cap)
+        }
         if let provider = ProviderErrors.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", value)], body: [])) {
             #expect(provider.isFinite && provider >= 0 && provider <= OutsideSeconds.cap)
             #expect(ProviderErrors.rateLimited(.unsplash, retryAfter: provider).data.kind == .rateLimited)
