@@ -31,6 +31,14 @@ struct JSONLineFuzzRegressionTests {
         #expect(failure.id == nil)
     }
 
+    @Test("a NUL byte before the value is refused, as RFC 8259 says, where JSONDecoder reads past it")
+    func leadingNUL() throws {
+        let bytes = try Self.input("json-line-leading-nul")
+        #expect(bytes == [0x00, 0x32])
+        #expect(throws: (any Error).self) { _ = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == .int(2))
+    }
+
     @Test("integral numbers written with a fraction or exponent stay ints where they fit",
           arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
     func integralForms(_ text: String) throws {
