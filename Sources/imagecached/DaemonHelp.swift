@@ -18,6 +18,11 @@ enum DaemonHelp {
             3. /etc/imagecached/cache.conf
           The file is checked strictly: an unknown section or key, a duplicate, or a
           bad value stops start-up with "FILE:LINE: message" and exit status 78.
+          So does a place it names that cannot be used: cache_dir or a download
+          root that is not a writable folder (nor creatable under one), an
+          unreadable ca_bundle, a socket folder the daemon cannot create files in.
+          --check-config runs every one of these checks, as this user, and
+          changes nothing (the units run it before starting and reloading).
 
         ENVIRONMENT
           UNSPLASH_ACCESS_KEY, FLICKR_API_KEY, PIXABAY_API_KEY
@@ -43,7 +48,8 @@ enum DaemonHelp {
           ~/.cache/imagecached/              thumbnails, search pages, index
 
         EXIT STATUS
-          0 on a clean stop or a valid --check-config; 78 on a configuration error;
+          0 on a clean stop or a valid --check-config; 78 on a configuration error
+          (in the file or in a place it names; systemd does not restart on it);
           another non-zero status on any other failure (a socket already in use).
 
         EXAMPLES

@@ -6,7 +6,7 @@ import Logging
 /// `imagecached`: reads the configuration, applies the command line's overrides, then either
 /// reports whether the configuration is valid (`--check-config`) or runs the daemon.
 ///
-/// Configuration errors are printed exactly as `FILE:LINE: message` on stderr and exit with
+/// Configuration errors — in the file, or in the places it names (`ConfigurationCheck`) — are printed exactly as `FILE:LINE: message` on stderr and exit with
 /// status 78 (EX_CONFIG from sysexits.h), which systemd units can list in
 /// `RestartPreventExitStatus=` so a broken file is not restarted in a loop.
 struct ImageCacheDaemonCommand: AsyncParsableCommand {
@@ -33,6 +33,25 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Validate the configuration, print 'FILE: ok' or the first error, and exit.")
     var checkConfig = false
 
+    /// Whether systemd passes this process its listening socket (`LISTEN_FDS` for our pid).
+    static func isSocketActivated(_ environment: [String: String]) -> Bool {
+        guard let fds = environment["LISTEN_FDS"].flatMap(Int.init), fds > 0 else { return false }
+        return environment["LISTEN_PID"].flatMap(Int32.init) == getpid()
+    }
+
+    /// systemd (252) gives `LoadCredential=` files to the service's own processes but not to
+    /// its `ExecReload=` commands, which see `$CREDENTIALS_DIRECTORY` and cannot enter it. A
+    /// reload cannot change the keys anyway (systemd reads them once, at start), so the check
+    /// leaves them out there instead of failing every reload; a real start still fails on an
+    /// unreadable credential. Returns the note to print, nil when the folder can be entered.
+    static func dropUnreachableCredentials(_ environment: inout [String: String]) -> String? {
+        guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
+              access(directory, X_OK) != 0, errno == EACCES else { return nil }
+        environment["CREDENTIALS_DIRECTORY"] = nil
+        return "note: \(directory) ($CREDENTIALS_DIRECTORY) cannot be entered by this process (systemd gives credentials"
+            + " to the service, not to ExecReload=): the keys there are not checked; the running daemon keeps those it started with"
+    }
+
     mutating func validate() throws {
         if let socket {
             guard !socket.isEmpty else { throw ValidationError("--socket needs a path") }
@@ -45,7 +64,11 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
+        var seen = ProcessInfo.processInfo.environment
+        if checkConfig, let note = Self.dropUnreachableCredentials(&seen) {
+            FileHandle.standardError.write(Data("\(note)\n".utf8))
+        }
+        let environment = seen
         var configuration: CacheConfiguration
         do {
             configuration = try CacheConfiguration.load(explicitPath: config, environment: environment)
@@ -56,6 +79,13 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
         let overrides = CommandLineOverrides(socket: socket, logLevel: logLevel?.level)
         overrides.apply(to: &configuration)
 
+        // What start-up would trip on (folders, files, the socket's folder): the same check for
+        // --check-config (the units' ExecStartPre= and ExecReload=) and for a real start.
+        let problems = ConfigurationCheck.problems(of: configuration, socketActivated: Self.isSocketActivated(environment))
+        if !problems.isEmpty {
+            for problem in problems { FileHandle.standardError.write(Data("\(problem)\n".utf8)) }
+            throw ExitCode(Self.configurationErrorStatus)
+        }
         if checkConfig {
             if let path = configuration.sourcePath {
                 print("\(path): ok")

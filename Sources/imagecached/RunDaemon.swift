@@ -10,8 +10,10 @@ import Logging
 ///   - configuration: the configuration with the command line's overrides applied.
 ///   - reload: reads the configuration again for SIGHUP, with the same file and the same
 ///     command-line overrides (so `--socket` and `--log-level` survive a reload).
-/// - Throws: `ExitCode(1)` after printing why, when the daemon cannot start (socket in use,
-///   unknown `socket_group`…). A clean stop returns, and the process exits 0.
+/// - Throws: `ExitCode(78)` after printing why when the configuration keeps the daemon from
+///   starting (`socket_group` unknown, a socket path that is not a socket), `ExitCode(1)`
+///   when something else does (socket in use, cache folder held by another daemon). A clean
+///   stop returns, and the process exits 0.
 func runDaemon(configuration: CacheConfiguration,
                reload: (@Sendable () throws -> CacheConfiguration)? = nil) async throws {
     // Before any other thread reads the environment: systemd's variables are for us alone.
@@ -44,6 +46,6 @@ func runDaemon(configuration: CacheConfiguration,
         try await daemon.run()
     } catch let error as DaemonStartError {
         logger.critical("cannot start: \(error)")
-        throw ExitCode(1)
+        throw ExitCode(error.isConfigurationError ? ImageCacheDaemonCommand.configurationErrorStatus : 1)
     }
 }

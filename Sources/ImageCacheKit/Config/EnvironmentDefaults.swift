@@ -16,10 +16,13 @@ public struct EnvironmentDefaults: Sendable, Equatable {
     /// `$XDG_RUNTIME_DIR/imagecached.sock` for a user daemon, else
     /// `/run/imagecached/imagecached.sock` (the system unit's `RuntimeDirectory=`).
     public var socketPath: String
+    /// Whether `XDG_RUNTIME_DIR` gave the socket's folder (false: the system path was chosen,
+    /// which a user daemon cannot create — the start-up error then says so).
+    public var hasRuntimeDirectory: Bool
     /// `$CACHE_DIRECTORY` under systemd (its first entry when colon-separated), else
     /// `$XDG_CACHE_HOME/imagecached`, else `~/.cache/imagecached`.
     public var cacheDirectory: String
-    /// `$XDG_DOWNLOAD_DIR`, else `~/Downloads`.
+    /// `$XDG_DOWNLOAD_DIR`, else the one in `~/.config/user-dirs.dirs`, else `~/Downloads`.
     public var downloadDirectory: String
     /// `$HOME`, else the user database's home of the current user; `~` in paths expands to it.
     public var homeDirectory: String
@@ -28,8 +31,9 @@ public struct EnvironmentDefaults: Sendable, Equatable {
     public init(environment: [String: String]) {
         let home = Self.homeDirectory(environment: environment)
         homeDirectory = home
-        socketPath = Self.absolute(environment["XDG_RUNTIME_DIR"]).map { Self.join($0, "imagecached.sock") }
-            ?? "/run/imagecached/imagecached.sock"
+        let runtime = Self.absolute(environment["XDG_RUNTIME_DIR"])
+        hasRuntimeDirectory = runtime != nil
+        socketPath = runtime.map { Self.join($0, "imagecached.sock") } ?? "/run/imagecached/imagecached.sock"
         if let systemd = environment["CACHE_DIRECTORY"]?.split(separator: ":").first.map(String.init),
            let directory = Self.absolute(systemd) {
             cacheDirectory = directory
@@ -38,7 +42,68 @@ public struct EnvironmentDefaults: Sendable, Equatable {
         } else {
             cacheDirectory = Self.join(home, ".cache/imagecached")
         }
-        downloadDirectory = Self.absolute(environment["XDG_DOWNLOAD_DIR"]) ?? Self.join(home, "Downloads")
+        downloadDirectory = Self.absolute(environment["XDG_DOWNLOAD_DIR"])
+            ?? Self.userDirsDownloadDirectory(environment: environment, home: home)
+            ?? Self.join(home, "Downloads")
+    }
+
+    /// `XDG_DOWNLOAD_DIR` from the user's `user-dirs.dirs` (`$XDG_CONFIG_HOME/user-dirs.dirs`,
+    /// else `~/.config/user-dirs.dirs`), as xdg-user-dirs writes it for desktops in every
+    /// language (`"$HOME/Téléchargements"`); nil when the file or the line is absent.
+    static func userDirsDownloadDirectory(environment: [String: String], home: String) -> String? {
+        let base = absolute(environment["XDG_CONFIG_HOME"]) ?? join(home, ".config")
+        let path = join(base, "user-dirs.dirs")
+        // A small text file; anything larger is not one xdg-user-dirs wrote.
+        guard let contents = readSmallFile(path, limit: 64 * 1024) else { return nil }
+        return parseUserDirs(contents, key: "XDG_DOWNLOAD_DIR", home: home)
+    }
+
+    /// The value of `key` in a `user-dirs.dirs` file: a line `KEY="VALUE"` where VALUE is an
+    /// absolute path or starts with `$HOME/` (the only forms the format allows); `\"`, `\\`
+    /// and `\$` are unescaped. Nil when absent or in another form (the format says to ignore it).
+    public static func parseUserDirs(_ contents: String, key: String, home: String) -> String? {
+        for rawLine in contents.split(whereSeparator: \.isNewline) {
+            let line = rawLine.drop { $0 == " " || $0 == "\t" }
+            guard line.hasPrefix(key + "=\"") else { continue }
+            var value = ""
+            var escaped = false
+            var closed = false
+            for character in line.dropFirst(key.count + 2) {
+                if escaped {
+                    value.append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    closed = true
+                    break
+                } else {
+                    value.append(character)
+                }
+            }
+            guard closed else { return nil }
+            if value.hasPrefix("$HOME/") { return join(home, String(value.dropFirst("$HOME/".count))) }
+            if value == "$HOME" { return home }
+            return value.hasPrefix("/") ? value : nil
+        }
+        return nil
+    }
+
+    private static func readSmallFile(_ path: String, limit: Int) -> String? {
+        // The user's own file: a dotfiles symlink is theirs to make, so it is followed.
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit + 1 - count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            count += n
+        }
+        guard count <= limit else { return nil }
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     /// The user's configuration file: `$XDG_CONFIG_HOME/imagecached/cache.conf`, else

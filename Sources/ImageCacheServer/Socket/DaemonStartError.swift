@@ -21,6 +21,16 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     /// A system call failed.
     case system(call: String, path: String?, errno: Int32)
 
+    /// Whether the configuration caused it (a path or group it names is unusable), so the
+    /// process exits 78 (EX_CONFIG) and systemd does not restart it in a loop; false for a
+    /// state of the system (another daemon on the socket or the cache, a failed call).
+    public var isConfigurationError: Bool {
+        switch self {
+        case .notASocket, .socketPathTooLong, .unknownGroup: true
+        case .socketInUse, .badInheritedSocket, .cacheUnavailable, .system: false
+        }
+    }
+
     /// The message printed before exiting: what is wrong and what to do.
     public var description: String {
         switch self {

@@ -111,3 +111,74 @@ struct CheckConfigCommandTests {
         }
     }
 }
+
+/// The places a configuration names, checked by `--check-config` and at every start.
+@Suite("imagecached --check-config: the places the file names", .timeLimit(.minutes(2)))
+struct CheckConfigPlacesTests {
+    /// An environment whose defaults all lie in `folder` (so the check never depends on the
+    /// user running the tests).
+    static func environment(_ folder: String) -> [String: String] {
+        ["HOME": folder, "XDG_RUNTIME_DIR": folder + "/run", "XDG_CACHE_HOME": folder + "/cache"]
+    }
+
+    @Test("usable places: ok on stdout, exit 0, and nothing is created")
+    func usablePlaces() async throws {
+        let temp = try TemporaryDirectory()
+        let file = try temp.write("ok.conf", "[downloads]\ndownload_dir = \(temp.path)/a/b, \(temp.path)\n")
+        let outcome = try await CheckConfigCommandTests.run(["--config", file, "--check-config"], environment: Self.environment(temp.path))
+        #expect(outcome.stdout == "\(file): ok\n")
+        #expect(outcome.stderr.isEmpty)
+        #expect(outcome.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/a"))
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/cache"))
+    }
+
+    @Test("cache_dir, a download root, ca_bundle and the socket's folder: each problem names its key, exit 78")
+    func everyProblemReported() async throws {
+        let temp = try TemporaryDirectory()
+        let blocker = try temp.write("plain-file", "x")
+        let file = try temp.write("bad.conf", """
+            [daemon]
+            socket = \(blocker)/d.sock
+            [cache]
+            cache_dir = \(blocker)
+            [network]
+            ca_bundle = \(temp.path)/missing.pem
+            [downloads]
+            download_dir = \(temp.path)/fine, \(blocker)/sub/folder
+            """)
+        let outcome = try await CheckConfigCommandTests.run(["--config", file, "--check-config"], environment: Self.environment(temp.path))
+        #expect(outcome.status == 78)
+        #expect(outcome.stdout.isEmpty)
+        #expect(outcome.stderr == """
+            \(file): cache_dir in [cache]: \(blocker) exists and is not a folder
+            \(file): download_dir in [downloads]: \(blocker)/sub/folder cannot be created: \(blocker) is not a folder
+            \(file): ca_bundle in [network]: \(temp.path)/missing.pem cannot be read (No such file or directory)
+            \(file): socket in [daemon]: the socket \(blocker)/d.sock cannot be created: \(blocker) exists and is not a folder
+
+            """)
+    }
+
+    @Test("a ca_bundle that is a folder is refused")
+    func bundleIsAFolder() async throws {
+        let temp = try TemporaryDirectory()
+        let file = try temp.write("bad.conf", "[network]\nca_bundle = \(temp.path)\n")
+        let outcome = try await CheckConfigCommandTests.run(["--config", file, "--check-config"], environment: Self.environment(temp.path))
+        #expect(outcome.status == 78)
+        #expect(outcome.stderr == "\(file): ca_bundle in [network]: \(temp.path) is not a regular file\n")
+    }
+
+    @Test("under socket activation the socket's folder is systemd's and is not checked")
+    func socketActivatedSkipsSocketFolder() async throws {
+        let temp = try TemporaryDirectory()
+        let blocker = try temp.write("plain-file", "x")
+        let file = try temp.write("ok.conf", "[daemon]\nsocket = \(blocker)/d.sock\n")
+        // LISTEN_PID names another process: not activated, so the folder is checked.
+        var environment = Self.environment(temp.path)
+        environment["LISTEN_FDS"] = "1"
+        environment["LISTEN_PID"] = "1"
+        let outcome = try await CheckConfigCommandTests.run(["--config", file, "--check-config"], environment: environment)
+        #expect(outcome.status == 78)
+        #expect(outcome.stderr.contains("socket in [daemon]"))
+    }
+}

@@ -249,3 +249,35 @@ struct ConfigLookupTests {
         #expect(CacheConfiguration(environment: [:]).resolvedCacheDirectory == (home == "/" ? "" : home) + "/.cache/imagecached")
     }
 }
+
+/// `~/.config/user-dirs.dirs` (xdg-user-dirs) decides the default download folder when
+/// `XDG_DOWNLOAD_DIR` is not in the environment.
+@Suite("user-dirs.dirs")
+struct UserDirsTests {
+    @Test("the forms xdg-user-dirs writes: $HOME/…, absolute, escaped quotes; others ignored")
+    func parse() {
+        let file = """
+            # This file is written by xdg-user-dirs-update
+            XDG_DESKTOP_DIR="$HOME/Desktop"
+            XDG_DOWNLOAD_DIR="$HOME/T\u{E9}l\u{E9}chargements"
+            """
+        #expect(EnvironmentDefaults.parseUserDirs(file, key: "XDG_DOWNLOAD_DIR", home: "/h") == "/h/T\u{E9}l\u{E9}chargements")
+        #expect(EnvironmentDefaults.parseUserDirs(#"XDG_DOWNLOAD_DIR="/data/My \"dl\"""#, key: "XDG_DOWNLOAD_DIR", home: "/h") == #"/data/My "dl""#)
+        #expect(EnvironmentDefaults.parseUserDirs(#"XDG_DOWNLOAD_DIR="$HOME""#, key: "XDG_DOWNLOAD_DIR", home: "/h") == "/h")
+        #expect(EnvironmentDefaults.parseUserDirs(#"XDG_DOWNLOAD_DIR="relative/dl""#, key: "XDG_DOWNLOAD_DIR", home: "/h") == nil)
+        #expect(EnvironmentDefaults.parseUserDirs(#"XDG_DOWNLOAD_DIR="/unterminated"#, key: "XDG_DOWNLOAD_DIR", home: "/h") == nil)
+        #expect(EnvironmentDefaults.parseUserDirs("XDG_MUSIC_DIR=\"$HOME/Music\"", key: "XDG_DOWNLOAD_DIR", home: "/h") == nil)
+    }
+
+    @Test("the default download root follows the user's user-dirs.dirs; the environment wins over it")
+    func defaultFollowsFile() throws {
+        let temp = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: temp.path + "/.config", withIntermediateDirectories: true)
+        _ = try temp.write(".config/user-dirs.dirs", "XDG_DOWNLOAD_DIR=\"$HOME/Hämtningar\"\n")
+        #expect(CacheConfiguration(environment: ["HOME": temp.path]).resolvedDownloadRoots == [temp.path + "/Hämtningar"])
+        #expect(CacheConfiguration(environment: ["HOME": temp.path, "XDG_DOWNLOAD_DIR": "/d"]).resolvedDownloadRoots == ["/d"])
+        // XDG_CONFIG_HOME moves the file too.
+        #expect(CacheConfiguration(environment: ["HOME": temp.path, "XDG_CONFIG_HOME": temp.path + "/elsewhere"]).resolvedDownloadRoots
+            == [temp.path + "/Downloads"])
+    }
+}
