@@ -55,14 +55,76 @@ struct DaemonProcessTests {
         await client.close()
 
         daemon.signal(signal)
-        let stopping = try #require(try await notify.receive())
+        // Heartbeat STATUS= lines may come first; STOPPING=1 must come within a bounded number.
+        var stopping = ""
+        for _ in 0..<20 {
+            stopping = try #require(try await notify.receive())
+            if stopping.split(separator: "\n").contains("STOPPING=1") { break }
+        }
         #expect(stopping.split(separator: "\n").contains("STOPPING=1"))
         #expect(try await daemon.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: place.socket))
+        // A clean exit leaves no lock file beside the socket.
+        #expect(!FileManager.default.fileExists(atPath: place.socket + ".lock"))
         // One line per event, with a timestamp and a level, and no colour on a pipe.
         #expect(daemon.log.allSatisfy { !$0.contains("\u{1B}[") })
         #expect(daemon.log.contains { $0.contains(" notice imagecached: serving") })
         #expect(daemon.log.contains { $0.contains("client connected") && $0.contains("uid=\(getuid())") && $0.contains("pid=") })
+    }
+
+    @Test("with WatchdogSec= it pings WATCHDOG=1 from its event loop with a live STATUS= line")
+    func watchdogAndStatus() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let notify = try NotifySocket(abstract: true)
+        // WATCHDOG_PID is left out: systemd sets it only when the variable could be inherited.
+        let daemon = try DaemonProcess(arguments: ["--socket", place.socket], environment: DaemonProcess.environment(
+            home: place.folder, extra: ["NOTIFY_SOCKET": notify.address, "WATCHDOG_USEC": "200000"]))
+        defer { daemon.kill() }
+        let ready = try #require(try await notify.receive())
+        #expect(ready.split(separator: "\n").contains("READY=1"))
+        let client = try await RawClient.connect(place.socket)
+        _ = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+        // Pings come every 100 ms (half the watchdog); one names the session just opened.
+        var beats = 0
+        var sawSession = false
+        for _ in 0..<50 where !(beats >= 3 && sawSession) {
+            let beat = try #require(try await notify.receive())
+            let fields = beat.split(separator: "\n")
+            #expect(fields.contains("WATCHDOG=1"))
+            #expect(fields.contains { $0.hasPrefix("STATUS=Serving on \(place.socket): ") })
+            beats += 1
+            if beat.contains(": 1 session,") { sawSession = true }
+        }
+        #expect(beats >= 3)
+        #expect(sawSession)
+        await client.close()
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+    }
+
+    @Test("a WATCHDOG_USEC meant for another process, zero or garbage, schedules no ping")
+    func watchdogForOthers() {
+        #expect(SystemdHeartbeat.watchdogInterval(environment: ["WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"], pid: 2) == nil)
+        #expect(SystemdHeartbeat.watchdogInterval(environment: ["WATCHDOG_USEC": "0"], pid: 2) == nil)
+        #expect(SystemdHeartbeat.watchdogInterval(environment: ["WATCHDOG_USEC": "1e9"], pid: 2) == nil)
+        #expect(SystemdHeartbeat.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "2"], pid: 2) == .seconds(30))
+        #expect(SystemdHeartbeat.watchdogInterval(environment: ["WATCHDOG_USEC": "\(Int64.max)"], pid: 2) == .hours(24))
+    }
+
+    @Test("a cache_dir that cannot be used stops start-up with 78, naming the key, before the socket exists")
+    func unusableCacheFolder() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let blocker = place.folder + "/not-a-folder"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        try place.write(config: "[cache]\ncache_dir = \(blocker)/cache\n")
+        let daemon = try DaemonProcess(arguments: ["--config", place.config, "--socket", place.socket],
+                                       environment: DaemonProcess.environment(home: place.folder))
+        defer { daemon.kill() }
+        try await daemon.waitForLog("\(place.config): cache_dir in [cache]: \(blocker)/cache cannot be created: \(blocker) is not a folder")
+        #expect(try await daemon.waitForExit() == 78)
+        #expect(!FileManager.default.fileExists(atPath: place.socket))
     }
 
     @Test("a second daemon on the same socket exits non-zero with a clear message, and the first keeps serving")

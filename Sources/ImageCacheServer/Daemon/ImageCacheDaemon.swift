@@ -62,6 +62,8 @@ public final class ImageCacheDaemon: Sendable {
     private let logger: Logger
     private let notifier: SystemdNotifier
     private let startTime = ContinuousClock.now
+    /// Where the daemon serves, for the status line (set once it listens).
+    private let servingPlace = LockedState("")
     /// The daemon's own event loops, sized by `EventLoopSizing` (CPU affinity aware).
     private let eventLoops: MultiThreadedEventLoopGroup
     private let eventLoopCount: Int
@@ -154,11 +156,50 @@ public final class ImageCacheDaemon: Sendable {
         }
         listener.releaseLock()
         let place = listener.path ?? "the socket passed by systemd"
+        servingPlace.withLock { $0 = place }
         logger.notice("serving", metadata: [
             "socket": "\(place)", "pid": "\(getpid())", "version": "\(ImageCacheVersion.current)", "eventLoops": "\(eventLoopCount)",
         ])
+        logStartup(configuration.current)
         notifier.ready(status: "Serving on \(place)")
         return listener
+    }
+
+    /// The start-up line an operator reads first: which file, where the cache and the
+    /// download roots are, which providers have a key (and where each came from, never the
+    /// key itself); a warning when none has, since every search would then fail.
+    private func logStartup(_ configuration: CacheConfiguration) {
+        let providers: [(String, CacheConfiguration.Provider)] = [
+            ("unsplash", configuration.unsplash), ("flickr", configuration.flickr), ("pixabay", configuration.pixabay),
+        ]
+        let keyed = providers.filter { $0.1.isConfigured }
+        logger.notice("configuration", metadata: [
+            "file": "\(configuration.sourcePath ?? "none (defaults)")",
+            "cache_dir": "\(configuration.resolvedCacheDirectory)",
+            "download_roots": "\(configuration.resolvedDownloadRoots.joined(separator: ","))",
+            "providers_with_keys": "\(keyed.isEmpty ? "none" : keyed.map { "\($0.0)(\($0.1.apiKeySource.map { "\($0)" } ?? "set"))" }.joined(separator: ","))",
+        ])
+        if keyed.isEmpty {
+            logger.warning("no provider has an API key: every search answers provider_unavailable; set UNSPLASH_ACCESS_KEY, FLICKR_API_KEY or PIXABAY_API_KEY (environment, /etc/credstore/ or cache.conf)")
+        }
+    }
+
+    /// Starts the systemd heartbeat (`WATCHDOG=1`, live `STATUS=`) on one of the daemon's loops.
+    func startHeartbeat(place: String) -> SystemdHeartbeat {
+        SystemdHeartbeat(notifier: notifier, environment: options.environment, loop: eventLoops.next()) { [self] in
+            statusLine(place: place)
+        }
+    }
+
+    /// What `systemctl status` shows while serving: where, and the figures an operator looks
+    /// at first (sessions, the memory tier, the network).
+    func statusLine(place: String) -> String {
+        let memory = services.cache.statistics.memory
+        let network = services.transfers.stats
+        let sessions = server.sessionCount
+        return "Serving on \(place): \(sessions) session\(sessions == 1 ? "" : "s"), "
+            + "\(memory.entries) cached in memory (\(memory.bytes / (1 << 20)) MiB), "
+            + "\(network.inFlight) transfer\(network.inFlight == 1 ? "" : "s") running, \(network.queued) queued"
     }
 
     /// Stops accepting, lets in-flight requests finish within the grace period, removes the
@@ -186,7 +227,8 @@ public final class ImageCacheDaemon: Sendable {
             return false
         }
         notifier.reloading(status: "Reloading configuration")
-        defer { notifier.status("Serving") ; notifier.notify(["READY=1"]) }
+        // The status keeps naming the socket (the heartbeat refreshes the figures).
+        defer { notifier.notify(["READY=1", "STATUS=\(statusLine(place: servingPlace.withLock { $0 }))"]) }
         let fresh: CacheConfiguration
         do {
             fresh = try reload()
@@ -211,8 +253,10 @@ private struct ServingService: Service {
 
     func run() async throws {
         let listener = try await daemon.start()
+        let heartbeat = daemon.startHeartbeat(place: listener.path ?? "the socket passed by systemd")
         // Returns on SIGTERM/SIGINT (graceful shutdown) or throws on cancellation; both stop.
         try? await gracefulShutdown()
+        heartbeat.stop()
         await daemon.stop(listener: listener)
     }
 }

@@ -39,11 +39,19 @@ public final class ListeningSocket: Sendable {
         if let fd { close(fd) }
     }
 
-    /// Removes the socket file at exit, if it is still the one this process created.
+    /// Removes the socket file at exit, if it is still the one this process created, and the
+    /// lock file beside it, both under the lock (so a daemon starting meanwhile waits, then
+    /// finds neither).
     public func removeSocketFile() {
         guard let path, let createdFile else { return }
-        guard FileIdentity(path: path) == createdFile else { return }
-        unlink(path)
+        releaseLock()
+        guard let lock = try? SocketLock.acquire(path) else {
+            if FileIdentity(path: path) == createdFile { unlink(path) }
+            return
+        }
+        defer { close(lock) }
+        if FileIdentity(path: path) == createdFile { unlink(path) }
+        SocketLock.remove(path)
     }
 
     deinit {

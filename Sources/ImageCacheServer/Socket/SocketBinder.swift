@@ -10,7 +10,8 @@ import Logging
 /// under an exclusive `flock` on `<socket>.lock` (so two daemons starting together take
 /// turns), the path is probed: a socket that accepts a connection belongs to a live daemon
 /// and start-up fails; one that refuses is stale and is removed; anything that is not a
-/// socket is left alone and start-up fails. The lock is held until the server listens.
+/// socket is left alone and start-up fails. The lock is held until the server listens, and
+/// taken again at a clean exit to remove the socket and the lock file (`SocketLock`).
 ///
 /// The socket is created 0600 (0660 and group-owned with `socket_group`): the mode is set on
 /// the socket before `bind`, which Linux applies to the new file, so it is never more open
@@ -24,11 +25,9 @@ public enum SocketBinder {
         let mode: mode_t = groupID == nil ? 0o600 : 0o660
 
         try createParentDirectory(of: path)
-        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw .system(call: "open", path: path + ".lock", errno: errno) }
+        let lock = try SocketLock.acquire(path)
         var keepLock = false
         defer { if !keepLock { close(lock) } }
-        guard flock(lock, LOCK_EX) == 0 else { throw .system(call: "flock", path: path + ".lock", errno: errno) }
 
         try removeStaleSocket(at: path, address: address, logger: logger)
 
