@@ -27,7 +27,7 @@ func runDaemon(configuration: CacheConfiguration,
     // Before anything opens a descriptor or sizes a budget from the limit.
     let descriptors = DescriptorLimit.raiseToHardLimit()
     let level = LogLevelControl(configuration.daemon.logLevel)
-    DaemonLogHandler.bootstrap(control: level)
+    DaemonLogHandler.bootstrap(control: level, environment: ProcessInfo.processInfo.environment)
     let logger = Logger(label: "imagecached")
     if let descriptors, descriptors < DescriptorLimit.recommended {
         // Under the unit's SystemCallFilter=~@resources setrlimit() is refused: LimitNOFILE= decides.

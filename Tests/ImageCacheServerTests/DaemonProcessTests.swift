@@ -69,7 +69,7 @@ struct DaemonProcessTests {
         // One line per event, with a timestamp and a level, and no colour on a pipe.
         #expect(daemon.log.allSatisfy { !$0.contains("\u{1B}[") })
         #expect(daemon.log.contains { $0.contains(" notice imagecached: serving") })
-        #expect(daemon.log.contains { $0.contains("client connected") && $0.contains("uid=\(getuid())") && $0.contains("pid=") })
+        #expect(daemon.log.contains { $0.contains("client connected") && $0.contains("peer_uid=\(getuid())") && $0.contains("peer_pid=") })
     }
 
     @Test("with WatchdogSec= it pings WATCHDOG=1 from its event loop with a live STATUS= line")
@@ -99,6 +99,28 @@ struct DaemonProcessTests {
         #expect(beats >= 3)
         #expect(sawSession)
         await client.close()
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+    }
+
+    @Test("a failed request is logged at info with its kind, code and duration, as logfmt")
+    func failedRequestLogged() async throws {
+        let place = Place()
+        defer { place.remove() }
+        let daemon = try DaemonProcess(arguments: ["--socket", place.socket, "--log-level", "info"],
+                                       environment: DaemonProcess.environment(home: place.folder))
+        defer { daemon.kill() }
+        try await daemon.waitForLog("serving")
+        let client = try await RawClient.connect(place.socket)
+        let answer = try await client.call(#"{"jsonrpc":"2.0","id":7,"method":"download.status","params":{"job":"dl-nope"}}"#)
+        #expect(answer.errorCode == 1006)
+        await client.close()
+        try await daemon.waitForLog("request failed")
+        let line = try #require(daemon.log.first { $0.contains("request failed") })
+        #expect(line.contains(" info imagecached: request failed "))
+        #expect(line.contains("kind=not_found") && line.contains("code=1006") && line.contains("method=download.status") && line.contains("request=7"))
+        #expect(line.range(of: #"duration_ms=\d+"#, options: .regularExpression) != nil)
+        #expect(line.contains(#"error=""#))  // a message with spaces is quoted
         daemon.signal(SIGTERM)
         #expect(try await daemon.waitForExit() == 0)
     }

@@ -67,7 +67,13 @@ expected=$((ceiling < 65536 ? ceiling : 65536))
 check "LimitNOFILE= is the limit the daemon gets (65536, or the container's ceiling)" \
   grep -Eq "^Max open files +$expected +$expected" "/proc/$pid/limits"
 echo "# daemon: $(grep "Max open files" "/proc/$pid/limits"); PID 1: $(grep "Max open files" /proc/1/limits)" >>"$results"
-check "the key from /etc/credstore reaches the daemon (LoadCredential=)" journal_has "providers_with_keys=unsplash(credential"
+check "the key from /etc/credstore reaches the daemon (LoadCredential=)" journal_has 'providers_with_keys="unsplash(credential'
+check "log lines carry their syslog priority: notice is in -p notice" \
+  bash -c "journalctl -u $unit -p notice -o cat --no-pager | grep -q 'imagecached: serving'"
+check "…and info is not in -p warning" \
+  bash -c "! journalctl -u $unit -p warning -o cat --no-pager | grep -q 'client connected'"
+check "…and the journal gets no second timestamp" \
+  bash -c "! journalctl -u $unit -o cat --no-pager | grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T.* imagecached: '"
 check "the key itself is never logged" journal_lacks "systemd-test-key-not-real"
 check "the start-up line names the config file and the download root" journal_has "file=$config"
 

@@ -249,20 +249,34 @@ public final class ImagePipeline: Sendable {
             fetch.handle(event, dimensions: dimensions, maxPixels: current.maxPixels)
         }
         fetch.attach(handle)
+        let started = ContinuousClock.now
         Task {
             let outcome: Result<ThumbnailFetch.Stored, RPCError>
+            var received = 0
             do {
                 let result = try await handle.wait()
+                received = result.body.count
                 outcome = .success(try await process(result, fetch: fetch, settings: current))
             } catch let error as RPCError {
                 outcome = .failure(fetch.earlyFailure ?? error)
             } catch {
                 outcome = .failure(fetch.earlyFailure ?? Self.cancelled)
             }
-            if case .failure(let error) = outcome, error.kind != .cancelled {
-                logger.debug("thumbnail fetch failed", metadata: [
-                    "url": "\(URLRedaction.redact(fetch.plan.url))", "kind": "\(error.kind.rawValue)", "error": "\(error.message)",
+            // Every fetch from the network at info (memory and disk hits log nothing above
+            // debug); a failed one with its kind (the request's own line says it too).
+            let milliseconds = (ContinuousClock.now - started).wholeMilliseconds
+            switch outcome {
+            case .success:
+                logger.info("fetched from the network", metadata: [
+                    "url": "\(URLRedaction.redact(fetch.plan.url))", "bytes": "\(received)", "duration_ms": "\(milliseconds)",
                 ])
+            case .failure(let error) where error.kind != .cancelled:
+                logger.info("fetch from the network failed", metadata: [
+                    "url": "\(URLRedaction.redact(fetch.plan.url))", "kind": "\(error.kind.rawValue)", "error": "\(error.message)",
+                    "duration_ms": "\(milliseconds)",
+                ])
+            case .failure:
+                break
             }
             fetch.finish(outcome)
             forget(fetch)

@@ -90,9 +90,17 @@ public final class SearchMethods: Sendable {
             let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
                                               page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
                                               channel: params.channel, safe: params.safe)
-            return try await refreshingFigures(of: coordinator) {
+            let result = try await refreshingFigures(of: coordinator) {
                 try await coordinator.search(parameters, session: String(context.session.id))
             }
+            // Every search an operator may ask about: what, where it came from, how long.
+            context.logger.info("search", metadata: [
+                "provider": "\(result.provider)", "query": "\(result.query ?? result.feed?.rawValue ?? "")",
+                "page": "\(result.page)", "photos": "\(result.photos.count)", "total": "\(result.total)",
+                "source": "\(result.stale ? "stale cache" : result.fromCache ? "cache" : "provider")",
+                "duration_ms": "\(context.elapsedMilliseconds)",
+            ])
+            return result
         }
         router.register("photo.get") { [self] (params: PhotoGetParams, _) in
             try params.validate()

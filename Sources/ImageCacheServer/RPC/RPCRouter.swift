@@ -1,3 +1,4 @@
+import ImageCacheKit
 import Logging
 
 /// The dispatch table: method name → typed handler.
@@ -274,6 +275,11 @@ public struct RequestContext: Sendable {
     public let method: String
     /// The request's entry in the session's pending table (nil for immediate routes).
     var pending: Session.PendingEntry? = nil
+    /// When the request arrived, for the duration its log line reports (one vDSO clock read).
+    public let arrived = ContinuousClock.now
+
+    /// Whole milliseconds since the request arrived (`duration_ms=` in log lines).
+    public var elapsedMilliseconds: Int { (ContinuousClock.now - arrived).wholeMilliseconds }
 
     /// A logger carrying the session's metadata, the request id and the method.
     ///

@@ -159,16 +159,37 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// Maps what a handler threw to the contract's error model.
+    /// Maps what a handler threw to the contract's error model, and logs the failure.
     private static func failure(_ error: any Error, context: RequestContext) -> @Sendable (RequestID) -> OutboundMessage {
         switch error {
         case let error as RPCError:
+            logFailure(error, context: context)
             return { id in MessageEncoder.failure(id: id, error: error) }
         case is CancellationError:
-            return { id in MessageEncoder.failure(id: id, error: RPCError(.cancelled, "the request was cancelled", reason: "cancelled")) }
+            let cancelled = RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
+            logFailure(cancelled, context: context)
+            return { id in MessageEncoder.failure(id: id, error: cancelled) }
         default:
             context.logger.error("a handler failed unexpectedly", metadata: ["error": "\(error)"])
             return { id in MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error")) }
         }
+    }
+
+    /// Every failed request, with its kind and how long it took: `warning` when the outside
+    /// failed (a provider, an image host, the network, the disk), `info` when the request did
+    /// (bad params, unknown ids, refused targets), `debug` for cancellations (a grid recycles
+    /// tiles all the time).
+    static func logFailure(_ error: RPCError, context: RequestContext) {
+        let level: Logger.Level = switch error.kind {
+        case .cancelled: .debug
+        case .upstreamError, .providerUnavailable, .rateLimited, .networkUnavailable, .timeout, .storageUnavailable, .internal: .warning
+        default: .info
+        }
+        guard context.session.logger.logLevel <= level else { return }
+        context.logger.log(level: level, "request failed", metadata: [
+            "kind": "\(error.kind.rawValue)", "code": "\(error.kind.code)",
+            "duration_ms": "\(context.elapsedMilliseconds)",
+            "error": "\(error.message)",
+        ])
     }
 }

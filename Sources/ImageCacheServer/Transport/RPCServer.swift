@@ -74,9 +74,10 @@ public final class RPCServer: Sendable {
                     let session = Session(id: registry.makeID(), peer: peer, channel: channel, logger: logger)
                     registry.add(session)
                     metrics.accepted()
-                    session.logger.info("client connected", metadata: [
-                        "peer": "\(peer.map(\.description) ?? "unknown")",
-                    ])
+                    // logfmt keys of their own (peer_pid=, not peer=pid=…) so a line parses.
+                    session.logger.info("client connected", metadata: peer.map {
+                        ["peer_pid": "\($0.pid)", "peer_uid": "\($0.uid)", "peer_gid": "\($0.gid)"]
+                    } ?? ["peer": "unknown"])
                     session.onClose { [session] in
                         session.logger.info("client disconnected")
                     }
