@@ -114,13 +114,15 @@ public enum DownloadDestination {
     /// extension kept. nil when nothing is left.
     public static func sanitise(_ name: String) -> String? {
         var scalars = String.UnicodeScalarView()
-        for scalar in name.precomposedStringWithCanonicalMapping.unicodeScalars {
+        for scalar in name.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .control, .format, .lineSeparator, .paragraphSeparator: continue
             default: scalars.append(scalar == "/" || scalar == "\\" ? "_" : scalar)
             }
         }
-        var text = String(scalars)
+        // NFC after the filter: a dropped control between a letter and its accent would
+        // otherwise leave a decomposed pair behind.
+        var text = String(scalars).precomposedStringWithCanonicalMapping
         while text.contains("..") { text = text.replacingOccurrences(of: "..", with: ".") }
         text = trimmed(text)
         if text.utf8.count > maxNameBytes {
