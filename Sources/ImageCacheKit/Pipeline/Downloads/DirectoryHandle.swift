@@ -112,6 +112,21 @@ public final class DirectoryHandle: Sendable {
         return fd
     }
 
+    /// The opener of a transfer's partial file (`TransferRequest.Resume.open`), called at every
+    /// attempt (the first and each retry, on the transfer thread): re-checks this folder against
+    /// `roots()` (the current configuration's, resolved), then opens `name` beneath it with
+    /// `openForAppend`. A folder that left the roots gives `-EXDEV`, a swapped `.part` `-ELOOP`.
+    public func appendOpener(_ name: String, roots: @escaping @Sendable () -> [String]) -> @Sendable () -> Int32 {
+        { [self] in
+            do {
+                try recheck(roots: roots())
+            } catch {
+                return -EXDEV
+            }
+            return openForAppend(name)
+        }
+    }
+
     /// Flushes the folder's entries (after a rename or unlink in it), best effort.
     public func sync() {
         fsync(fd)

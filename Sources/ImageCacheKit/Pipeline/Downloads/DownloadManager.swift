@@ -281,9 +281,11 @@ public actor DownloadManager {
         try DirectoryHandle.open(record.reservation.directory, roots: currentRoots(), create: false)
     }
 
-    /// The download roots of the configuration now, resolved.
-    private func currentRoots() -> [String] {
-        DownloadDestination.resolvedRoots(dependencies.configuration().resolvedDownloadRoots, create: false)
+    /// The download roots of the configuration now, resolved: a closure, so a transfer's
+    /// `.part` opener can ask again at every attempt from the transfer thread.
+    private nonisolated var currentRoots: @Sendable () -> [String] {
+        let configuration = dependencies.configuration
+        return { DownloadDestination.resolvedRoots(configuration().resolvedDownloadRoots, create: false) }
     }
 
     /// Why the job's folder or `.part` can no longer be written, nil when both are as they
@@ -308,22 +310,6 @@ public actor DownloadManager {
             names.insert(record.reservation.partName)
         }
         return names
-    }
-
-    /// Opens the job's `.part` at every attempt of its transfer (the first and each retry):
-    /// the folder is re-checked against the current roots, then the file opened beneath it
-    /// with `O_NOFOLLOW` (`DirectoryHandle.openForAppend`). Runs on the transfer thread.
-    private func partOpener(_ folder: DirectoryHandle, name: String) -> @Sendable () -> Int32 {
-        let configuration = dependencies.configuration
-        return {
-            let roots = DownloadDestination.resolvedRoots(configuration().resolvedDownloadRoots, create: false)
-            do {
-                try folder.recheck(roots: roots)
-            } catch {
-                return -EXDEV
-            }
-            return folder.openForAppend(name)
-        }
     }
 
     /// Brings the body into `.part`: a probe for the validator when starting from zero, then
@@ -371,7 +357,7 @@ public actor DownloadManager {
         }
         let request = TransferRequest(url: record.url, priority: .download,
                                       resume: .init(path: part, validator: record.validator ?? "\"\"",
-                                                    open: partOpener(folder, name: partName)))
+                                                    open: folder.appendOpener(partName, roots: currentRoots)))
         let observer = self.observer
         let handle = dependencies.transfers.start(request) { event in
             if case .progress(let received, let expected) = event,
