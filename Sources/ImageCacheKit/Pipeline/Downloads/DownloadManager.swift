@@ -20,6 +20,12 @@ import Logging
 /// from the engine. A server that ignores the one-byte range answers the whole body, which is
 /// then simply kept.
 ///
+/// Confinement (issue 20): a job's folder is held open (`DirectoryHandle`, opened beneath its
+/// root without following symlinks) and every filesystem step is relative to it; the folder is
+/// re-checked against the current configuration's roots at the job's (re)start, at every
+/// attempt of its transfer (the `.part` opener) and before the move, and a job whose folder
+/// left them fails `forbidden` saying why.
+///
 /// Shutdown (`TransferEngine.shutdown`, reason `shutdown`) leaves jobs unfinished on disk,
 /// `.part` included, so the next start resumes them; only a real failure or
 /// `download.cancel` removes the `.part` and the reserved name.
