@@ -6,7 +6,8 @@ import Foundation
 /// name `FileReservation` builds from it.
 ///
 /// Properties, as documented: a name (never a path: no `/`, no NUL, no control character),
-/// not `.`/`..` and not hidden (no leading dot), no leading or trailing space, at most
+/// NFC, without format (`Cf`) characters, not `.`/`..` and not hidden (no leading dot), no
+/// leading or trailing space, no trailing dot, a client's name never with a reserved suffix, at most
 /// `maxNameBytes` bytes, so that the numbered `.part` name stays under NAME_MAX (255).
 enum FilenameTarget {
     static let target = FuzzTarget(name: "filename", summary: "DownloadDestination.sanitise, defaultStem and the reserved name", run: run)
@@ -22,6 +23,12 @@ enum FilenameTarget {
                               "\(text.debugDescription) reserves \(reservation.partPath.debugDescription)")
             FuzzCheck.require((reservation.name + ".part").utf8.count <= 255,
                               "\(text.debugDescription): \((reservation.name + ".part").utf8.count) bytes, over NAME_MAX")
+        }
+        // A client's name: refused (never a trap) or a clean name without a reserved suffix.
+        if let checked = try? DownloadDestination.checkedName(text) {
+            check(checked, from: text)
+            FuzzCheck.require(DownloadDestination.reservedSuffix(of: checked) == nil,
+                              "\(text.debugDescription) → \(checked.debugDescription) ends with a reserved suffix")
         }
         check(DownloadDestination.defaultStem(photo: text, url: "https://e.test/x.jpg"), from: text)
         check(DownloadDestination.defaultStem(photo: nil, url: text), from: text)
@@ -39,5 +46,10 @@ enum FilenameTarget {
         FuzzCheck.require(bytes.first != UInt8(ascii: "."), "\(text.debugDescription) → \(name.debugDescription) starts with a dot")
         FuzzCheck.require(!(name.first?.isWhitespace ?? false) && !(name.last?.isWhitespace ?? false),
                           "\(text.debugDescription) → \(name.debugDescription) starts or ends with a space")
+        FuzzCheck.require(bytes.last != UInt8(ascii: "."), "\(text.debugDescription) → \(name.debugDescription) ends with a dot")
+        FuzzCheck.require(!name.unicodeScalars.contains { $0.properties.generalCategory == .format },
+                          "\(text.debugDescription) → \(name.debugDescription) holds a format (Cf) character")
+        FuzzCheck.require(name == name.precomposedStringWithCanonicalMapping && Array(name.utf8) == Array(name.precomposedStringWithCanonicalMapping.utf8),
+                          "\(text.debugDescription) → \(name.debugDescription) is not NFC")
     }
 }

@@ -5,6 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/memfd.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // Declared by glibc (2.27 and later) under _GNU_SOURCE only.
 extern int memfd_create(const char *name, unsigned int flags);
@@ -19,6 +23,29 @@ extern int memfd_create(const char *name, unsigned int flags);
 #define F_SEAL_GROW 0x0004
 #define F_SEAL_WRITE 0x0008
 #endif
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+/// `openat2(2)` confined to `dirfd`: no `..` out of it, no absolute path, no symlink at any
+/// component (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`), no crossing into another mount's
+/// magic links. Returns the descriptor, or -1 with `errno` (ENOSYS on kernels before 5.6,
+/// where the caller walks the path itself with `O_NOFOLLOW`).
+static inline int ic_open_beneath(int dirfd, const char *path, int flags, unsigned int mode) {
+    struct open_how how = {0};
+    how.flags = (unsigned long long)flags;
+    how.mode = (flags & O_CREAT) ? mode : 0;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    return (int)fd;
+}
+
+/// `renameat2(2)` with `RENAME_NOREPLACE`: fails with EEXIST instead of replacing a name.
+/// EINVAL on a file system that does not support the flag, ENOSYS before Linux 3.15.
+static inline int ic_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
 
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U

@@ -30,14 +30,25 @@ final class BodySink {
         ownsFile = true
     }
 
-    /// A sink that appends to an existing partial body (a resumed download).
-    init?(appendingTo path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return nil }
+    /// A sink that appends to an existing partial body (a resumed download), opened by the
+    /// resume's own opener: for a download job, beneath its checked folder with `O_NOFOLLOW`,
+    /// never created here and never through a symlink. nil (with `errno` set) when the opener
+    /// refused or failed.
+    init?(appendingTo resume: TransferRequest.Resume) {
+        let fd = resume.open()
+        guard fd >= 0 else {
+            errno = -fd
+            return nil
+        }
         let end = lseek(fd, 0, SEEK_END)
-        guard end >= 0 else { close(fd); return nil }
+        guard end >= 0 else {
+            let code = errno
+            close(fd)
+            errno = code
+            return nil
+        }
         self.fd = fd
-        self.path = path
+        self.path = resume.path
         size = Int(end)
         memoryLimit = 0
         directory = ""

@@ -104,7 +104,7 @@ final class TransferJob {
         errorBuffer[0] = 0
         sink?.discard()
         if let resume {
-            guard let partial = BodySink(appendingTo: resume.path) else {
+            guard let partial = BodySink(appendingTo: resume) else {
                 sink = nil
                 abort = .diskFailure("cannot open the partial download \(resume.path)", errno: errno)
                 return false

@@ -1,18 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One GET the engine should perform: an image for the cache, a download to disk, or a
 /// provider API call (through `HTTPFetching`).
 public struct TransferRequest: Sendable {
     /// Where a partially downloaded body lies, so a download can continue with `Range` and
     /// `If-Range` instead of starting over (CONTRACT: downloads resume).
-    public struct Resume: Sendable, Equatable {
-        /// The file holding the first `offset` bytes of the body; the rest is appended to it.
+    public struct Resume: Sendable {
+        /// The file holding the first `offset` bytes of the body (named in messages and in the
+        /// result's `.file`); the rest is appended to it.
         public var path: String
         /// The `ETag` (or `Last-Modified`) the partial body came with: sent as `If-Range`, so a
         /// changed resource answers 200 with the whole new body instead of a mismatched tail.
         public var validator: String
-        /// A resume of the file at `path` whose bytes came with `validator`.
-        public init(path: String, validator: String) {
+        /// Opens the partial file for writing at every attempt (the first and each retry):
+        /// returns a descriptor, or `-errno`. A download job passes one that re-checks its
+        /// folder against the download roots and opens the `.part` beneath it with
+        /// `O_NOFOLLOW` (`DirectoryHandle.openForAppend`), so a `.part` or folder swapped for a
+        /// symlink during a retry's back-off is refused, never followed (issue 20, item 1).
+        public var open: @Sendable () -> Int32
+
+        /// A resume of the file at `path` whose bytes came with `validator`, opened by `open`;
+        /// without one, `path` itself is opened (created if missing) without following a
+        /// symlink at its last component.
+        public init(path: String, validator: String, open: (@Sendable () -> Int32)? = nil) {
             self.path = path
             self.validator = validator
+            self.open = open ?? {
+                let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                return fd >= 0 ? fd : -errno
+            }
         }
     }
 

@@ -94,7 +94,9 @@ struct DownloadCommandTests {
             live.images.serve("/c.jpg", body: Self.body, faults: [.none, .held])
             let started = try await live.cli(["download", live.images.url("/c.jpg"), "--detach"])
             let job = try #require(started.stdout.split(separator: " ").first { $0.hasPrefix("dl-") }.map(String.init))
-            #expect(started.stdout.contains("imagecache download watch \(job)"))
+            // The follow-up hints keep the --socket this command was given.
+            #expect(started.stdout.contains("imagecache --socket \(live.socket) download watch \(job)"), "\(started.stdout)")
+            #expect(started.stdout.contains("imagecache --socket \(live.socket) download cancel \(job)"), "\(started.stdout)")
             try await withTimeout(seconds: 60) { try await live.images.waitUntil { $0.requests("/c.jpg") >= 2 } }
             let cancelled = try await live.cli(["download", "cancel", job])
             #expect(cancelled.status == 0, "\(cancelled.stderr)")
@@ -162,6 +164,60 @@ struct DownloadCommandTests {
             #expect(jobs.map(\.state) == [.cancelled])
             #expect(live.downloadedFiles().isEmpty, "\(live.downloadedFiles())")
             live.images.release("/i.jpg")
+        }
+    }
+
+    @Test func aBadPhotoBesideAGoodOneIsReportedTheGoodOneFollowedAndTheExitIsTheFailures() async throws {
+        try await LiveDaemon.with { live in
+            let photo = try #require(try await live.photoIDs().first)
+            let bad = "unsplash:NOPE0000000"
+            let result = try await live.cli(["download", photo, bad, "--variant", "regular"])
+            #expect(result.status == 15, "\(result.stderr)")  // not_found, the first failure
+            #expect(result.stderr.contains("\(bad): not started"), "\(result.stderr)")
+            #expect(result.stdout.contains("refused \(bad)"), "\(result.stdout)")
+            #expect(result.stdout.contains("1 of 2 saved"), "\(result.stdout)")
+            // The started job was followed to its end: none is left running unseen.
+            let connection = try await live.connect()
+            let jobs = try await connection.downloads().jobs
+            await connection.close()
+            #expect(jobs.map(\.state) == [.finished], "\(jobs)")
+            #expect(live.downloadedFiles().count == 1, "\(live.downloadedFiles())")
+        }
+    }
+
+    @Test func aBadPhotoFirstDoesNotHideTheJobsStartedAfterIt() async throws {
+        try await LiveDaemon.with { live in
+            live.images.serve("/g.jpg", body: Self.body)
+            let bad = "unsplash:NOPE0000000"
+            let result = try await live.cli(["download", bad, live.images.url("/g.jpg"), "--json"])
+            #expect(result.status == 15, "\(result.stderr)")
+            let outcomes = try jsonArray(result.stdout)
+            #expect(outcomes.map { $0["image"] as? String } == [bad, live.images.url("/g.jpg")])
+            #expect(outcomes[0]["job"] == nil)
+            #expect(((outcomes[0]["error"] as? [String: Any])?["code"] as? Int) == 1006)
+            #expect((outcomes[1]["path"] as? String) == live.downloads + "/g.jpg")
+            #expect(live.downloadedFiles() == ["g.jpg"])
+        }
+    }
+
+    @Test func detachedWithABadPhotoListsTheStartedJobWithSocketHintsAndExits15() async throws {
+        try await LiveDaemon.with { live in
+            live.images.serve("/h.jpg", body: Self.body)
+            let bad = "unsplash:NOPE0000000"
+            let result = try await live.cli(["download", live.images.url("/h.jpg"), bad, "--detach"])
+            #expect(result.status == 15, "\(result.stderr)")
+            let job = try #require(result.stdout.split(separator: " ").first { $0.hasPrefix("dl-") }.map(String.init))
+            #expect(result.stdout.contains("job \(job) started"))
+            #expect(result.stdout.contains("imagecache --socket \(live.socket) download watch \(job)"), "\(result.stdout)")
+            #expect(result.stderr.contains("\(bad): not started"), "\(result.stderr)")
+            let json = try await live.cli(["download", live.images.url("/h.jpg"), bad, "--detach", "--json"])
+            #expect(json.status == 15)
+            let entries = try jsonArray(json.stdout)
+            #expect(entries.count == 2)
+            #expect((entries[0]["job"] as? String)?.hasPrefix("dl-") == true)
+            #expect(((entries[1]["error"] as? [String: Any])?["code"] as? Int) == 1006)
+            let watched = try await live.cli(["download", "watch", job])
+            #expect(watched.status == 0, "\(watched.stderr)")
         }
     }
 }

@@ -5,8 +5,8 @@ import ImageCacheProtocol
 public struct DownloadOutcome: Codable, Sendable, Equatable {
     /// The photo id or URL as given.
     public var image: String
-    /// The daemon's job id.
-    public var job: String
+    /// The daemon's job id; nil when the daemon refused to start the job (`error` says why).
+    public var job: String?
     /// The saved file, when finished.
     public var path: String?
     /// Its size.
@@ -20,7 +20,7 @@ public struct DownloadOutcome: Codable, Sendable, Equatable {
     /// Seconds from start to end as this client saw them.
     public var seconds: Double
 
-    public init(image: String, job: String, path: String? = nil, bytes: Int? = nil, width: Int? = nil,
+    public init(image: String, job: String?, path: String? = nil, bytes: Int? = nil, width: Int? = nil,
                 height: Int? = nil, error: RPCError? = nil, seconds: Double) {
         self.image = image
         self.job = job
@@ -171,7 +171,8 @@ public enum DownloadSummary {
             if let path = o.path {
                 lines.append("saved   \(path) (\(o.width ?? 0)×\(o.height ?? 0), \(Units.bytes(o.bytes ?? 0)))")
             } else if let error = o.error {
-                lines.append("\(error.kind == .cancelled ? "cancelled" : "failed ") \(o.image): \(error.message) [\(error.kind.rawValue)]")
+                let verb = o.job == nil ? "refused" : error.kind == .cancelled ? "cancelled" : "failed "
+                lines.append("\(verb) \(o.image): \(error.message) [\(error.kind.rawValue)]")
             }
         }
         let saved = outcomes.filter { $0.path != nil }

@@ -108,7 +108,9 @@ public struct DownloadWatch: ClientCommand {
         do {
             outcomes = try await Interrupts.race { try await follower.follow(notifications) }
         } catch is Interrupted {
-            Output.error("imagecache: stopped watching; the jobs go on in the daemon")
+            let ids = followed.map(\.job)
+            Output.error("imagecache: stopped watching; the jobs go on in the daemon "
+                         + "(follow again with `\(DownloadHints.command("watch", jobs: ids, global: global))`)")
             throw ExitCode(ExitStatus.interrupted.rawValue)
         }
         Output.line(global.json ? try JSONOutput.text(outcomes) : DownloadSummary.render(outcomes))

@@ -14,9 +14,12 @@ public struct DownloadStart: ClientCommand {
         Starts one daemon job per photo or URL and follows them: bytes, rate and ETA per \
         file, then a summary. The folder must lie inside one of the daemon's download_dir \
         roots (else exit 19, forbidden); an existing file is never replaced (name (1).jpg). \
-        Ctrl-C cancels the jobs (their partial files are removed). With --detach the command \
-        prints the job ids and returns at once: the jobs go on in the daemon; follow them \
-        with `download watch`, stop them with `download cancel`.
+        Ctrl-C cancels the jobs (their partial files are removed). An image the daemon \
+        refuses to start (unknown photo id, folder outside the roots, bad name) is reported \
+        at once and in the summary ("refused"); the others still start and are followed, and \
+        the exit status is the first failure's. With --detach the command prints the job ids \
+        (and any refusal) and returns at once: the jobs go on in the daemon; follow them with \
+        `download watch`, stop them with `download cancel`.
 
         EXAMPLES
           imagecache download unsplash:Dwu85P9SOIk
@@ -57,23 +60,40 @@ public struct DownloadStart: ClientCommand {
         return images.map { DownloadParams(image: imageReference($0), variant: variant, directory: directory) }
     }
 
+    /// Starts a job per image, in order. A photo the daemon refuses (unknown id, folder outside
+    /// the roots…) does not stop the others and is never hidden: each refusal is reported at
+    /// once and in the summary, each started job is followed (or, with `--detach`, listed), and
+    /// the exit status is the first failure's in argument order (issue 20, item 6). If the
+    /// connection itself fails while starting, the jobs already started are named before the
+    /// error, with the commands that watch or cancel them.
     public func run(connection: ImageCacheConnection) async throws {
         let notifications = connection.notifications()
         // Ctrl-C may come while jobs are still being started: those already started are
         // recorded here so the interrupt cancels every one of them.
-        let started = NIOLockedValueBox<[(label: String, job: String)]>([])
+        let started = NIOLockedValueBox<[(index: Int, label: String, job: String)]>([])
+        let refused = NIOLockedValueBox<[Int: DownloadOutcome]>([:])
         let terminal = global.json ? Terminal(isTTY: false, width: 100) : Terminal.current()
-        let (labels, params, detach, quiet) = (images, params(), detach, global.json)
+        let (labels, params, detach, quiet, global) = (images, params(), detach, global.json, global)
+        let single = labels.count == 1
         let outcomes: [DownloadOutcome]?
         do {
             outcomes = try await Interrupts.race {
-                for (label, params) in zip(labels, params) {
-                    let job = try await connection.download(params).job
-                    started.withLockedValue { $0.append((label, job)) }
+                for (index, (label, params)) in zip(labels, params).enumerated() {
+                    do {
+                        let job = try await connection.download(params).job
+                        started.withLockedValue { $0.append((index, label, job)) }
+                    } catch let error as RPCError where !single {
+                        refused.withLockedValue { $0[index] = DownloadOutcome(image: label, job: nil, error: error, seconds: 0) }
+                        if !quiet { Output.error("imagecache: \(label): not started: \(error.message) [\(error.kind.rawValue), \(error.code)]") }
+                    } catch {
+                        Self.reportStarted(started.withLockedValue { $0.map { ($0.label, $0.job) } }, global: global)
+                        throw error
+                    }
                 }
                 if detach { return nil }
-                let follower = DownloadFollower(jobs: started.withLockedValue { $0 }, terminal: terminal, quiet: quiet)
-                return try await follower.follow(notifications)
+                let jobs = started.withLockedValue { $0.map { (label: $0.label, job: $0.job) } }
+                let follower = DownloadFollower(jobs: jobs, terminal: terminal, quiet: quiet)
+                return jobs.isEmpty ? [] : try await follower.follow(notifications)
             }
         } catch is Interrupted {
             var cancelled = 0
@@ -83,20 +103,61 @@ public struct DownloadStart: ClientCommand {
             Output.error("imagecache: interrupted; cancelled \(cancelled) unfinished job\(cancelled == 1 ? "" : "s") (partial files removed)")
             throw ExitCode(ExitStatus.interrupted.rawValue)
         }
-        guard let outcomes else {
-            let jobs = started.withLockedValue { $0 }
+        let jobs = started.withLockedValue { $0 }
+        let refusals = refused.withLockedValue { $0 }
+        // Every image's outcome in argument order: refusals where they were, jobs as followed.
+        var ordered: [DownloadOutcome] = []
+        var followed = (outcomes ?? []).makeIterator()
+        var jobIndex = jobs.makeIterator()
+        var nextJob = jobIndex.next()
+        for index in labels.indices {
+            if let refusal = refusals[index] {
+                ordered.append(refusal)
+            } else if let job = nextJob, job.index == index {
+                if outcomes != nil, let outcome = followed.next() { ordered.append(outcome) }
+                nextJob = jobIndex.next()
+            }
+        }
+        guard outcomes != nil else {
             if global.json {
-                Output.line(try JSONOutput.text(jobs.map { DownloadResult(job: $0.job) }))
+                Output.line(try JSONOutput.text(labels.indices.compactMap { index -> DetachedStart? in
+                    if let job = jobs.first(where: { $0.index == index }) { return DetachedStart(job: job.job, image: job.label, error: nil) }
+                    return refusals[index].map { DetachedStart(job: nil, image: $0.image, error: $0.error) }
+                }))
             } else {
                 for job in jobs { Output.line("\(job.label): job \(job.job) started") }
-                let ids = jobs.map(\.job).joined(separator: " ")
-                Output.line("The daemon carries on. Follow with `imagecache download watch \(ids)`, stop with `imagecache download cancel \(ids)`.")
+                if !jobs.isEmpty {
+                    let ids = jobs.map(\.job)
+                    Output.line("The daemon carries on. Follow with `\(DownloadHints.command("watch", jobs: ids, global: global))`, "
+                                + "stop with `\(DownloadHints.command("cancel", jobs: ids, global: global))`.")
+                }
             }
+            if let failed = ordered.first(where: { $0.error != nil }) { throw ExitCode(failed.exitStatus.rawValue) }
             return
         }
-        Output.line(global.json ? try JSONOutput.text(outcomes) : DownloadSummary.render(outcomes))
-        if let failed = outcomes.first(where: { $0.error != nil }) {
+        Output.line(global.json ? try JSONOutput.text(ordered) : DownloadSummary.render(ordered))
+        if let failed = ordered.first(where: { $0.error != nil }) {
             throw ExitCode(failed.exitStatus.rawValue)
         }
     }
+
+    /// Names the jobs already started when starting the rest failed, so none goes on unseen.
+    private static func reportStarted(_ jobs: [(label: String, job: String)], global: GlobalOptions) {
+        guard !jobs.isEmpty else { return }
+        for job in jobs { Output.error("imagecache: \(job.label): job \(job.job) was started and goes on in the daemon") }
+        let ids = jobs.map(\.job)
+        Output.error("Follow with `\(DownloadHints.command("watch", jobs: ids, global: global))`, "
+                     + "stop with `\(DownloadHints.command("cancel", jobs: ids, global: global))`.")
+    }
+}
+
+/// One image of `download --detach --json`: its job id once started, or the daemon's error
+/// when it refused to start it.
+struct DetachedStart: Codable, Sendable {
+    /// The daemon's job id; absent when refused.
+    var job: String?
+    /// The photo id or URL as given.
+    var image: String
+    /// Why the daemon refused to start it.
+    var error: RPCError?
 }

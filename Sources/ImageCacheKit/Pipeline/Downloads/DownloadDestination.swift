@@ -9,31 +9,43 @@ import ImageCacheProtocol
 ///
 /// Roots and directories are compared after resolving them with `realpath`, so a symlink
 /// inside a root that points elsewhere resolves to where it points and is refused, and `..`
-/// cannot climb out. Names are sanitised rather than refused: a client that passes a title
-/// with a slash in it gets a file, never a path.
+/// cannot climb out; the folder is then opened beneath its root without following symlinks
+/// (`DirectoryHandle`). Names are sanitised where the result is plainly what was meant (a
+/// title with a slash in it gets a file, never a path) and refused where it could not be
+/// (invisible format characters, a reserved suffix).
 public enum DownloadDestination {
-    /// The longest file name kept (bytes of UTF-8), leaving room under `NAME_MAX` (255) for
-    /// ` (9999)` and `.part`.
-    public static let maxNameBytes = 200
+    /// The longest file name kept (bytes of UTF-8): `NAME_MAX` (255) less room for ` (9999)`
+    /// and `.part`, so every name the daemon makes from it fits.
+    public static let maxNameBytes = 255 - " (9999)".utf8.count - ".part".utf8.count
 
-    /// The resolved folder a download goes to: `requested` (absolute) if it lies inside one
-    /// of `roots` once both are resolved, symlinks included; the first root when nil.
-    ///
-    /// Roots that do not exist yet are created (the default `~/Downloads` often is missing
-    /// on a server); so are missing folders under a root, one component at a time, after
-    /// their existing ancestor was checked to be inside it.
-    ///
-    /// - Throws: `forbidden` (1010) when the folder is outside every root, or no root can be
-    ///   used; `forbidden` too when the folder cannot be created.
-    public static func resolveDirectory(_ requested: String?, roots: [String]) throws(RPCError) -> String {
-        let resolvedRoots = roots.compactMap { root -> String? in
-            try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    /// The configured roots resolved with `realpath` (missing ones created first: the default
+    /// `~/Downloads` often is missing on a server); roots that cannot be used are left out.
+    public static func resolvedRoots(_ roots: [String], create: Bool) -> [String] {
+        roots.compactMap { root -> String? in
+            if create { try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
             return realPath(root)
         }
+    }
+
+    /// The folder a download goes to, opened: `requested` (absolute) if it lies inside one of
+    /// `roots` once both are resolved, symlinks included; the first root when nil.
+    ///
+    /// The requested path is resolved once (`realpath` of the part that exists, so a symlink
+    /// that stays inside a root is allowed and recorded as where it points); the canonical path
+    /// is then opened from the root's descriptor without following any symlink
+    /// (`DirectoryHandle`), missing folders created one component at a time in the folder just
+    /// opened. A symlink swapped in after the resolution is refused by that open.
+    ///
+    /// - Throws: `forbidden` (1010) when the folder is outside every root, or no root can be
+    ///   used; `invalidParams` when `requested` is not absolute; `storage_unavailable` when the
+    ///   folder cannot be created.
+    public static func resolveDirectory(_ requested: String?, roots: [String],
+                                        walk: BeneathRoot.Walk = .automatic) throws(RPCError) -> DirectoryHandle {
+        let resolvedRoots = resolvedRoots(roots, create: true)
         guard let first = resolvedRoots.first else {
             throw RPCError(.forbidden, "no download root can be used (download_dir: \(roots.joined(separator: ", ")))")
         }
-        guard let requested else { return first }
+        guard let requested else { return try DirectoryHandle.open(first, roots: [first], create: false, walk: walk) }
         guard requested.hasPrefix("/") else {
             throw RPCError(.invalidParams, "'directory' must be an absolute path", field: "directory")
         }
@@ -50,65 +62,117 @@ public enum DownloadDestination {
             existing = parent
             resolved = realPath(existing)
         }
-        guard var folder = resolved else {
+        guard let base = resolved else {
             throw RPCError(.forbidden, "the download folder \(requested) cannot be resolved")
         }
-        guard let root = resolvedRoots.first(where: { inside(folder, root: $0) }) else {
+        guard resolvedRoots.contains(where: { inside(base, root: $0) }) else {
             throw RPCError(.forbidden, "\(requested) is outside the download roots (\(roots.joined(separator: ", ")))")
         }
-        for name in missing {
-            guard name != ".", name != ".." else {
-                throw RPCError(.forbidden, "\(requested) climbs out of a folder that does not exist")
-            }
-            folder += "/" + name
-            if mkdir(folder, 0o755) != 0, errno != EEXIST {
-                throw RPCError(.forbidden, "cannot create the download folder \(folder): \(String(cString: strerror(errno)))")
-            }
+        if missing.contains(where: { $0 == "." || $0 == ".." }) {
+            throw RPCError(.forbidden, "\(requested) climbs out of a folder that does not exist")
         }
-        // Re-resolve what was created (a racing symlink would show here) and check again.
-        guard let final = realPath(folder), inside(final, root: root) else {
-            throw RPCError(.forbidden, "\(requested) is outside the download roots (\(roots.joined(separator: ", ")))")
-        }
-        var info = stat()
-        guard stat(final, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw RPCError(.forbidden, "\(requested) is not a folder")
-        }
-        return final
+        let folder = missing.reduce(base) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
+        return try DirectoryHandle.open(folder, roots: resolvedRoots, create: true, walk: walk)
     }
 
-    /// A file name safe to create in a folder: control characters dropped, `/` and `\`
-    /// replaced by `_`, every `..` collapsed to `.`, leading dots and spaces and trailing
-    /// spaces trimmed, at most `maxNameBytes` bytes. nil when nothing is left.
+    /// Suffixes the daemon gives its own files in a download folder: a name ending so (in any
+    /// case, for case-insensitive file systems) could be taken for, or collide with, a job's
+    /// partial body.
+    public static let reservedSuffixes = [".part"]
+
+    /// A client's `filename`, checked and cleaned (issue 20, item 4; docs/protocol.md):
+    /// refused when it holds format characters (Unicode `Cf`: bidi overrides such as U+202E,
+    /// zero-width characters — a name that shows as something it is not) or ends with a reserved
+    /// suffix once cleaned; otherwise `sanitise`d. nil when nothing is left (the default name
+    /// is used).
+    ///
+    /// - Throws: `invalidParams` (-32602, field `filename`) saying which rule refused it.
+    public static func checkedName(_ name: String) throws(RPCError) -> String? {
+        if let format = name.unicodeScalars.first(where: { $0.properties.generalCategory == .format }) {
+            let code = "U+" + String(format.value, radix: 16, uppercase: true)
+            throw RPCError(.invalidParams, "'filename' holds an invisible format character (\(code)): a name must show what it is",
+                           field: "filename")
+        }
+        guard let clean = sanitise(name) else { return nil }
+        if let suffix = reservedSuffix(of: clean) {
+            throw RPCError(.invalidParams, "'filename' must not end with \(suffix): the daemon names its partial files so",
+                           field: "filename")
+        }
+        return clean
+    }
+
+    /// The reserved suffix `name` ends with (case-insensitively), nil when none.
+    public static func reservedSuffix(of name: String) -> String? {
+        let lower = name.lowercased()
+        return reservedSuffixes.first { lower.hasSuffix($0) }
+    }
+
+    /// A file name safe to create in a folder: Unicode NFC (so NFC and NFD spellings of one
+    /// name are one file), control and line-separator characters and format characters (`Cf`)
+    /// dropped, `/` and `\` replaced by `_`, every `..` collapsed to `.`, leading dots and
+    /// spaces and trailing dots and spaces trimmed, at most `maxNameBytes` bytes with the
+    /// extension kept. nil when nothing is left.
     public static func sanitise(_ name: String) -> String? {
         var scalars = String.UnicodeScalarView()
         for scalar in name.unicodeScalars {
-            if scalar.properties.generalCategory == .control || scalar.value == 0x7F { continue }
-            scalars.append(scalar == "/" || scalar == "\\" ? "_" : scalar)
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: continue
+            default: scalars.append(scalar == "/" || scalar == "\\" ? "_" : scalar)
+            }
         }
-        var text = String(scalars)
+        // NFC after the filter: a dropped control between a letter and its accent would
+        // otherwise leave a decomposed pair behind.
+        var text = String(scalars).precomposedStringWithCanonicalMapping
         while text.contains("..") { text = text.replacingOccurrences(of: "..", with: ".") }
-        // Cut to length first, so that what the cut exposes (a space) is trimmed after it.
-        while text.utf8.count > maxNameBytes { text.removeLast() }
-        // Leading dots by scalar: a dot with a combining mark after it is one Character that
-        // is not ".", yet the name would still start with a dot (a hidden file).
-        var start = text.unicodeScalars.startIndex
-        while start < text.unicodeScalars.endIndex, text.unicodeScalars[start] == "." || text.unicodeScalars[start].properties.isWhitespace {
-            start = text.unicodeScalars.index(after: start)
+        text = trimmed(text)
+        if text.utf8.count > maxNameBytes {
+            // Cut the stem, keeping a short extension (`.jpg` stays `.jpg`); what the cut
+            // exposes (a space, a dot) is trimmed after it.
+            let (stem, ext) = split(text)
+            if let ext, ext.utf8.count <= 16 {
+                var cut = stem
+                while cut.utf8.count + 1 + ext.utf8.count > maxNameBytes, !cut.isEmpty { cut.removeLast() }
+                cut = trimmed(cut)
+                text = cut.isEmpty ? "" : cut + "." + ext
+            } else {
+                while text.utf8.count > maxNameBytes { text.removeLast() }
+                text = trimmed(text)
+            }
         }
-        text = String(text.unicodeScalars[start...])
-        while let last = text.last, last.isWhitespace { text.removeLast() }
         return text.isEmpty ? nil : text
+    }
+
+    /// Leading dots and whitespace (a hidden file), trailing dots and whitespace (names some
+    /// systems cannot open or show) removed, by scalar: a dot with a combining mark after it is
+    /// one Character that is not ".", yet the name would still start with a dot.
+    private static func trimmed(_ text: String) -> String {
+        let view = text.unicodeScalars
+        var start = view.startIndex
+        while start < view.endIndex, view[start] == "." || view[start].properties.isWhitespace {
+            start = view.index(after: start)
+        }
+        var end = view.endIndex
+        while end > start, view[view.index(before: end)] == "." || view[view.index(before: end)].properties.isWhitespace {
+            end = view.index(before: end)
+        }
+        return String(view[start..<end])
     }
 
     /// The stem of a default name: the photo id with its provider separated by `-`
     /// (`unsplash-abc123`), or the URL's last path component without its extension;
-    /// `image` when neither gives anything usable.
+    /// `image` when neither gives anything usable. Short enough for any extension after it.
     public static func defaultStem(photo: String?, url: String) -> String {
-        if let photo, let name = sanitise(photo.replacingOccurrences(of: ":", with: "-")) { return name }
-        let path = URLComponents(string: url)?.path ?? ""
-        let component = path.split(separator: "/").last.map(String.init) ?? ""
-        let stem = (component as NSString).deletingPathExtension
-        return sanitise(stem) ?? "image"
+        let stem: String
+        if let photo, let name = sanitise(photo.replacingOccurrences(of: ":", with: "-")) {
+            stem = name
+        } else {
+            let path = URLComponents(string: url)?.path ?? ""
+            let component = path.split(separator: "/").last.map(String.init) ?? ""
+            stem = sanitise((component as NSString).deletingPathExtension) ?? "image"
+        }
+        var cut = stem
+        while cut.utf8.count > maxNameBytes - 5 { cut.removeLast() }
+        return trimmed(cut).isEmpty ? "image" : trimmed(cut)
     }
 
     /// The extension a default name starts with, before the body is sniffed: the URL's when

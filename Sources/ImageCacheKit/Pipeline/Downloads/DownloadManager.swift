@@ -20,6 +20,12 @@ import Logging
 /// from the engine. A server that ignores the one-byte range answers the whole body, which is
 /// then simply kept.
 ///
+/// Confinement (issue 20): a job's folder is held open (`DirectoryHandle`, opened beneath its
+/// root without following symlinks) and every filesystem step is relative to it; the folder is
+/// re-checked against the current configuration's roots at the job's (re)start, at every
+/// attempt of its transfer (the `.part` opener) and before the move, and a job whose folder
+/// left them fails `forbidden` saying why.
+///
 /// Shutdown (`TransferEngine.shutdown`, reason `shutdown`) leaves jobs unfinished on disk,
 /// `.part` included, so the next start resumes them; only a real failure or
 /// `download.cancel` removes the `.part` and the reserved name.
@@ -64,6 +70,9 @@ public actor DownloadManager {
     private var meters: [String: DownloadProgressMeter] = [:]
     private var handles: [String: TransferHandle] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
+    /// The folder of each job that has one open: checked beneath its root at submit or at the
+    /// job's (re)start, and the one every later filesystem step of the job is relative to.
+    private var folders: [String: DirectoryHandle] = [:]
     private var started = false
     /// A table write is running / changes wait for the next one.
     private var writing = false
@@ -124,11 +133,12 @@ public actor DownloadManager {
         case .url(let given):
             url = given
         }
-        let directory = try DownloadDestination.resolveDirectory(params.directory, roots: configuration.resolvedDownloadRoots)
+        let checkedName = try params.filename.map { (name) throws(RPCError) in try DownloadDestination.checkedName(name) } ?? nil
+        let folder = try DownloadDestination.resolveDirectory(params.directory, roots: configuration.resolvedDownloadRoots)
         let stem: String
         let ext: String?
         let defaultName: Bool
-        if let given = params.filename, let clean = DownloadDestination.sanitise(given) {
+        if let clean = checkedName {
             (stem, ext) = DownloadDestination.split(clean)
             defaultName = false
         } else {
@@ -136,7 +146,9 @@ public actor DownloadManager {
             ext = DownloadDestination.guessedExtension(url: url)
             defaultName = true
         }
-        let reservation = try FileReservation.reserve(directory: directory, stem: stem, ext: ext, overwrite: params.overwrite)
+        let reservation = try FileReservation.reserve(in: folder, stem: stem, ext: ext, overwrite: params.overwrite,
+                                                      held: heldNames(in: folder.path, except: id))
+        folders[id] = folder
         let record = DownloadRecord(id: id, photo: params.image.photoID, url: url, variant: params.variant, state: .queued,
                                     reservation: reservation, defaultName: defaultName, overwrite: params.overwrite,
                                     validator: nil, received: 0, total: nil, width: nil, height: nil, error: nil,
@@ -175,7 +187,7 @@ public actor DownloadManager {
     public func cancel(_ id: String) throws(RPCError) -> Bool {
         guard var record = records[id] else { throw Self.unknown(id) }
         guard record.isUnfinished else {
-            if record.state == .failed { record.reservation.discard() }
+            if record.state == .failed, let folder = try? openFolder(record) { record.reservation.discard(in: folder) }
             return false
         }
         let error = RPCError(.cancelled, "the download was cancelled", reason: "cancelled")
@@ -187,7 +199,9 @@ public actor DownloadManager {
         handles.removeValue(forKey: id)?.cancel(reason: "cancelled")
         tasks.removeValue(forKey: id)?.cancel()
         meters.removeValue(forKey: id)?.end()
-        record.reservation.discard()
+        // Only in the folder held open (or reached again beneath a current root): a folder
+        // swapped for a symlink never has anything removed through it.
+        if let folder = folders.removeValue(forKey: id) ?? (try? openFolder(record)) { record.reservation.discard(in: folder) }
         persist()
         dependencies.logger.info("download cancelled", metadata: ["job": "\(id)"])
         observer(.failed(DownloadFailed(job: id, error: error)))
@@ -211,13 +225,17 @@ public actor DownloadManager {
         guard var record = records[id], record.isUnfinished else { return }
         record.state = .running
         records[id] = record
-        let part = record.reservation.partPath
-        let meter = DownloadProgressMeter(job: id, received: FileOps.regularFileSize(part) ?? 0, total: record.total)
-        meters[id] = meter
         do {
             let maxPixels = dependencies.configuration().network.maxImagePixels
             let decodes = dependencies.decodes
-            if FileOps.regularFileSize(part) == nil, let moved = record.reservation.committedFile() {
+            // Every (re)start checks the folder against the roots of the configuration now: the
+            // one held since `submit` must still be reached by its path, else (a resume after a
+            // restart) it is opened again beneath a current root, without following a symlink.
+            let folder = try startFolder(id, record)
+            let partSize = FileOps.regularFileSize(in: folder, record.reservation.partName)
+            let meter = DownloadProgressMeter(job: id, received: partSize ?? 0, total: record.total)
+            meters[id] = meter
+            if partSize == nil, let moved = record.reservation.committedFile(in: folder) {
                 // Moved to its final name before a stop or crash kept the table from saying so.
                 let header = try await Self.verify(moved.path, decodes: decodes, maxPixels: maxPixels)
                 let photo: ProviderPhoto? = if let photoID = record.photo { await dependencies.registry.photo(id: photoID) } else { nil }
@@ -226,30 +244,97 @@ public actor DownloadManager {
             }
             try await transfer(id, meter: meter)
             guard let current = records[id], current.state == .running else { return }
-            let (reservation, header, bytes) = try await Self.verifyAndMove(current, decodes: decodes, maxPixels: maxPixels)
+            let (reservation, header, bytes) = try await Self.verifyAndMove(current, folder: folder, roots: currentRoots(),
+                                                                           held: heldNames(in: folder.path, except: id),
+                                                                           decodes: decodes, maxPixels: maxPixels)
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
             await complete(id, reservation: reservation, header: header, bytes: bytes, photo: photo)
         } catch {
-            fail(id, error: error as? RPCError ?? RPCError(.internal, "download failed: \(error)"))
+            var failure = error as? RPCError ?? RPCError(.internal, "download failed: \(error)")
+            if failure.kind != .forbidden, failure.data.reason != "shutdown", failure.data.reason != "cancelled",
+               let why = folderProblem(id) {
+                // A write refused because the folder or the `.part` moved: say that, not errno.
+                failure = why
+            }
+            fail(id, error: failure)
         }
+    }
+
+    /// The job's folder for this (re)start, checked against the current roots.
+    ///
+    /// - Throws: `forbidden` (1010) saying why the folder can no longer be used: outside the
+    ///   current roots, a symlink in its path, replaced, gone.
+    private func startFolder(_ id: String, _ record: DownloadRecord) throws(RPCError) -> DirectoryHandle {
+        if let held = folders[id] {
+            do {
+                try held.recheck(roots: currentRoots())
+            } catch {
+                throw RPCError(.forbidden, "the download cannot go on: \(error.message)")
+            }
+            return held
+        }
+        do {
+            let folder = try openFolder(record)
+            folders[id] = folder
+            return folder
+        } catch {
+            throw RPCError(.forbidden, "the download cannot resume: \(error.message); its partial file, if any, is left where it is")
+        }
+    }
+
+    /// The job's folder reached again beneath a root of the current configuration.
+    private func openFolder(_ record: DownloadRecord) throws(RPCError) -> DirectoryHandle {
+        try DirectoryHandle.open(record.reservation.directory, roots: currentRoots(), create: false)
+    }
+
+    /// The download roots of the configuration now, resolved: a closure, so a transfer's
+    /// `.part` opener can ask again at every attempt from the transfer thread.
+    private nonisolated var currentRoots: @Sendable () -> [String] {
+        let configuration = dependencies.configuration
+        return { DownloadDestination.resolvedRoots(configuration().resolvedDownloadRoots, create: false) }
+    }
+
+    /// Why the job's folder or `.part` can no longer be written, nil when both are as they
+    /// were: run after a failed transfer, to name the real cause (1010).
+    private func folderProblem(_ id: String) -> RPCError? {
+        guard let folder = folders[id], let record = records[id] else { return nil }
+        do {
+            try folder.recheck(roots: currentRoots())
+            if FileOps.lstatMode(in: folder, record.reservation.partName) != nil { try record.reservation.checkPart(in: folder) }
+        } catch {
+            return error.kind == .forbidden ? error : nil
+        }
+        return nil
+    }
+
+    /// The names (final and `.part`) that live jobs other than `id` hold in `directory`:
+    /// no job may take or replace them, `overwrite` or not (issue 20, item 3).
+    private func heldNames(in directory: String, except id: String) -> Set<String> {
+        var names = Set<String>()
+        for record in records.values where record.id != id && record.isUnfinished && record.reservation.directory == directory {
+            names.insert(record.reservation.name)
+            names.insert(record.reservation.partName)
+        }
+        return names
     }
 
     /// Brings the body into `.part`: a probe for the validator when starting from zero, then
     /// the transfer (resumed with `Range`/`If-Range` when bytes are already there).
     private func transfer(_ id: String, meter: DownloadProgressMeter) async throws {
-        guard var record = records[id] else { return }
+        guard var record = records[id], let folder = folders[id] else { return }
         let part = record.reservation.partPath
+        let partName = record.reservation.partName
         var size: Int
-        if let existing = FileOps.regularFileSize(part) {
+        if let existing = FileOps.regularFileSize(in: folder, partName) {
             size = existing
         } else {
-            guard try FileOps.createExclusive(part) else {
+            guard try FileOps.createExclusive(in: folder, partName) else {
                 throw RPCError(.forbidden, "\(part) exists and is not a regular file")
             }
             size = 0
         }
         if size > 0, record.validator == nil {
-            try FileOps.truncate(part)
+            try FileOps.truncate(in: folder, partName)
             size = 0
         }
         if size == 0 {
@@ -260,7 +345,7 @@ public actor DownloadManager {
             record.total = Self.totalLength(probe) ?? record.total
             if probe.status == 200, !probe.body.isEmpty {
                 // The range was ignored and the whole body came: keep it.
-                try FileOps.write(probe.body, to: part)
+                try FileOps.write(probe.body, in: folder, partName)
                 record.total = probe.body.count
                 records[id] = record
                 persist()
@@ -277,7 +362,8 @@ public actor DownloadManager {
             guard records[id]?.state == .running else { return }
         }
         let request = TransferRequest(url: record.url, priority: .download,
-                                      resume: .init(path: part, validator: record.validator ?? "\"\""))
+                                      resume: .init(path: part, validator: record.validator ?? "\"\"",
+                                                    open: folder.appendOpener(partName, roots: currentRoots)))
         let observer = self.observer
         let handle = dependencies.transfers.start(request) { event in
             if case .progress(let received, let expected) = event,
@@ -297,11 +383,19 @@ public actor DownloadManager {
     }
 
     /// fsync, decode, name, move: on the blocking-I/O threads (never the actor or the
-    /// cooperative pool), the decode under the process-wide decode bound.
-    private static func verifyAndMove(_ record: DownloadRecord, decodes: DecodeBudget,
-                                      maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
+    /// cooperative pool), the decode under the process-wide decode bound. The folder is
+    /// re-checked against `roots` once the body is verified, just before the move.
+    private static func verifyAndMove(_ record: DownloadRecord, folder: DirectoryHandle, roots: [String], held: Set<String>,
+                                      decodes: DecodeBudget, maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
         let verified = try await verify(record.reservation.partPath, decodes: decodes, maxPixels: maxPixels)
-        let reservation = try await BlockingIO.run { try move(record, format: verified.header.format) }
+        let reservation = try await BlockingIO.run { () throws -> FileReservation in
+            do throws(RPCError) {
+                try folder.recheck(roots: roots)
+            } catch {
+                throw RPCError(.forbidden, "the download cannot be saved: \(error.message)")
+            }
+            return try move(record, format: verified.header.format, folder: folder, held: held)
+        }
         return (reservation, verified.header, verified.bytes)
     }
 
@@ -327,31 +421,36 @@ public actor DownloadManager {
     }
 
     /// Names the verified body (the sniffed format fixes a default name's extension) and moves
-    /// it to its final name.
-    private static func move(_ record: DownloadRecord, format: ImageFormat) throws -> FileReservation {
+    /// it to its final name, every step relative to the job's folder.
+    private static func move(_ record: DownloadRecord, format: ImageFormat, folder: DirectoryHandle,
+                             held: Set<String>) throws -> FileReservation {
         var reservation = record.reservation
         let ext = DownloadDestination.fileExtension(for: format)
         if record.defaultName, reservation.ext != ext {
-            let fresh = try FileReservation.reserve(directory: reservation.directory, stem: reservation.stem,
-                                                    ext: ext, overwrite: record.overwrite)
-            guard rename(reservation.partPath, fresh.partPath) == 0 else {
+            try reservation.checkPart(in: folder)
+            var fresh = try FileReservation.reserve(in: folder, stem: reservation.stem, ext: ext,
+                                                    overwrite: record.overwrite, held: held)
+            guard renameat(folder.fd, reservation.partName, folder.fd, fresh.partName) == 0 else {
                 let failure = FileOps.failure("cannot rename \(reservation.partPath)")
-                fresh.discard()
+                fresh.discard(in: folder)
                 throw failure
             }
-            reservation.discard()
+            // The body's inode is the one to find again after a crash, not the fresh placeholder's.
+            fresh.partInode = reservation.partInode
+            reservation.discard(in: folder)
             reservation = fresh
         }
-        return try reservation.commit(overwrite: record.overwrite)
+        return try reservation.commit(in: folder, overwrite: record.overwrite, held: held)
     }
 
     private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int,
                           photo: ProviderPhoto?) async {
         meters.removeValue(forKey: id)?.end()
         tasks[id] = nil
+        let folder = folders.removeValue(forKey: id)
         guard var record = records[id], record.state == .running else {
             // Cancelled while the file was being moved: the user asked for nothing to be left.
-            unlink(reservation.path)
+            if let folder { unlinkat(folder.fd, reservation.name, 0) }
             return
         }
         let tracking = trackingRequest(for: record, photo: photo)
@@ -400,6 +499,7 @@ public actor DownloadManager {
         handles[id] = nil
         tasks[id] = nil
         meters.removeValue(forKey: id)?.end()
+        let folder = folders.removeValue(forKey: id)
         guard var record = records[id], record.state == .running else { return }  // cancelled: already cleaned
         if error.kind == .cancelled, error.data.reason == "shutdown" {
             // The daemon is stopping: the job stays unfinished on disk, `.part` and all.
@@ -407,7 +507,8 @@ public actor DownloadManager {
             records[id] = record
             return
         }
-        record.reservation.discard()
+        // Only in the folder held open: one that could not be reached safely is left alone.
+        folder.map { record.reservation.discard(in: $0) }
         record.state = .failed
         record.error = error
         record.endedAt = Date()

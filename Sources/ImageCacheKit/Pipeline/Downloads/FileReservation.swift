@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,10 +9,11 @@ import ImageCacheProtocol
 /// created exclusively (`O_CREAT|O_EXCL`), beside the `<name>.part` that receives the body.
 ///
 /// Why a placeholder: two jobs (or a user and a job) asking for `photo.jpg` at once must end
-/// with `photo.jpg` and `photo (1).jpg`, never one file replacing the other. Why link + unlink
-/// to finish: `link(2)` fails with `EEXIST` when anything appeared at the name meanwhile, so
-/// the finished body never replaces a file the daemon did not create (the portable form of
-/// `renameat2(RENAME_NOREPLACE)`, which Glibc's Swift module does not expose).
+/// with `photo.jpg` and `photo (1).jpg`, never one file replacing the other. Why
+/// `renameat2(RENAME_NOREPLACE)` to finish: it fails with `EEXIST` when anything appeared at
+/// the name meanwhile, so the finished body never replaces a file the daemon did not create
+/// (hard link + unlink where the file system lacks the flag). Every call is relative to the
+/// folder's descriptor (`DirectoryHandle`) with a single-component name, never a path.
 public struct FileReservation: Sendable, Codable, Hashable {
     /// The resolved folder.
     public var directory: String
@@ -38,60 +40,83 @@ public struct FileReservation: Sendable, Codable, Hashable {
         return ext.map { base + "." + $0 } ?? base
     }
 
+    /// The name of the file the body is written to until it is verified.
+    public var partName: String { name + ".part" }
+
     /// The final path.
     public var path: String { directory + "/" + name }
     /// Where the body is written until it is verified.
     public var partPath: String { path + ".part" }
 
-    /// Reserves the first free name among `stem.ext`, `stem (1).ext`, … in `directory` and
+    /// Reserves the first free name among `stem.ext`, `stem (1).ext`, … in `folder` and
     /// creates its empty `.part`. With `overwrite`, the plain name is taken even when a file
     /// holds it (that file is replaced only when the body is complete and verified).
     ///
-    /// - Throws: `forbidden` when the folder refuses new files (permissions, read-only).
-    public static func reserve(directory: String, stem: String, ext: String?, overwrite: Bool) throws(RPCError) -> FileReservation {
-        var candidate = FileReservation(directory: directory, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
+    /// - Parameter held: names in this folder (final and `.part`) that other live jobs
+    ///   reserved: never taken, even with `overwrite`.
+    /// - Throws: `forbidden` when `overwrite` asks for a name a live job holds;
+    ///   `storage_unavailable` when the folder refuses new files (permissions, read-only).
+    public static func reserve(in folder: DirectoryHandle, stem: String, ext: String?, overwrite: Bool,
+                               held: Set<String> = []) throws(RPCError) -> FileReservation {
+        var candidate = FileReservation(directory: folder.path, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
+        if overwrite, held.contains(candidate.name) || held.contains(candidate.partName) {
+            throw RPCError(.forbidden, "\(candidate.path) is reserved by a download job still running; overwrite never replaces it")
+        }
         while candidate.number <= maxNumber {
             defer { candidate.number += 1 }
-            if overwrite, candidate.number == 0, let existing = FileOps.lstatMode(candidate.path) {
+            if held.contains(candidate.name) || held.contains(candidate.partName) { continue }
+            if overwrite, candidate.number == 0, let existing = FileOps.lstatMode(in: folder, candidate.name) {
                 // Replace only a regular file or a symlink (the link itself, never its target).
-                if existing == S_IFREG || existing == S_IFLNK, let partInode = try FileOps.createPlaceholder(candidate.partPath) {
+                if existing == S_IFREG || existing == S_IFLNK,
+                   let partInode = try FileOps.createPlaceholder(in: folder, candidate.partName) {
                     candidate.partInode = partInode
                     return candidate
                 }
                 continue
             }
-            guard let inode = try FileOps.createPlaceholder(candidate.path) else { continue }
-            guard let partInode = try FileOps.createPlaceholder(candidate.partPath) else {
+            guard let inode = try FileOps.createPlaceholder(in: folder, candidate.name) else { continue }
+            guard let partInode = try FileOps.createPlaceholder(in: folder, candidate.partName) else {
                 // A stray `.part` of the same name belongs to someone else: leave it, move on.
-                _ = FileOps.unlinkIfInode(candidate.path, inode: inode)
+                _ = FileOps.unlinkIfInode(in: folder, candidate.name, inode: inode)
                 continue
             }
             candidate.inode = inode
             candidate.partInode = partInode
             return candidate
         }
-        throw RPCError(.forbidden, "no free name for \(stem) in \(directory)")
+        throw RPCError(.forbidden, "no free name for \(stem) in \(folder.path)")
     }
 
     /// Moves the verified `.part` to the final name without replacing anything that appeared
-    /// there meanwhile: the placeholder (ours, by inode) is removed, the body hard-linked to the
-    /// name (`EEXIST` → the next ` (n)` name), the `.part` unlinked, the folder fsynced.
-    /// With `overwrite`, a plain `rename` replaces the old file atomically.
+    /// there meanwhile: the `.part` must still be a regular file of one link (not a symlink
+    /// swapped in), the placeholder (ours, by inode) is removed, the body renamed with
+    /// `RENAME_NOREPLACE` (`EEXIST` → the next ` (n)` name), the folder fsynced. With
+    /// `overwrite`, a plain `renameat` replaces the old file atomically — never a name in `held`.
     ///
     /// - Returns: the reservation actually used (its `number` may have grown).
-    public func commit(overwrite: Bool) throws(RPCError) -> FileReservation {
+    /// - Throws: `forbidden` when the `.part` is no longer the daemon's file.
+    public func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = []) throws(RPCError) -> FileReservation {
+        try checkPart(in: folder)
         if overwrite, number == 0, inode == nil {
-            guard rename(partPath, path) == 0 else { throw FileOps.failure("cannot move the download to \(path)") }
-            FileOps.syncDirectory(directory)
+            guard !held.contains(name) else {
+                throw RPCError(.forbidden, "\(path) is reserved by a download job still running; overwrite never replaces it")
+            }
+            guard renameat(folder.fd, partName, folder.fd, name) == 0 else {
+                throw FileOps.failure("cannot move the download to \(path)")
+            }
+            folder.sync()
             return self
         }
-        if let inode { _ = FileOps.unlinkIfInode(path, inode: inode) }
+        if let inode { _ = FileOps.unlinkIfInode(in: folder, name, inode: inode) }
         var candidate = self
         candidate.inode = nil
         while candidate.number <= Self.maxNumber {
-            if link(partPath, candidate.path) == 0 {
-                unlink(partPath)
-                FileOps.syncDirectory(directory)
+            if held.contains(candidate.name) {
+                candidate.number += 1
+                continue
+            }
+            if ic_rename_noreplace(folder.fd, partName, folder.fd, candidate.name) == 0 {
+                folder.sync()
                 return candidate
             }
             let code = errno
@@ -99,29 +124,60 @@ public struct FileReservation: Sendable, Codable, Hashable {
                 candidate.number += 1
                 continue
             }
-            if code == EPERM || code == EOPNOTSUPP || code == ENOTSUP {
-                // A file system without hard links (FAT): rename after checking the name is
-                // free. The check-then-rename window is the price of such a file system.
-                if FileOps.lstatMode(candidate.path) != nil {
+            if code == EINVAL || code == ENOSYS {
+                // A file system without RENAME_NOREPLACE: a hard link fails with EEXIST too.
+                if linkat(folder.fd, partName, folder.fd, candidate.name, 0) == 0 {
+                    unlinkat(folder.fd, partName, 0)
+                    folder.sync()
+                    return candidate
+                }
+                let linkCode = errno
+                if linkCode == EEXIST {
                     candidate.number += 1
                     continue
                 }
-                guard rename(partPath, candidate.path) == 0 else {
-                    throw FileOps.failure("cannot move the download to \(candidate.path)")
+                if linkCode == EPERM || linkCode == EOPNOTSUPP || linkCode == ENOTSUP {
+                    // Neither (FAT): rename after checking the name is free. The
+                    // check-then-rename window is the price of such a file system.
+                    if FileOps.lstatMode(in: folder, candidate.name) != nil {
+                        candidate.number += 1
+                        continue
+                    }
+                    guard renameat(folder.fd, partName, folder.fd, candidate.name) == 0 else {
+                        throw FileOps.failure("cannot move the download to \(candidate.path)")
+                    }
+                    folder.sync()
+                    return candidate
                 }
-                FileOps.syncDirectory(directory)
-                return candidate
+                errno = linkCode
+            } else {
+                errno = code
             }
-            errno = code
             throw FileOps.failure("cannot move the download to \(candidate.path)")
         }
         throw RPCError(.forbidden, "no free name for \(stem) in \(directory)")
     }
 
+    /// Refuses a `.part` that is no longer a plain file of the daemon's: a symlink (to a file
+    /// outside the roots, say) or a hard link swapped in while the job ran is never moved to the
+    /// final name.
+    public func checkPart(in folder: DirectoryHandle) throws(RPCError) {
+        var info = stat()
+        guard fstatat(folder.fd, partName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw FileOps.failure("cannot find the partial download \(partPath)")
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            throw RPCError(.forbidden, "\(partPath) was replaced by a symbolic link while the job ran; refused (a download never follows one)")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+            throw RPCError(.forbidden, "\(partPath) was replaced by something other than the daemon's partial file while the job ran; refused")
+        }
+    }
+
     /// The final file this reservation's `.part` became, if the move already happened: the name
     /// (any ` (n)` up to 20 past the reserved one, `.jpg` or `.png` for a corrected extension)
     /// whose inode is the `.part`'s.
-    public func committedFile() -> FileReservation? {
+    public func committedFile(in folder: DirectoryHandle) -> FileReservation? {
         guard let partInode else { return nil }
         for ext in [ext, "jpg", "png"] {
             for number in 0...(number + 20) {
@@ -129,7 +185,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
                 candidate.ext = ext
                 candidate.number = number
                 var info = stat()
-                if lstat(candidate.path, &info) == 0, UInt64(info.st_ino) == partInode,
+                if fstatat(folder.fd, candidate.name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == partInode,
                    (info.st_mode & S_IFMT) == S_IFREG {
                     candidate.inode = nil
                     return candidate
@@ -139,78 +195,87 @@ public struct FileReservation: Sendable, Codable, Hashable {
         return nil
     }
 
-    /// Removes the `.part` and the placeholder (if still ours): what `download.cancel` and a
-    /// failure leave behind is nothing.
-    public func discard() {
-        unlink(partPath)
-        if let inode { _ = FileOps.unlinkIfInode(path, inode: inode) }
-        FileOps.syncDirectory(directory)
+    /// Removes the `.part` and the placeholder (if still ours) from the folder held open: what
+    /// `download.cancel` and a failure leave behind is nothing. A symlink standing at the
+    /// `.part`'s name is removed itself, never its target.
+    public func discard(in folder: DirectoryHandle) {
+        unlinkat(folder.fd, partName, 0)
+        if let inode { _ = FileOps.unlinkIfInode(in: folder, name, inode: inode) }
+        folder.sync()
     }
 }
 
-/// The POSIX calls downloads are made of, with errors turned into contract errors.
+/// The POSIX calls downloads are made of, with errors turned into contract errors. The
+/// `in:` forms work on one name in a folder held open (`DirectoryHandle`); the path forms
+/// never follow a symlink at the last component.
 enum FileOps {
-    /// The `S_IFMT` bits of what is at `path` (not following a symlink), nil when nothing is.
-    static func lstatMode(_ path: String) -> mode_t? {
+    /// The `S_IFMT` bits of what is at `name` in `folder` (not following a symlink), nil when nothing is.
+    static func lstatMode(in folder: DirectoryHandle, _ name: String) -> mode_t? {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
+        guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         return info.st_mode & S_IFMT
     }
 
-    /// Creates an empty file only if nothing is at `path`; returns its inode, nil when the
-    /// name is taken.
-    static func createPlaceholder(_ path: String) throws(RPCError) -> UInt64? {
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    /// Creates an empty file only if nothing is at `name` in `folder`; returns its inode, nil
+    /// when the name is taken.
+    static func createPlaceholder(in folder: DirectoryHandle, _ name: String) throws(RPCError) -> UInt64? {
+        let fd = openat(folder.fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0 {
             if errno == EEXIST { return nil }
-            throw failure("cannot create \(path)")
+            throw failure("cannot create \(folder.path)/\(name)")
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("cannot read \(path)") }
+        guard fstat(fd, &info) == 0 else { throw failure("cannot read \(folder.path)/\(name)") }
         return UInt64(info.st_ino)
     }
 
-    /// Creates an empty file only if nothing is at `path`: false when the name is taken.
-    static func createExclusive(_ path: String) throws(RPCError) -> Bool {
-        try createPlaceholder(path) != nil
-    }
-
-    /// Removes `path` only if it is still the file with `inode` (our placeholder).
-    static func unlinkIfInode(_ path: String, inode: UInt64) -> Bool {
+    /// Removes `name` in `folder` only if it is still the empty file with `inode` (our placeholder).
+    static func unlinkIfInode(in folder: DirectoryHandle, _ name: String, inode: UInt64) -> Bool {
         var info = stat()
-        guard lstat(path, &info) == 0, UInt64(info.st_ino) == inode, info.st_size == 0 else { return false }
-        return unlink(path) == 0
+        guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == inode,
+              info.st_size == 0 else { return false }
+        return unlinkat(folder.fd, name, 0) == 0
     }
 
-    /// The size of a regular file at `path` (not a symlink), nil otherwise.
-    static func regularFileSize(_ path: String) -> Int? {
-        var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int(info.st_size)
+    /// Creates an empty file only if nothing is at `name` in `folder`: false when the name is taken.
+    static func createExclusive(in folder: DirectoryHandle, _ name: String) throws(RPCError) -> Bool {
+        try createPlaceholder(in: folder, name) != nil
     }
 
-    /// Empties a file (a restart from byte 0).
-    static func truncate(_ path: String) throws(RPCError) {
-        let fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot empty \(path)") }
+    /// Empties the regular file `name` in `folder` (a restart from byte 0), never through a symlink.
+    static func truncate(in folder: DirectoryHandle, _ name: String) throws(RPCError) {
+        let fd = openat(folder.fd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw failure("cannot empty \(folder.path)/\(name)") }
         close(fd)
     }
 
-    /// Writes `bytes` as the whole content of the existing file at `path`.
-    static func write(_ bytes: [UInt8], to path: String) throws(RPCError) {
-        let fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot write \(path)") }
+    /// Writes `bytes` as the whole content of the existing file `name` in `folder`, never
+    /// through a symlink and only into a regular file of one link.
+    static func write(_ bytes: [UInt8], in folder: DirectoryHandle, _ name: String) throws(RPCError) {
+        let fd = folder.openForAppend(name)
+        guard fd >= 0 else {
+            errno = -fd
+            throw failure("cannot write \(folder.path)/\(name)")
+        }
         defer { close(fd) }
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw failure("cannot write \(folder.path)/\(name)") }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw failure("cannot write \(path)")
+                throw failure("cannot write \(folder.path)/\(name)")
             }
             offset += written
         }
+    }
+
+    /// The size of a regular file at `name` in `folder` (not a symlink), nil otherwise.
+    static func regularFileSize(in folder: DirectoryHandle, _ name: String) -> Int? {
+        var info = stat()
+        guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
     }
 
     /// Flushes a file's data to the disk (`fsync`), so a crash after the rename cannot leave
@@ -234,7 +299,7 @@ enum FileOps {
     /// Errors keep their `errno`'s kind (`StorageFailure`): out of descriptors is `busy`, a
     /// vanished file `storage_unavailable`.
     static func read(_ path: String) throws(RPCError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw failure("cannot read the downloaded body \(path)") }
         defer { close(fd) }
         var info = stat()
