@@ -89,7 +89,7 @@ public final class SearchMethods: Sendable {
             let coordinator = watch(context.session)
             let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
                                               page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
-                                              channel: params.channel, safe: params.safe)
+                                              channel: params.channel, safe: params.safe, arrival: context.arrivalSerial)
             let result = try await refreshingFigures(of: coordinator) {
                 try await coordinator.search(parameters, session: String(context.session.id))
             }

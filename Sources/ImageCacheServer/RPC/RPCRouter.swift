@@ -278,6 +278,10 @@ public struct RequestContext: Sendable {
     /// When the request arrived, for the duration its log line reports (one vDSO clock read).
     public let arrived = ContinuousClock.now
 
+    /// The request's place in its session's arrival order (its admission serial; nil for an
+    /// immediate route). Handlers run as tasks that may start in another order; this does not.
+    public var arrivalSerial: UInt64? { pending?.serial }
+
     /// Whole milliseconds since the request arrived (`duration_ms=` in log lines).
     public var elapsedMilliseconds: Int { (ContinuousClock.now - arrived).wholeMilliseconds }
 

@@ -211,6 +211,33 @@ struct SearchCoordinatorTests {
         #expect(FormQuery.value("query", in: h.api.requests("unsplash")[0].uri) == "mountain")
     }
 
+    @Test("Keystrokes that reach the coordinator out of arrival order: the older one is superseded, never the newest")
+    func outOfOrderArrival() async throws {
+        let clock = ManualClock()
+        let h = try await SimulatorHarness.start(clock: clock)
+        defer { Task { await h.shutdown() } }
+        let coordinator = h.coordinator
+        // Arrived second (serial 8) but ran first, as tasks may.
+        let newest = Task {
+            try await coordinator.search(SearchParameters(query: "zebra crossing", debounceMs: 300, channel: "t", arrival: 8), session: "s1")
+        }
+        await clock.waitForSleepers(1)
+        // Arrived first (serial 7), reaches the coordinator late: superseded at once.
+        let late = await rpcError {
+            _ = try await coordinator.search(SearchParameters(query: "zebra cross", debounceMs: 300, channel: "t", arrival: 7), session: "s1")
+        }
+        #expect(late?.kind == .cancelled && late?.data.reason == "superseded")
+        clock.advance(by: .milliseconds(300))
+        let r = try await withTimeout(seconds: 60) { try await newest.value }
+        #expect(r.query == "zebra crossing")
+        #expect(h.api.totalRequests == 1)
+        // Another session's channel of the same name is its own.
+        let other = Task {
+            try await coordinator.search(SearchParameters(query: "zebra", debounceMs: 0, channel: "t", arrival: 1), session: "s2")
+        }
+        #expect(try await withTimeout(seconds: 60) { try await other.value }.query == "zebra")
+    }
+
     @Test("A refused query on a channel still supersedes the pending search there")
     func tooShortSupersedes() async throws {
         let clock = ManualClock()

@@ -42,6 +42,8 @@ public actor SearchCoordinator {
 
     private var pending: [UInt64: Pending] = [:]
     private var channels: [ChannelKey: UInt64] = [:]
+    /// The newest arrival serial seen per channel (`SearchParameters.arrival`).
+    private var newestArrival: [ChannelKey: UInt64] = [:]
     private var nextToken: UInt64 = 0
     private var inFlight: [SearchPageKey: Task<ProviderSearchPage, any Error>] = [:]
     /// `total` and `totalPages` learnt per query (the key with page 0).
@@ -84,6 +86,13 @@ public actor SearchCoordinator {
         // A newer keystroke supersedes the pending one even when it is itself refused (too
         // short after a backspace): the older answer would describe text no longer typed.
         let channel = params.channel.map { ChannelKey(session: session, channel: $0) }
+        if let channel, let arrival = params.arrival {
+            // A newer keystroke got here first (each request is its own task): this one is old.
+            if let newest = newestArrival[channel], newest > arrival {
+                throw RPCError(.cancelled, "superseded by a newer search on channel '\(channel.channel)'", reason: "superseded")
+            }
+            newestArrival[channel] = arrival
+        }
         if let channel, let older = channels[channel] {
             finish(older, .failure(RPCError(.cancelled, "superseded by a newer search on channel '\(channel.channel)'",
                                             reason: "superseded")))
@@ -112,6 +121,7 @@ public actor SearchCoordinator {
 
     /// Cancels every pending search of a closing session (`reason: "session_closed"`).
     public func closeSession(_ session: SessionID) {
+        newestArrival = newestArrival.filter { $0.key.session != session }
         for (token, p) in pending where p.session == session {
             finish(token, .failure(RPCError(.cancelled, "session closed", reason: "session_closed")))
         }

@@ -16,9 +16,14 @@ public struct SearchParameters: Sendable, Hashable {
     /// Searches of one session on the same channel supersede each other (typeahead).
     public var channel: String?
     public var safe: Bool
+    /// Where the request stands in its session's arrival order (the server's admission serial),
+    /// nil when unknown. Requests run as separate tasks and may reach the coordinator in
+    /// another order than they arrived; on a channel, a search older than one already seen
+    /// there is superseded at once, so a late older keystroke never supersedes the newest.
+    public var arrival: UInt64?
 
     public init(query: String? = nil, feed: String? = nil, provider: String? = nil, page: Int = 1, perPage: Int? = nil,
-                debounceMs: Int = 0, channel: String? = nil, safe: Bool = true) {
+                debounceMs: Int = 0, channel: String? = nil, safe: Bool = true, arrival: UInt64? = nil) {
         self.query = query
         self.feed = feed
         self.provider = provider
@@ -27,5 +32,6 @@ public struct SearchParameters: Sendable, Hashable {
         self.debounceMs = debounceMs
         self.channel = channel
         self.safe = safe
+        self.arrival = arrival
     }
 }
