@@ -186,10 +186,7 @@ class GalleryApp {
       $('#more').hidden = true;
     }
     // Still near the end (a tall window, short pages)? The observer fires only on a change.
-    if (generation === this.generation) {
-      const rect = this.grid.end.getBoundingClientRect();
-      if (rect.top < window.innerHeight + 900) this.loadNextPage();
-    }
+    if (generation === this.generation && this.grid.nearEnd()) this.loadNextPage();
   }
 
   summary(result) {

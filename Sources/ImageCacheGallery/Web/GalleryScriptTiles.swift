@@ -62,6 +62,13 @@ class Grid {
       if (entries.some((e) => e.isIntersecting)) this.handlers.onNearEnd();
     }, { root: null, rootMargin: '0px 0px 900px 0px' });
     this.endObserver.observe(this.end);
+    // The observer reports changes only: an end that stays in reach while a page lands is
+    // caught by looking again on each scroll (once per frame).
+    window.addEventListener('scroll', () => {
+      if (this.scrollCheck) return;
+      this.scrollCheck = true;
+      requestAnimationFrame(() => { this.scrollCheck = false; if (this.nearEnd()) this.handlers.onNearEnd(); });
+    }, { passive: true });
 
     session.on('thumbnail.progress', (p) => this.onProgress(p));
     session.on('thumbnail.dimensions', (p) => this.onDimensions(p));
@@ -137,6 +144,9 @@ class Grid {
     this.relayout();
     for (const item of this.items) this.observer.observe(item.sentinel);
   }
+
+  /** Whether the end of the grid is within 900 px below the window. */
+  nearEnd() { return this.items.length > 0 && this.end.getBoundingClientRect().top < window.innerHeight + 900; }
 
   relayoutSoon() {
     if (this.relayoutPending) return;
