@@ -209,10 +209,14 @@ class Harness:
         box.send_keys(text)
 
     def results_for(self, query, timeout=30):
-        return wait_for(lambda: self.js(
-            "const g = window.gallery; return g && g.query === arguments[0] && g.pages.length > 0 && g.grid.items.length > 0"
-            " ? {pages: g.pages, totalPages: g.totalPages, items: g.grid.items.length} : null", query), timeout,
-            f"results for {query!r}")
+        try:
+            return wait_for(lambda: self.js(
+                "const g = window.gallery; return g && g.query === arguments[0] && g.pages.length > 0 && g.grid.items.length > 0"
+                " ? {pages: g.pages, totalPages: g.totalPages, items: g.grid.items.length} : null", query), timeout,
+                f"results for {query!r}")
+        except Failure as failure:
+            said = self.js("return [document.getElementById('banner').textContent, document.getElementById('status').textContent]")
+            raise Failure(f"{failure}; the page says {said}")
 
     def state(self):
         return self.js("""
@@ -226,14 +230,27 @@ class Harness:
         """Every photo in view has its tile loaded with the right picture."""
         s = self.state()
         shown = {t["photo"]: t for t in s["tiles"]}
+        failed = [t for t in s["tiles"] if t["state"] == "failed"]
+        if failed:
+            why = self.js("return document.querySelector('.tile[data-state=failed]').title")
+            raise Failure(f"tiles failed: {failed[:3]} ({why})")
         if not s["visible"] or any(p not in shown or shown[p]["state"] != "loaded" for p in s["visible"]):
             return None
         return s
 
     def screenshot(self, name):
-        if SHOTS:
-            os.makedirs(SHOTS, exist_ok=True)
-            self.driver.save_screenshot(os.path.join(SHOTS, name))
+        if not SHOTS:
+            return
+        os.makedirs(SHOTS, exist_ok=True)
+        path = os.path.join(SHOTS, name)
+        self.driver.save_screenshot(path)
+        try:  # smaller files for the docs: 3/4 size, 96 colours (Pillow, when installed)
+            from PIL import Image
+            with Image.open(path) as image:
+                small = image.convert("RGB").resize((image.width * 3 // 4, image.height * 3 // 4), Image.LANCZOS)
+                small.quantize(colors=96, dither=Image.Dither.NONE).save(path, optimize=True)
+        except ImportError:
+            pass
 
 
 def image_path(url):
@@ -326,7 +343,7 @@ def fling_cancels_most(h):
         s = h.state()
         check_tiles(s)
         polls += 1
-        if not shot and h.js("return window.__fling.frames") > 30:
+        if not shot and h.js("return window.__fling.frames > 8 && document.querySelectorAll('.tile[data-state=loading]').length >= 8"):
             h.screenshot("gallery-fling.png")
             shot = True
         check(polls < 2000, "the fling never ended")
@@ -394,10 +411,10 @@ def detail_view_and_save(h):
     check(re.sub(r"\D", "", likes) == str(expected["likes"]), f"likes shown {likes!r}, expected {expected['likes']}")
     shown = h.js("return document.querySelector('[data-detail=image]').dataset.photo")
     check(shown == photo_id, f"the large image is of {shown}, not {photo_id}")
-    h.screenshot("gallery-detail.png")
     h.driver.find_element(By.CSS_SELECTOR, "[data-detail=save]").click()
     saved = wait_for(lambda: h.js("const c = document.querySelector('[data-detail=saved-path]'); return c && c.textContent"),
                      90, "the saved file's path")
+    h.screenshot("gallery-detail.png")
     check(saved.startswith(h.sim["downloads"] + "/"), f"saved to {saved}, outside the download folder")
     with open(saved, "rb") as f:
         head = f.read(3)
@@ -451,7 +468,7 @@ def offline_shows_stale_and_says_so(h):
     h.load()
     check(h.p.stop("simulator") is not None, "the simulator did not stop")
     h.type_query("mountain lake")
-    h.results_for("mountain lake")
+    h.results_for("mountain lake", timeout=60)
     wait_for(lambda: h.js("return document.getElementById('grid').classList.contains('stale')"), 20, "the stale mark")
     banner = h.driver.find_element(By.ID, "banner")
     check("stale" in banner.text, f"banner says {banner.text!r}")

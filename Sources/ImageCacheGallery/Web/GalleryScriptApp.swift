@@ -131,6 +131,9 @@ class GalleryApp {
   async search(query, debounceMs) {
     const generation = ++this.generation;
     this.query = query;
+    // No next page until this query's first one has answered (the old query's count is not its).
+    this.page = 0;
+    this.totalPages = null;
     document.body.classList.add('searching');
     this.status('Searching…');
     const request = this.session.request('search', {
@@ -180,7 +183,7 @@ class GalleryApp {
       if (result.stale) { this.grid.setStale(true); this.staleNotice(); }
       this.summary(result);
     } catch (error) {
-      if (generation === this.generation) this.failed(error, this.query);
+      if (generation === this.generation) this.failed(error, this.query, true);
     } finally {
       this.loadingPage = false;
       $('#more').hidden = true;
@@ -199,9 +202,13 @@ class GalleryApp {
     end.textContent = shown ? `That is all: ${shown} photos, ${this.totalPages} page${this.totalPages === 1 ? '' : 's'}.` : 'No photos match.';
   }
 
-  failed(error, query) {
+  failed(error, query, nextPage = false) {
     switch (error.kind) {
       case 'network_unavailable':
+        if (nextPage) {
+          this.banner('offline', `The network is unavailable: page ${this.page + 1} of “${query}” is not in the cache. Scroll again once it is back.`);
+          break;
+        }
         this.status('');
         this.banner('offline', `The network is unavailable: “${query}” has not been searched before, so there is nothing saved to show. Searches you made earlier still open from the cache.`);
         break;

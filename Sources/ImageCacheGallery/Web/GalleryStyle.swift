@@ -67,7 +67,7 @@ footer { text-align: center; color: #5d6068; font-size: 12px; padding: 28px 0 36
 body.detail-open { overflow: hidden; }
 .panel { display: flex; gap: 0; max-width: min(1400px, 100%); max-height: 100%; background: var(--panel);
   border-radius: 12px; overflow: hidden; box-shadow: 0 20px 60px rgba(0,0,0,.6); }
-.frame { position: relative; flex: 1 1 auto; max-height: calc(100vh - 48px); max-width: calc(100vw - 420px);
+.frame { position: relative; overflow: hidden; flex: 1 1 auto; max-height: calc(100vh - 48px); max-width: calc(100vw - 420px);
   background: #000; display: flex; align-items: center; justify-content: center; min-width: 280px; }
 .frame img { display: block; max-width: 100%; max-height: calc(100vh - 48px); width: 100%; height: 100%; object-fit: contain; }
 .frame .preview { position: absolute; inset: 0; filter: blur(14px); transform: scale(1.05); opacity: .8; }
