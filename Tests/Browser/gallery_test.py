@@ -337,7 +337,7 @@ def fling_cancels_most(h):
           requestAnimationFrame(step);
         }
         requestAnimationFrame(step);""")
-    shot = False
+    shot = bool(SHOTS)   # the picture is taken on the way back (below), mid-grid
     polls = 0
     while not h.js("return window.__fling.done"):
         s = h.state()
@@ -362,6 +362,11 @@ def fling_cancels_most(h):
     check(shows >= 100, f"only {shows} tiles were shown during a fling through 200 photos")
     check(recycles > shows / 2, f"{recycles} of {shows} shows were recycled while loading")
     check(completed < shows / 2, f"{completed} of {shows} thumbnails were downloaded in full: most should have been cancelled")
+    if SHOTS:   # a fling back up through the pages: tiles mid-grid, recycled and loading
+        h.js("""window.__back = {frames: 0};
+            (function step() { window.__back.frames++; if (scrollY > 0 && window.__back.frames < 400) { scrollBy(0, -140); requestAnimationFrame(step); } })();""")
+        wait_for(lambda: h.js("return window.__back.frames > 12"), 20, "the fling back")
+        h.screenshot("gallery-fling.png")
 
 
 def paging_stops_at_total_pages(h):
@@ -504,6 +509,13 @@ def main():
             except Exception as error:
                 failed += 1
                 print(f"FAIL  {check_function.__name__}: {error}", flush=True)
+                try:  # what the page was waiting for
+                    print("    page:", h.js("""const g = window.gallery; return g && {banner: document.getElementById('banner').textContent,
+                        status: document.getElementById('status').textContent, query: g.query, searches: (g.searchLog || []).slice(-4),
+                        pending: [...g.session.pending.keys()].map((id) => g.session.sent.find((r) => r.id === id)).filter(Boolean)
+                          .map((r) => r.method + ' ' + JSON.stringify(r.params)).slice(0, 12)}"""), flush=True)
+                except Exception:
+                    pass
                 if not isinstance(error, Failure):
                     traceback.print_exc()
     finally:

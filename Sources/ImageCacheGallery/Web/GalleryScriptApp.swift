@@ -134,6 +134,7 @@ class GalleryApp {
     // No next page until this query's first one has answered (the old query's count is not its).
     this.page = 0;
     this.totalPages = null;
+    this.pages = [];
     document.body.classList.add('searching');
     this.status('Searching…');
     const request = this.session.request('search', {
@@ -143,8 +144,16 @@ class GalleryApp {
     let result;
     try {
       result = await request.answer;
+      this.note({ id: request.id, query, current: generation === this.generation, outcome: result.stale ? 'stale' : 'ok' });
     } catch (error) {
-      if (generation !== this.generation || error.kind === 'cancelled') return;
+      this.note({ id: request.id, query, current: generation === this.generation, outcome: `${error.kind} ${error.data.reason || ''}` });
+      if (generation !== this.generation) return;
+      if (error.kind === 'cancelled') {
+        // Only a newer search supersedes ours, and that one bumped the generation: a
+        // cancelled current search was withdrawn some other way. Say so rather than wait.
+        this.status('The search was cancelled; press Enter to search again.');
+        return;
+      }
       this.pendingSearch = null;
       this.grid.reset(false);
       this.pages = [];
@@ -242,6 +251,11 @@ class GalleryApp {
   }
 
   status(text) { $('#status').textContent = text; }
+
+  /** The last answers to typeahead searches, newest last (read by the tests' diagnostics). */
+  note(entry) {
+    this.searchLog = (this.searchLog || []).concat([entry]).slice(-20);
+  }
 }
 
 window.addEventListener('DOMContentLoaded', () => { new GalleryApp().start(); });
