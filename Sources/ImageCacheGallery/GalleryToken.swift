@@ -45,6 +45,7 @@ public struct GalleryToken: Sendable, Equatable, CustomStringConvertible {
         return difference == 0 && count == expected.count
     }
 
+    /// Never the token itself: a token printed by accident in a log must not open the gallery.
     public var description: String { "GalleryToken(…)" }
 
     private static func isURLSafe(_ byte: UInt8) -> Bool {

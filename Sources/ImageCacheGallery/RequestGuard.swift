@@ -32,7 +32,9 @@ public struct RequestGuard: Sendable {
 
     /// The guard's answer.
     public enum Verdict: Sendable, Equatable {
+        /// The request may go on to `Route`.
         case allowed(Route)
+        /// The request is answered with `status` and the plain-text `reason`, nothing else.
         case refused(status: HTTPResponseStatus, reason: String)
     }
 

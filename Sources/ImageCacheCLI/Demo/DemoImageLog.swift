@@ -20,6 +20,7 @@ public final class DemoImageLog: Sendable {
 
     private let state = NIOLockedValueBox(Snapshot())
 
+    /// An empty log.
     public init() {}
 
     func requested(_ path: String) { state.withLockedValue { $0.arrivals.append(path) } }

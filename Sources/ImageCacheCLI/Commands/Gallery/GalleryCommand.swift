@@ -62,6 +62,7 @@ public struct GalleryOptions: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// A port is 0…65535 (0: the kernel picks a free one).
     public func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
     }
