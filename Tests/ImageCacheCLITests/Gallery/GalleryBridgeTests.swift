@@ -154,6 +154,18 @@ struct GalleryBridgeTests {
         return nil
     }
 
+    @Test func theDeliveredTableIsBoundedOldestOutFirstAndTakesOnlyAbsolutePaths() {
+        let table = DeliveredPaths(capacity: 3)
+        for n in 1...5 { table.remember("/cache/\(n)", mime: "image/jpeg") }
+        table.remember("relative/6", mime: "image/png")
+        #expect(table.count == 3)
+        #expect(table.mime(of: "/cache/1") == nil && table.mime(of: "/cache/2") == nil)
+        #expect(table.mime(of: "/cache/5") == "image/jpeg")
+        #expect(table.mime(of: "relative/6") == nil)
+        table.remember("/cache/5", mime: "image/png")   // delivered again: still one entry
+        #expect(table.count == 3 && table.mime(of: "/cache/5") == "image/png")
+    }
+
     @Test func theTokenComparisonNeedsEveryCharacter() throws {
         let token = try #require(GalleryToken("abcdefghijklmnop0123"))
         #expect(token.matches(Array("abcdefghijklmnop0123".utf8)))
