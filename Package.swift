@@ -2,7 +2,7 @@
 // imagecached — a photo-search and thumbnail-cache daemon for Linux.
 //
 // Layers (imports point down only):
-//   imagecache (CLI) → ImageCacheClient → ImageCacheProtocol
+//   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //   imagecached      → ImageCacheServer → ImageCacheKit → ImageCacheProtocol, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ImageCacheProtocol", targets: ["ImageCacheProtocol"]),
         .library(name: "ImageCacheServer", targets: ["ImageCacheServer"]),
         .library(name: "ImageCacheClient", targets: ["ImageCacheClient"]),
+        .library(name: "ImageCacheGallery", targets: ["ImageCacheGallery"]),
         .library(name: "ProviderSimulator", targets: ["ProviderSimulator"]),
     ],
     dependencies: [
@@ -88,10 +89,22 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The web gallery: a loopback HTTP/WebSocket bridge from a browser tab to a daemon session.
+        .target(
+            name: "ImageCacheGallery",
+            dependencies: [
+                "ImageCacheClient", "ImageCacheProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
@@ -142,7 +155,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheCLITests",
-            dependencies: ["ImageCacheCLI", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: ["ImageCacheCLI", "ImageCacheGallery", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
             name: "ImageCacheKitTests",

@@ -133,10 +133,20 @@ struct ArgumentParsingTests {
         #expect(c.daemon == "/opt/imagecached" && c.svg == "/tmp/g.svg" && c.startTimeout == 5 && c.global.json)
     }
 
+    @Test func galleryTakesAPortAndNoOpen() throws {
+        let g = try parse(["gallery", "--port", "8099", "--no-open", "--socket", "/tmp/x.sock"], as: GalleryCommand.self)
+        #expect(g.options.port == 8099 && g.options.noOpen && g.global.socket == "/tmp/x.sock")
+        let d = try parse(["demo", "--gallery", "--no-open"], as: DemoCommand.self)
+        #expect(d.gallery && d.galleryOptions.noOpen && d.galleryOptions.port == 0)
+        #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["gallery", "--port", "70000"]) }
+        #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["gallery", "--port", "-1"]) }
+    }
+
     @Test func everyCommandsHelpHasExamples() {
         for command in [StatusCommand.self, StatsCommand.self, SearchCommand.self, ShowCommand.self, PrefetchCommand.self,
                         DownloadCommand.self, DownloadStart.self, DownloadStatus.self, DownloadList.self, DownloadWatch.self,
-                        DownloadCancel.self, LayoutCommand.self, CacheCommand.self, DemoCommand.self] as [any ParsableCommand.Type] {
+                        DownloadCancel.self, LayoutCommand.self, CacheCommand.self, DemoCommand.self,
+                        GalleryCommand.self] as [any ParsableCommand.Type] {
             #expect(command.configuration.discussion.contains("EXAMPLES"), "\(command)")
         }
     }

@@ -14,6 +14,8 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         EXAMPLES
           imagecache demo                 # the whole story, offline
           imagecache demo --keep-running  # the same, then a sandbox daemon to try commands on
+          imagecache demo --gallery       # the web gallery on the offline simulator
+          imagecache gallery              # the web gallery on your daemon, in your browser
           imagecache status               # who answers; which providers have keys
           imagecache search "sunset beach" --page 2
           imagecache show unsplash:Dwu85P9SOIk --size 512
@@ -33,7 +35,7 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, StatsCommand.self, SearchCommand.self, ShowCommand.self,
             PrefetchCommand.self, DownloadCommand.self, LayoutCommand.self, CacheCommand.self,
-            DemoCommand.self,
+            GalleryCommand.self, DemoCommand.self, SimulatorCommand.self,
         ]
     )
 

@@ -26,6 +26,10 @@ public struct DemoCommand: AsyncParsableCommand {
           imagecache demo
           imagecache demo --svg /tmp/grid.svg --daemon .build/release/imagecached
           imagecache demo --keep-running      # then try commands on the socket it prints
+          imagecache demo --gallery           # the web gallery on the simulator, until Ctrl-C
+
+        With --gallery the steps are skipped: the simulator and the daemon start, then the web \
+        gallery of `imagecache gallery` serves them (its URL printed and opened) until Ctrl-C.
         """)
 
     @Option(help: ArgumentHelp("The imagecached to run (default: the one next to this imagecache).", valueName: "path"))
@@ -41,6 +45,13 @@ public struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "After the steps, keep the simulator and daemon up (printing the socket) until Ctrl-C.")
     public var keepRunning = false
 
+    /// `--gallery`: the web gallery against the sandbox, instead of the steps.
+    @Flag(help: "Skip the steps: serve the web gallery (imagecache gallery) on the sandbox daemon until Ctrl-C.")
+    public var gallery = false
+
+    /// The gallery's port and browser choice, with `--gallery`.
+    @OptionGroup public var galleryOptions: GalleryOptions
+
     /// `--json` prints a report of the steps on stdout, the narrative going to stderr;
     /// `--socket` is not used (the demo's daemon has its own, in the temporary folder).
     @OptionGroup public var global: GlobalOptions
@@ -54,6 +65,10 @@ public struct DemoCommand: AsyncParsableCommand {
         }
         let svgPath = svg.hasPrefix("/") ? svg : FileManager.default.currentDirectoryPath + "/" + svg
         let resources = DemoResources()
+        if gallery {
+            try await runGallery(executable: executable, resources: resources)
+            return
+        }
         let report: [DemoReport.Step]
         do {
             report = try await Output.$narrativeToStderr.withValue(global.json) {
@@ -92,8 +107,25 @@ public struct DemoCommand: AsyncParsableCommand {
         }
     }
 
-    /// Sets up, runs every step, and returns how each ended.
-    static func story(executable: String, svgPath: String, startTimeout: Double, resources: DemoResources) async throws -> [DemoReport.Step] {
+    /// `--gallery`: the sandbox, then the gallery on it until Ctrl-C; everything removed after.
+    func runGallery(executable: String, resources: DemoResources) async throws {
+        do {
+            try await Interrupts.race { [startTimeout, galleryOptions] in
+                let sandbox = try await Self.startSandbox(executable: executable, startTimeout: startTimeout, resources: resources)
+                try await GalleryLauncher.serve(socketPath: sandbox.socket, options: galleryOptions, json: false)
+            }
+        } catch is Interrupted {
+            // Ctrl-C is how the gallery ends.
+        } catch {
+            await resources.release(verbose: true)
+            Output.error("demo failed: \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        if !(await resources.release(verbose: true)) { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+
+    /// The simulator and a daemon on a temporary config, cache and socket (no steps run).
+    static func startSandbox(executable: String, startTimeout: Double, resources: DemoResources) async throws -> DemoConfig.Paths {
         var template = Array("/tmp/imagecache-demo-XXXXXX".utf8CString)
         guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
             throw DemoFailure("cannot create a temporary folder: \(String(cString: strerror(errno)))")
@@ -114,6 +146,14 @@ public struct DemoCommand: AsyncParsableCommand {
         let connection = try await process.waitUntilReady(timeout: startTimeout)
         await resources.setConnection(connection)
         Output.narrate("    \(executable) (pid \(process.pid)) answers on \(paths.socket)")
+        return paths
+    }
+
+    /// Sets up, runs every step, and returns how each ended.
+    static func story(executable: String, svgPath: String, startTimeout: Double, resources: DemoResources) async throws -> [DemoReport.Step] {
+        let paths = try await startSandbox(executable: executable, startTimeout: startTimeout, resources: resources)
+        guard let connection = await resources.connection else { throw DemoFailure("the daemon's session is gone") }
+        let dir = paths.workspace
 
         let context = DemoContext(connection: connection, workspace: dir, downloads: paths.downloads, svgPath: svgPath,
                                   width: Terminal.current().width, state: DemoState())
@@ -143,7 +183,7 @@ actor DemoResources {
     private var workspace: String?
     private var simulator: DemoSimulator?
     private var daemon: DaemonProcess?
-    private var connection: ImageCacheConnection?
+    private(set) var connection: ImageCacheConnection?
 
     func setWorkspace(_ path: String) { workspace = path }
     func setSimulator(_ servers: DemoSimulator) { simulator = servers }

@@ -21,16 +21,19 @@ enum DemoImageServer {
         bodyBytes <= thumbnailBytes ? 4 * 1024 : 80 * 1024
     }
 
-    /// Starts the server on a free port of 127.0.0.1.
-    static func start() async throws -> LoopbackHTTPServer {
+    /// Starts the server on a free port of 127.0.0.1, recording what it serves in `log`.
+    static func start(log: DemoImageLog = DemoImageLog()) async throws -> LoopbackHTTPServer {
         try await LoopbackHTTPServer(streaming: { request, writer in
+            log.requested(request.path)
             guard let response = SimulatedImageRoute.handle(request), response.status == 200 else {
                 writer.respond(SimulatedImageRoute.handle(request) ?? .text("not found\n", status: 404))
                 return
             }
             let (status, headers, body) = ranged(response, request: request)
             writer.writeHead(status: status, headers: headers + [("Content-Length", String(body.count))])
-            send(body, from: 0, piece: pieceSize(bodyBytes: response.body.count), to: writer)
+            send(body, from: 0, piece: pieceSize(bodyBytes: response.body.count), to: writer) { log.completed(request.path) }
+        }, onAbort: { request, bytes in
+            log.aborted(request.path, bytes: bytes)
         })
     }
 
@@ -55,14 +58,16 @@ enum DemoImageServer {
 
     /// Writes `body` a piece at a time, one piece per interval, until done or the client
     /// goes away (a cancelled transfer).
-    static func send(_ body: [UInt8], from offset: Int, piece: Int, to writer: ResponseWriter) {
+    static func send(_ body: [UInt8], from offset: Int, piece: Int, to writer: ResponseWriter,
+                     completed: @escaping @Sendable () -> Void = {}) {
         guard writer.isOpen else { return }
         guard offset < body.count else {
             writer.end()
+            completed()
             return
         }
         let next = min(body.count, offset + piece)
         writer.write(Array(body[offset..<next]))
-        writer.after(.milliseconds(intervalMilliseconds)) { send(body, from: next, piece: piece, to: writer) }
+        writer.after(.milliseconds(intervalMilliseconds)) { send(body, from: next, piece: piece, to: writer, completed: completed) }
     }
 }

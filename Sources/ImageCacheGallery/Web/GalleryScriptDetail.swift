@@ -1,0 +1,188 @@
+/// detail.js: one photo large. The `regular` size (1080 px wide) through `thumbnail.show` on
+/// the `detail` view, with its progress; the author linked to their profile (Unsplash links
+/// carry its attribution parameters); likes, description and `photo.get`'s details; and Save,
+/// a `download` whose progress and final path are shown as the daemon reports them.
+enum GalleryScriptDetail {
+    static let js = #"""
+'use strict';
+
+const ATTRIBUTION = { utm_source: 'imagecached', utm_medium: 'referral' };
+
+/** Unsplash asks every link to its pages to carry utm_source and utm_medium. */
+function attributed(url, provider) {
+  if (!url) return null;
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') return null;
+    if (provider === 'unsplash') for (const [k, v] of Object.entries(ATTRIBUTION)) if (!u.searchParams.has(k)) u.searchParams.set(k, v);
+    return u.toString();
+  } catch (e) { return null; }
+}
+
+function formatBytes(n) {
+  if (!(n >= 0)) return '?';
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
+}
+
+function providerName(p) { return { unsplash: 'Unsplash', flickr: 'Flickr', pixabay: 'Pixabay' }[p] || p; }
+
+class DetailView {
+  constructor(session, root) {
+    this.session = session;
+    this.root = root;
+    this.view = 'detail';
+    this.slot = 0;
+    this.photo = null;
+    this.request = null;
+    this.jobs = new Map();        // job → {photo, state}
+    this.early = new Map();       // notifications for a job whose id is not known yet
+    this.el = (name) => root.querySelector(`[data-detail="${name}"]`);
+    this.el('close').addEventListener('click', () => this.close());
+    root.addEventListener('click', (e) => { if (e.target === root) this.close(); });
+    document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !root.hidden) this.close(); });
+    this.el('save').addEventListener('click', () => this.save());
+    session.on('thumbnail.progress', (p) => {
+      if (p.view === this.view && this.photo && p.photo === this.photo.id && p.total > 0) {
+        this.el('progress').style.width = `${Math.min(100, (100 * p.received) / p.total).toFixed(1)}%`;
+        this.el('loading').textContent = `loading ${formatBytes(p.received)} of ${formatBytes(p.total)}`;
+      }
+    });
+    for (const name of ['download.progress', 'download.finished', 'download.failed']) {
+      session.on(name, (p) => this.onDownload(name, p));
+    }
+  }
+
+  open(photo, tile) {
+    this.photo = photo;
+    this.root.hidden = false;
+    document.body.classList.add('detail-open');
+    const image = this.el('image');
+    image.removeAttribute('src');
+    image.dataset.photo = '';
+    // The grid's thumbnail stands in, blurred, while the large one arrives.
+    const preview = this.el('preview');
+    if (tile && tile.img.getAttribute('src')) preview.src = tile.img.getAttribute('src'); else preview.removeAttribute('src');
+    const frame = this.el('frame');
+    frame.style.aspectRatio = photo.width > 0 && photo.height > 0 ? `${photo.width} / ${photo.height}` : '3 / 2';
+    frame.dataset.state = 'loading';
+    this.el('progress').style.width = '0%';
+    this.el('loading').textContent = 'loading…';
+    this.fill(photo);
+    this.el('save-state').textContent = '';
+    this.el('save-bar').style.width = '0%';
+    this.el('save').disabled = false;
+    this.currentJob = null;
+    this.loadImage(photo);
+    this.session.call('photo.get', { photo: photo.id }).then((full) => {
+      if (this.photo && this.photo.id === full.id) this.fill(full);
+    }, () => {});
+  }
+
+  loadImage(photo) {
+    const request = this.session.request('thumbnail.show', { slot: this.slot, view: this.view, photo: photo.id, size: 1080 });
+    this.request = request.id;
+    request.answer.then((thumb) => {
+      if (this.request !== request.id) return;
+      const image = this.el('image');
+      image.dataset.photo = thumb.photo;
+      image.onload = () => { if (this.request === request.id) this.el('frame').dataset.state = 'loaded'; };
+      image.src = imageURL(thumb.path);
+      this.el('progress').style.width = '100%';
+      this.el('loading').textContent = `${thumb.width}×${thumb.height}, ${formatBytes(thumb.bytes)} from ${thumb.source}`;
+    }, (error) => {
+      if (this.request !== request.id || error.kind === 'cancelled') return;
+      this.el('frame').dataset.state = 'failed';
+      this.el('loading').textContent = error.kind === 'network_unavailable'
+        ? 'The network is unavailable and this size is not in the cache.' : error.message;
+    });
+  }
+
+  fill(photo) {
+    const author = this.el('author');
+    author.textContent = photo.author && photo.author.name || 'unknown author';
+    const profile = attributed(photo.author && photo.author.profileURL, photo.provider);
+    if (profile) author.href = profile; else author.removeAttribute('href');
+    const site = this.el('provider');
+    site.textContent = providerName(photo.provider);
+    const home = { unsplash: 'https://unsplash.com/', flickr: 'https://www.flickr.com/', pixabay: 'https://pixabay.com/' }[photo.provider];
+    if (home) site.href = attributed(home, photo.provider); else site.removeAttribute('href');
+    const page = attributed(photo.pageURL, photo.provider);
+    const pageLink = this.el('page');
+    pageLink.hidden = !page;
+    if (page) pageLink.href = page;
+    this.el('likes').textContent = photo.likes === null || photo.likes === undefined ? '' : `♥ ${photo.likes.toLocaleString()}`;
+    this.el('description').textContent = photo.description || '';
+    const facts = [];
+    if (photo.width && photo.height) facts.push(`${photo.width} × ${photo.height}`);
+    if (photo.views) facts.push(`${photo.views.toLocaleString()} views`);
+    if (photo.downloads) facts.push(`${photo.downloads.toLocaleString()} downloads`);
+    if (photo.createdAt) facts.push(new Date(photo.createdAt).toLocaleDateString());
+    if (photo.location && (photo.location.city || photo.location.country)) facts.push([photo.location.city, photo.location.country].filter(Boolean).join(', '));
+    if (photo.exif && photo.exif.model) facts.push([photo.exif.make, photo.exif.model].filter(Boolean).join(' '));
+    this.el('facts').textContent = facts.join(' · ');
+    this.el('tags').textContent = (photo.tags || []).map((t) => `#${t}`).join(' ');
+  }
+
+  close() {
+    if (this.root.hidden) return;
+    if (this.el('frame').dataset.state === 'loading') {
+      this.session.request('thumbnail.recycle', { slot: this.slot, view: this.view }).answer.catch(() => {});
+    }
+    this.request = null;
+    this.photo = null;
+    this.root.hidden = true;
+    document.body.classList.remove('detail-open');
+  }
+
+  save() {
+    const photo = this.photo;
+    if (!photo) return;
+    const button = this.el('save');
+    button.disabled = true;
+    this.el('save-state').textContent = 'starting…';
+    this.session.call('download', { photo: photo.id, variant: 'full' }).then(({ job }) => {
+      this.jobs.set(job, { photo: photo.id });
+      this.currentJob = job;
+      for (const [name, p] of this.early.get(job) || []) this.onDownload(name, p);
+      this.early.delete(job);
+    }, (error) => {
+      button.disabled = false;
+      this.el('save-state').textContent = `could not save: ${error.message}`;
+    });
+  }
+
+  onDownload(name, p) {
+    if (!this.jobs.has(p.job)) {
+      if (!this.early.has(p.job)) this.early.set(p.job, []);
+      this.early.get(p.job).push([name, p]);
+      return;
+    }
+    if (p.job !== this.currentJob) return;
+    const state = this.el('save-state');
+    const bar = this.el('save-bar');
+    if (name === 'download.progress') {
+      bar.style.width = p.total > 0 ? `${Math.min(100, (100 * p.received) / p.total).toFixed(1)}%` : '30%';
+      state.textContent = `saving ${formatBytes(p.received)}${p.total > 0 ? ' of ' + formatBytes(p.total) : ''}`
+        + (p.bytesPerSecond > 0 ? ` at ${formatBytes(p.bytesPerSecond)}/s` : '');
+    } else if (name === 'download.finished') {
+      bar.style.width = '100%';
+      state.textContent = '';
+      const done = document.createElement('span');
+      done.textContent = `Saved ${p.width}×${p.height}, ${formatBytes(p.bytes)} to `;
+      const path = document.createElement('code');
+      path.dataset.detail = 'saved-path';
+      path.textContent = p.path;
+      state.append(done, path);
+      this.el('save').disabled = false;
+    } else {
+      bar.style.width = '0%';
+      state.textContent = `save failed: ${p.error && p.error.message || 'unknown error'}`;
+      this.el('save').disabled = false;
+    }
+  }
+}
+"""#
+}
