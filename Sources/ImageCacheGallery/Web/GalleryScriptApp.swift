@@ -128,7 +128,7 @@ class GalleryApp {
     this.search(query, now ? 0 : DEBOUNCE_MS);
   }
 
-  async search(query, debounceMs, retried = false) {
+  async search(query, debounceMs) {
     const generation = ++this.generation;
     this.query = query;
     // No next page until this query's first one has answered (the old query's count is not its).
@@ -149,14 +149,8 @@ class GalleryApp {
       this.note({ id: request.id, query, current: generation === this.generation, outcome: `${error.kind} ${error.data.reason || ''}` });
       if (generation !== this.generation) return;
       if (error.kind === 'cancelled') {
-        // Only a newer search should supersede ours, and that one bumped the generation. The
-        // daemon may start two searches sent a moment apart in the other order, so that the
-        // older supersedes the newer: ask again once, at once, rather than show nothing.
-        if (error.data.reason === 'superseded' && !retried) {
-          this.searchRetries = (this.searchRetries || 0) + 1;
-          this.search(query, 0, true);
-          return;
-        }
+        // Only a newer search supersedes ours (the daemon orders a channel's searches by
+        // arrival), and that one bumped the generation: this is another cancellation.
         this.status('The search was cancelled; press Enter to search again.');
         return;
       }
