@@ -8,11 +8,17 @@ public struct TransferRequest: Sendable {
         public var path: String
         /// The `ETag` (or `Last-Modified`) the partial body came with: sent as `If-Range`, so a
         /// changed resource answers 200 with the whole new body instead of a mismatched tail.
-        public var validator: String
+        /// Nil when the body came with none: a `Range` without `If-Range` could splice two
+        /// versions of the resource, so the file is then emptied and fetched whole.
+        public var validator: String?
+        /// The body's complete length when an earlier answer said it: a `206` whose
+        /// `Content-Range` total differs is not used.
+        public var total: Int?
         /// A resume of the file at `path` whose bytes came with `validator`.
-        public init(path: String, validator: String) {
+        public init(path: String, validator: String?, total: Int? = nil) {
             self.path = path
             self.validator = validator
+            self.total = total
         }
     }
 

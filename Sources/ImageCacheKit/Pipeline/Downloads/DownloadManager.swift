@@ -12,13 +12,20 @@ import Logging
 /// above prefetches), fsync it, prove it decodes, move it to its final name without replacing
 /// anything, and, for Unsplash, request the download-tracking endpoint once.
 ///
-/// Resuming needs the validator the partial body came with, and the engine reports headers
-/// only when a transfer ends. So a job that starts from byte 0 first asks for one byte
-/// (`Range: bytes=0-0`) and records the answer's strong `ETag` (else `Last-Modified`) in the
-/// job table before the body flows; after a crash the `.part` continues with `Range` +
-/// `If-Range`, and a server that ignores or refuses the range (200, 416) gets a clean restart
-/// from the engine. A server that ignores the one-byte range answers the whole body, which is
-/// then simply kept.
+/// Resuming needs the validator the partial body came with. There is no probe request: the
+/// engine reports the head of the real answer (`TransferEvent.response`, before its first body
+/// byte is written) and the job records its strong `ETag` (else `Last-Modified`) and total in
+/// the job table at once. A drop mid-body is continued by the engine inside the job's retries
+/// (`Range` + `If-Range`); after a crash or a stop the `.part` continues the same way. A server
+/// that ignores or refuses the range (200, 416), or answers a range that does not continue the
+/// file, gets a clean restart from byte 0 from the engine.
+///
+/// Why the table and not an extended attribute on the `.part`: the table is the one place a
+/// job's state lives, works on every filesystem, and its write is already coalesced off the
+/// actor. A crash between the answer's head and that write (milliseconds) finds a `.part`
+/// without a validator, which is restarted from 0 (a resume without `If-Range` could splice
+/// two versions). A validator left stale by a restarted body (a 200 after `If-Range`) is safe
+/// too: the server's resource no longer matches it, so `If-Range` makes it send the whole body.
 ///
 /// Shutdown (`TransferEngine.shutdown`, reason `shutdown`) leaves jobs unfinished on disk,
 /// `.part` included, so the next start resumes them; only a real failure or
@@ -234,10 +241,10 @@ public actor DownloadManager {
         }
     }
 
-    /// Brings the body into `.part`: a probe for the validator when starting from zero, then
-    /// the transfer (resumed with `Range`/`If-Range` when bytes are already there).
+    /// Brings the body into `.part`: one transfer, resumed with `Range`/`If-Range` when bytes
+    /// and their validator are already there; the answer's head is recorded as it arrives.
     private func transfer(_ id: String, meter: DownloadProgressMeter) async throws {
-        guard var record = records[id] else { return }
+        guard let record = records[id] else { return }
         let part = record.reservation.partPath
         var size: Int
         if let existing = FileOps.regularFileSize(part) {
@@ -248,41 +255,31 @@ public actor DownloadManager {
             }
             size = 0
         }
-        if size > 0, record.validator == nil {
+        if size > 0, record.validator == nil || size > (record.total ?? .max) {
+            // Bytes whose validator never reached the table (a crash right after the answer's
+            // head), or more than the body has: they cannot be continued safely.
+            dependencies.logger.notice("restarting a partial download from byte 0", metadata: [
+                "job": "\(id)", "bytes": "\(size)",
+                "reason": "\(record.validator == nil ? "no validator was recorded" : "longer than the body")",
+            ])
             try FileOps.truncate(part)
             size = 0
         }
-        if size == 0 {
-            let probe = try await dependencies.transfers.fetch(HTTPRequest(
-                url: record.url, headers: [("Range", "bytes=0-0")], priority: .download))
-            guard records[id]?.state == .running else { return }
-            record.validator = Self.validator(probe)
-            record.total = Self.totalLength(probe) ?? record.total
-            if probe.status == 200, !probe.body.isEmpty {
-                // The range was ignored and the whole body came: keep it.
-                try FileOps.write(probe.body, to: part)
-                record.total = probe.body.count
-                records[id] = record
-                persist()
-                if let progress = meter.record(received: probe.body.count, total: probe.body.count) {
-                    observer(.progress(progress))
-                }
-                return
-            }
-            records[id] = record
-            persist()
-            // The validator must be on disk before the first body byte is: a `.part` without it
-            // cannot be resumed after a crash, only restarted.
-            await flush()
-            guard records[id]?.state == .running else { return }
+        if size > 0, size == record.total {
+            // Whole already (stopped between the last byte and the move): verify it as it is.
+            return
         }
         let request = TransferRequest(url: record.url, priority: .download,
-                                      resume: .init(path: part, validator: record.validator ?? "\"\""))
+                                      resume: .init(path: part, validator: record.validator, total: record.total))
         let observer = self.observer
         let handle = dependencies.transfers.start(request) { event in
-            if case .progress(let received, let expected) = event,
-               let progress = meter.record(received: received, total: expected) {
-                observer(.progress(progress))
+            switch event {
+            case .progress(let received, let expected):
+                if let progress = meter.record(received: received, total: expected) { observer(.progress(progress)) }
+            case .response(_, let total, let validator):
+                Task { await self.answered(id, total: total, validator: validator) }
+            case .chunk, .retrying:
+                break
             }
         }
         handles[id] = handle
@@ -294,6 +291,17 @@ public actor DownloadManager {
             handles[id] = nil
             throw error
         }
+    }
+
+    /// Records the head of the answer now filling the `.part`: the validator its bytes come
+    /// with and the body's total, in the table at once (the next resume's `If-Range`).
+    private func answered(_ id: String, total: Int?, validator: String?) {
+        guard var record = records[id], record.state == .running else { return }
+        guard record.validator != validator || record.total != total else { return }
+        record.validator = validator
+        record.total = total
+        records[id] = record
+        persist()
     }
 
     /// fsync, decode, name, move: on the blocking-I/O threads (never the actor or the
@@ -477,24 +485,4 @@ public actor DownloadManager {
         RPCError(.notFound, "no download job \(id)")
     }
 
-    /// A strong `ETag`, else `Last-Modified`: what `If-Range` accepts.
-    static func validator(_ response: HTTPResponse) -> String? {
-        if let etag = response.header("ETag"), !etag.hasPrefix("W/"), !etag.isEmpty { return etag }
-        return response.header("Last-Modified")
-    }
-
-    /// The full length from `Content-Range: bytes 0-0/N` of a 206, else nil.
-    static func totalLength(_ response: HTTPResponse) -> Int? {
-        response.status == 206 ? parseContentRangeTotal(response.header("Content-Range")) : nil
-    }
-
-    /// The complete length `N` of a `Content-Range: bytes A-B/N` value: a non-negative `Int`,
-    /// nil for `*`, an absent, negative, oversized or unreadable value. The one parser of this
-    /// header (pure, fuzzable).
-    public static func parseContentRangeTotal(_ value: String?) -> Int? {
-        guard let value, let slash = value.lastIndex(of: "/") else { return nil }
-        let total = value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces)
-        guard !total.isEmpty, total.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int(total)
-    }
 }
