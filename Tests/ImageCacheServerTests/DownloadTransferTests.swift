@@ -109,4 +109,65 @@ struct DownloadTransferTests {
             #expect(fixture.images.counters.ranges["/r416b.jpg"] == ["bytes=5000-"])
         }
     }
+
+    /// `body` with a restart marker where its entropy-coded data has none, at `fraction` of it:
+    /// libjpeg stops there and warns, so it does not decode.
+    private static func damaged(_ body: [UInt8], at fraction: Double) -> [UInt8] {
+        var bytes = body
+        let at = Int(Double(bytes.count) * fraction)
+        bytes[at] = 0xFF
+        bytes[at + 1] = 0xD5
+        return bytes
+    }
+
+    @Test("a corrupt body fails decode_failed while it arrives: the server never sends the rest")
+    func corruptBodyFailsEarly() async throws {
+        try await withDaemon { fixture, client in
+            let bad = Self.damaged(Self.body, at: 0.3)
+            // About four seconds for the whole body: the verifier has all the time it needs to
+            // refuse it long before its end.
+            fixture.images.serve("/bad.jpg", body: bad, faults: [.slowBody(bytesPerSecond: bad.count / 4)])
+            let job = try await client.download(["url": fixture.images.url("/bad.jpg")])
+            let (method, params) = try await client.outcome(job: job)
+            #expect(method == "download.failed")
+            #expect((params["error"] as? [String: Any])?["code"] as? Int == 1008)
+            try await withTimeout(seconds: 30) { try await fixture.images.waitUntil { $0.aborted("/bad.jpg") == 1 } }
+            let counters = fixture.images.counters
+            #expect(counters.completed("/bad.jpg") == 0)
+            // Bytes the server wrote (socket buffers included): never the whole body.
+            #expect(counters.abortedBytes["/bad.jpg", default: .max] < bad.count, "\(counters.abortedBytes) of \(bad.count)")
+            #expect(fixture.files().isEmpty)
+        }
+    }
+
+    @Test("a job resumed after a restart verifies the bytes on disk again: a .part damaged meanwhile fails before the rest is sent")
+    func resumedPartIsVerifiedAgain() async throws {
+        let fixture = try await DownloadFixture.make()
+        defer { Task { await fixture.finish() } }
+        let cut = Self.body.count * 6 / 10
+        fixture.images.serve("/again.jpg", body: Self.body, etag: "\"a1\"",
+                             faults: [.stall(afterBytes: cut), .slowBody(bytesPerSecond: Self.body.count / 8)])
+        let first = try await fixture.start()
+        let client = try await DownloadClient.connect(first.socketPath)
+        let job = try await client.download(["url": fixture.images.url("/again.jpg")])
+        let part = fixture.root + "/again.jpg.part"
+        _ = try await FileGrowth.waitUntil(part, hasAtLeast: cut)
+        await client.close()
+        await first.stop()
+        // Damage what is on disk (within the first 60 %) while the daemon is stopped.
+        let damaged = Self.damaged(Array(fixture.contents(part)), at: 0.5)
+        try Data(damaged).write(to: URL(fileURLWithPath: part))
+        let second = try await fixture.start()
+        let again = try await DownloadClient.connect(second.socketPath)
+        let state = try await again.result("download.watch", ["job": job])
+        if state["state"] as? String != "failed" {
+            let (method, params) = try await again.outcome(job: job)
+            #expect(method == "download.failed")
+            #expect((params["error"] as? [String: Any])?["code"] as? Int == 1008)
+        }
+        #expect(fixture.images.counters.completed("/again.jpg") == 0)
+        #expect(fixture.files().isEmpty)
+        await again.close()
+        await second.stop()
+    }
 }

@@ -9,8 +9,10 @@ import Logging
 /// A job: resolve the image URL (a photo's `full` or `regular` variant), check and reserve
 /// the destination (`DownloadDestination`, `FileReservation`), stream the body into
 /// `<name>.part` through the shared engine at `download` priority (below visible thumbnails,
-/// above prefetches), fsync it, prove it decodes, move it to its final name without replacing
-/// anything, and, for Unsplash, request the download-tracking endpoint once.
+/// above prefetches) while a `PartVerifier` proves it decodes as it arrives, fsync it, move it
+/// to its final name without replacing anything, and, for Unsplash, request the
+/// download-tracking endpoint once. A body found corrupt before its end fails the job at once
+/// (`decode_failed`), without downloading the rest.
 ///
 /// Resuming needs the validator the partial body came with. There is no probe request: the
 /// engine reports the head of the real answer (`TransferEvent.response`, before its first body
@@ -71,6 +73,9 @@ public actor DownloadManager {
     private var meters: [String: DownloadProgressMeter] = [:]
     private var handles: [String: TransferHandle] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
+    /// Why a job's verifier refused its body while the transfer still ran (the transfer is
+    /// then cancelled, and this is the job's error rather than `cancelled`).
+    private var refusals: [String: RPCError] = [:]
     private var started = false
     /// A table write is running / changes wait for the next one.
     private var writing = false
@@ -231,20 +236,31 @@ public actor DownloadManager {
                 await complete(id, reservation: moved, header: header.header, bytes: header.bytes, photo: photo)
                 return
             }
-            try await transfer(id, meter: meter)
-            guard let current = records[id], current.state == .running else { return }
-            let (reservation, header, bytes) = try await Self.verifyAndMove(current, decodes: decodes, maxPixels: maxPixels)
+            guard let body = try await transfer(id, meter: meter, maxPixels: maxPixels),
+                  let current = records[id], current.state == .running else { return }
+            let reservation = try await BlockingIO.run { try Self.move(current, format: body.header.format) }
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
-            await complete(id, reservation: reservation, header: header, bytes: bytes, photo: photo)
+            await complete(id, reservation: reservation, header: body.header, bytes: body.bytes, photo: photo,
+                           lastByte: body.lastByte)
         } catch {
             fail(id, error: error as? RPCError ?? RPCError(.internal, "download failed: \(error)"))
         }
     }
 
-    /// Brings the body into `.part`: one transfer, resumed with `Range`/`If-Range` when bytes
-    /// and their validator are already there; the answer's head is recorded as it arrives.
-    private func transfer(_ id: String, meter: DownloadProgressMeter) async throws {
-        guard let record = records[id] else { return }
+    /// A `.part` whose every byte has arrived, verified and fsynced.
+    private struct VerifiedBody {
+        var header: ImageHeader
+        var bytes: Int
+        /// When the engine handed over the complete body (the start of `afterLastByteMs`).
+        var lastByte: ContinuousClock.Instant
+    }
+
+    /// Brings the body into `.part` and verifies it while it arrives: one transfer, resumed
+    /// with `Range`/`If-Range` when bytes and their validator are already there (those bytes
+    /// are verified again first, while the rest is requested); the answer's head is recorded
+    /// as it arrives. Nil when the job stopped meanwhile.
+    private func transfer(_ id: String, meter: DownloadProgressMeter, maxPixels: Int) async throws -> VerifiedBody? {
+        guard let record = records[id] else { return nil }
         let part = record.reservation.partPath
         var size: Int
         if let existing = FileOps.regularFileSize(part) {
@@ -265,9 +281,21 @@ public actor DownloadManager {
             try FileOps.truncate(part)
             size = 0
         }
+        let verifier = PartVerifier(path: part, available: size, maxPixels: maxPixels, decodes: dependencies.decodes)
+        let verification = Task { () async throws -> ImageHeader in
+            do {
+                return try await verifier.run()
+            } catch {
+                self.refused(id, error)
+                throw error
+            }
+        }
         if size > 0, size == record.total {
             // Whole already (stopped between the last byte and the move): verify it as it is.
-            return
+            verifier.end(size: size)
+            let lastByte = ContinuousClock.now
+            try await BlockingIO.run { try FileOps.syncFile(part) }
+            return VerifiedBody(header: try await verification.value, bytes: size, lastByte: lastByte)
         }
         let request = TransferRequest(url: record.url, priority: .download,
                                       resume: .init(path: part, validator: record.validator, total: record.total))
@@ -275,22 +303,50 @@ public actor DownloadManager {
         let handle = dependencies.transfers.start(request) { event in
             switch event {
             case .progress(let received, let expected):
+                verifier.advance(to: received)
                 if let progress = meter.record(received: received, total: expected) { observer(.progress(progress)) }
-            case .response(_, let total, let validator):
+            case .response(let offset, let total, let validator):
+                if offset == 0 { verifier.restart() }
                 Task { await self.answered(id, total: total, validator: validator) }
             case .chunk, .retrying:
                 break
             }
         }
         handles[id] = handle
-        if records[id]?.state != .running { handle.cancel(reason: "cancelled") }
+        if records[id]?.state != .running || refusals[id] != nil { handle.cancel(reason: "cancelled") }
+        let result: TransferResult
         do {
-            _ = try await handle.result()
+            result = try await handle.result()
             handles[id] = nil
         } catch {
             handles[id] = nil
+            verifier.abandon()
+            if let refusal = refusals.removeValue(forKey: id) { throw refusal }
             throw error
         }
+        let lastByte = ContinuousClock.now
+        verifier.end(size: result.body.count)
+        // fsync beside the end of the verification (the file is complete either way).
+        async let synced: Void = BlockingIO.run { try FileOps.syncFile(part) }
+        let header: ImageHeader
+        do {
+            header = try await verification.value
+        } catch {
+            try? await synced
+            refusals[id] = nil
+            throw error
+        }
+        try await synced
+        return VerifiedBody(header: header, bytes: result.body.count, lastByte: lastByte)
+    }
+
+    /// The verifier refused the body while it was still arriving: the transfer stops now and
+    /// the job fails with the verifier's error (`decode_failed`, `too_large`).
+    private func refused(_ id: String, _ error: any Error) {
+        guard let error = error as? RPCError, error.kind != .cancelled, records[id]?.state == .running else { return }
+        dependencies.logger.info("download refused while arriving", metadata: ["job": "\(id)", "error": "\(error)"])
+        refusals[id] = error
+        handles[id]?.cancel(reason: "decode_failed")
     }
 
     /// Records the head of the answer now filling the `.part`: the validator its bytes come
@@ -304,16 +360,8 @@ public actor DownloadManager {
         persist()
     }
 
-    /// fsync, decode, name, move: on the blocking-I/O threads (never the actor or the
-    /// cooperative pool), the decode under the process-wide decode bound.
-    private static func verifyAndMove(_ record: DownloadRecord, decodes: DecodeBudget,
-                                      maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
-        let verified = try await verify(record.reservation.partPath, decodes: decodes, maxPixels: maxPixels)
-        let reservation = try await BlockingIO.run { try move(record, format: verified.header.format) }
-        return (reservation, verified.header, verified.bytes)
-    }
-
-    /// fsyncs the file at `path` and proves it decodes; its header and size.
+    /// fsyncs the whole file at `path` and proves it decodes; its header and size (a file found
+    /// already at its final name after a restart: its bytes were verified before the move).
     private static func verify(_ path: String, decodes: DecodeBudget,
                                maxPixels: Int) async throws -> (header: ImageHeader, bytes: Int) {
         let bytes = try await BlockingIO.run { () throws -> [UInt8] in
@@ -354,7 +402,7 @@ public actor DownloadManager {
     }
 
     private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int,
-                          photo: ProviderPhoto?) async {
+                          photo: ProviderPhoto?, lastByte: ContinuousClock.Instant? = nil) async {
         meters.removeValue(forKey: id)?.end()
         tasks[id] = nil
         guard var record = records[id], record.state == .running else {
@@ -375,9 +423,14 @@ public actor DownloadManager {
         persist()
         // `download.finished` promises a durable result: the table says so before anyone hears it.
         await flush()
-        dependencies.logger.info("download finished", metadata: [
-            "job": "\(id)", "path": "\(reservation.path)", "bytes": "\(bytes)",
-        ])
+        var metadata: Logger.Metadata = ["job": "\(id)", "path": "\(reservation.path)", "bytes": "\(bytes)"]
+        if let lastByte {
+            // From the complete body to this notice: verification's tail, fsync, move, table.
+            let elapsed = ContinuousClock.now - lastByte
+            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            metadata["afterLastByteMs"] = "\((ms * 100).rounded() / 100)"
+        }
+        dependencies.logger.info("download finished", metadata: metadata)
         observer(.finished(DownloadFinished(job: id, path: reservation.path, bytes: bytes,
                                             width: header.width, height: header.height)))
         if let tracking {
@@ -406,6 +459,7 @@ public actor DownloadManager {
 
     private func fail(_ id: String, error: RPCError) {
         handles[id] = nil
+        refusals[id] = nil
         tasks[id] = nil
         meters.removeValue(forKey: id)?.end()
         guard var record = records[id], record.state == .running else { return }  // cancelled: already cleaned
