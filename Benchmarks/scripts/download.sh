@@ -203,7 +203,7 @@ for name, values in inner.items():
           f"{statistics.median(x['seconds'] for x in values):.3f} s, {statistics.median(x['mb_per_s'] for x in values):.0f} MB/s, "
           f"{statistics.median(x['cpu_seconds'] for x in values):.2f} s CPU; last byte → download.finished p50 "
           f"{statistics.median(x['last_byte_to_finished_ms_p50'] for x in values):.1f} ms (rounds: "
-          f"{', '.join(f'{x['last_byte_to_finished_ms_p50']:.1f}' for x in values)}), p90 "
+          + ", ".join("%.1f" % x['last_byte_to_finished_ms_p50'] for x in values) + "), p90 "
           f"{statistics.median(x['last_byte_to_finished_ms_p90'] for x in values):.1f} ms")
 PY
 echo
