@@ -51,8 +51,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
-        // Every libjpeg warning of a TurboJPEG decode (TurboJPEG 2.1 keeps only the first text).
-        .target(name: "CJPEGWarnings", dependencies: ["CTurboJPEG"]),
+        // Every libjpeg warning of a TurboJPEG decode (TurboJPEG 2.1 keeps only the first text),
+        // and libjpeg's own decompressor with a suspending source (verifying a body as it
+        // arrives; TurboJPEG 2.1 only decodes whole buffers): links libjpeg62-turbo's `jpeg`.
+        .target(name: "CJPEGWarnings", dependencies: ["CTurboJPEG"], linkerSettings: [.linkedLibrary("jpeg")]),
         // libpng's classic row-by-row reader, its setjmp kept in C (the simplified API reads whole images).
         .target(name: "CPNGReader", dependencies: ["CPNG"]),
 

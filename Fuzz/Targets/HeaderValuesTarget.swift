@@ -7,7 +7,7 @@ import ImageCacheProtocol
 /// them): the shared number reader (`OutsideSeconds.parse`), `Retry-After`
 /// (`RetryPolicy.parseRetryAfter`, which image hosts and providers share), the rate-limit
 /// headers (`ProviderQuota.parseCount`/`parseReset`), and `Content-Range`
-/// (`DownloadManager.parseContentRangeTotal`). Each result then goes where the daemon
+/// (`ContentRange.parse`, `ContentRange.total(of:)`). Each result then goes where the daemon
 /// sends it: the errors that carry it and the rate limiter's block.
 ///
 /// Properties: never a trap; seconds are finite and never negative; a length is never negative.
@@ -46,8 +46,13 @@ enum HeaderValuesTarget {
             }
         }
 
-        let length = DownloadManager.totalLength(HTTPResponse(status: 206, headers: [("Content-Range", value)], body: []))
+        let length = ContentRange.total(of: value)
         FuzzCheck.require(length.map { $0 >= 0 } ?? true, "Content-Range \(value.debugDescription): a length of \(length!)")
+        if let range = ContentRange.parse(value) {
+            FuzzCheck.require(range.first >= 0 && range.first <= range.last && range.length > 0
+                              && range.total.map { range.last < $0 } ?? true, "Content-Range \(value.debugDescription): \(range)")
+            _ = range.fits(offset: range.first, knownTotal: range.total, contentLength: range.length)
+        }
     }
 
     static func checkSeconds(_ seconds: Double?, _ parser: String) {

@@ -1,5 +1,6 @@
 #include "CJPEGWarnings.h"
 #include <turbojpeg.h>
+#include "warning_record.h"
 
 // The start of TurboJPEG 2.1's private `tjinstance`: a compressor, a decompressor, then its
 // error manager (whose first member is libjpeg's). Checked, not assumed: the decompressor's
@@ -22,15 +23,7 @@ static void ic_emit_message(j_common_ptr cinfo, int level) {
     struct ic_context *context = ic_current;
     if (context == NULL) return;
     if (level < 0) {
-        ic_jpeg_warnings *warnings = context->warnings;
-        warnings->count += 1;
-        int code = cinfo->err->msg_code, seen = 0;
-        for (int index = 0; index < warnings->codeCount; index++) {
-            if (warnings->codes[index] == code) seen = 1;
-        }
-        if (!seen && warnings->codeCount < IC_JPEG_WARNING_CODES) {
-            warnings->codes[warnings->codeCount++] = code;
-        }
+        ic_record_warning(context->warnings, cinfo->err->msg_code);
     }
     context->original(cinfo, level);
 }

@@ -3,7 +3,15 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+
+// Where libpng's error function jumps, and the message it leaves (the error pointer of both
+// the pull reader and the progressive stream).
+struct ic_png_failure {
+    jmp_buf jump;
+    char message[160];
+};
 
 struct ic_png_reader {
     png_structp png;
@@ -14,8 +22,7 @@ struct ic_png_reader {
     unsigned int height;
     int passes;
     int failed;
-    jmp_buf jump;
-    char message[160];
+    struct ic_png_failure failure;
 };
 
 static void ic_read(png_structp png, png_bytep out, size_t length) {
@@ -26,9 +33,9 @@ static void ic_read(png_structp png, png_bytep out, size_t length) {
 }
 
 static void ic_error(png_structp png, png_const_charp message) {
-    ic_png_reader *reader = (ic_png_reader *)png_get_error_ptr(png);
-    snprintf(reader->message, sizeof reader->message, "%s", message);
-    longjmp(reader->jump, 1);
+    struct ic_png_failure *failure = (struct ic_png_failure *)png_get_error_ptr(png);
+    snprintf(failure->message, sizeof failure->message, "%s", message);
+    longjmp(failure->jump, 1);
 }
 
 // Warnings (a bad ancillary CRC, an out-of-place chunk) never touch a pixel: kept silent.
@@ -37,16 +44,50 @@ static void ic_warning(png_structp png, png_const_charp message) {
     (void)message;
 }
 
+// The output layout both readers produce, set once the header is read: 8-bit grey, RGB or
+// RGBA, sRGB-encoded. `interlaceHandling` merges Adam7 passes into full rows (the pull reader);
+// the progressive stream only counts rows and takes each pass's rows as they come.
+// 1 on success; 0 with a message when libpng's layout is not the expected one.
+static int ic_png_configure(png_structp png, png_infop pngInfo, int interlaceHandling, ic_png_info *info,
+                            int *passes, struct ic_png_failure *failure) {
+    int colorType = png_get_color_type(png, pngInfo);
+    int bitDepth = png_get_bit_depth(png, pngInfo);
+    int transparency = png_get_valid(png, pngInfo, PNG_INFO_tRNS) != 0;
+    int alpha = (colorType & PNG_COLOR_MASK_ALPHA) != 0 || transparency;
+    int grey = (colorType & PNG_COLOR_MASK_COLOR) == 0;
+    if (colorType == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    if (grey && bitDepth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    if (transparency) png_set_tRNS_to_alpha(png);
+    if (bitDepth == 16) png_set_scale_16(png);
+    if (grey && alpha) png_set_gray_to_rgb(png);
+    // Output sRGB; a file without gAMA/sRGB is taken to be sRGB already (no conversion).
+    png_set_alpha_mode(png, PNG_ALPHA_PNG, PNG_DEFAULT_sRGB);
+    *passes = interlaceHandling ? png_set_interlace_handling(png)
+        : (png_get_interlace_type(png, pngInfo) == PNG_INTERLACE_ADAM7 ? 7 : 1);
+    png_read_update_info(png, pngInfo);
+    info->width = png_get_image_width(png, pngInfo);
+    info->height = png_get_image_height(png, pngInfo);
+    info->channels = png_get_channels(png, pngInfo);
+    info->interlaced = *passes > 1;
+    if (png_get_bit_depth(png, pngInfo) != 8
+        || png_get_rowbytes(png, pngInfo) != (size_t)info->width * info->channels
+        || (info->channels != 1 && info->channels != 3 && info->channels != 4)) {
+        snprintf(failure->message, sizeof failure->message, "unexpected output layout");
+        return 0;
+    }
+    return 1;
+}
+
 ic_png_reader *ic_png_reader_create(const void *data, size_t size) {
     ic_png_reader *reader = calloc(1, sizeof *reader);
     if (reader == NULL) return NULL;
     reader->data = data;
     reader->size = size;
-    if (setjmp(reader->jump)) {
+    if (setjmp(reader->failure.jump)) {
         ic_png_reader_destroy(reader);
         return NULL;
     }
-    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader, ic_error, ic_warning);
+    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader->failure, ic_error, ic_warning);
     if (reader->png == NULL) {
         free(reader);
         return NULL;
@@ -68,44 +109,22 @@ void ic_png_reader_destroy(ic_png_reader *reader) {
 
 int ic_png_read_info(ic_png_reader *reader, ic_png_info *info) {
     if (reader->failed) return 0;
-    if (setjmp(reader->jump)) {
+    if (setjmp(reader->failure.jump)) {
         reader->failed = 1;
         return 0;
     }
-    png_structp png = reader->png;
-    png_read_info(png, reader->info);
-    int colorType = png_get_color_type(png, reader->info);
-    int bitDepth = png_get_bit_depth(png, reader->info);
-    int transparency = png_get_valid(png, reader->info, PNG_INFO_tRNS) != 0;
-    int alpha = (colorType & PNG_COLOR_MASK_ALPHA) != 0 || transparency;
-    int grey = (colorType & PNG_COLOR_MASK_COLOR) == 0;
-    if (colorType == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-    if (grey && bitDepth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (transparency) png_set_tRNS_to_alpha(png);
-    if (bitDepth == 16) png_set_scale_16(png);
-    if (grey && alpha) png_set_gray_to_rgb(png);
-    // Output sRGB; a file without gAMA/sRGB is taken to be sRGB already (no conversion).
-    png_set_alpha_mode(png, PNG_ALPHA_PNG, PNG_DEFAULT_sRGB);
-    reader->passes = png_set_interlace_handling(png);
-    png_read_update_info(png, reader->info);
-    info->width = png_get_image_width(png, reader->info);
-    info->height = png_get_image_height(png, reader->info);
-    info->channels = png_get_channels(png, reader->info);
-    info->interlaced = reader->passes > 1;
+    png_read_info(reader->png, reader->info);
+    if (!ic_png_configure(reader->png, reader->info, 1, info, &reader->passes, &reader->failure)) {
+        reader->failed = 1;
+        return 0;
+    }
     reader->height = info->height;
-    if (png_get_bit_depth(png, reader->info) != 8
-        || png_get_rowbytes(png, reader->info) != (size_t)info->width * info->channels
-        || (info->channels != 1 && info->channels != 3 && info->channels != 4)) {
-        snprintf(reader->message, sizeof reader->message, "unexpected output layout");
-        reader->failed = 1;
-        return 0;
-    }
     return 1;
 }
 
 int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int count, size_t rowBytes) {
     if (reader->failed) return 0;
-    if (setjmp(reader->jump)) {
+    if (setjmp(reader->failure.jump)) {
         reader->failed = 1;
         return 0;
     }
@@ -117,7 +136,7 @@ int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int co
 
 int ic_png_read_image(ic_png_reader *reader, unsigned char *image, size_t rowBytes) {
     if (reader->failed) return 0;
-    if (setjmp(reader->jump)) {
+    if (setjmp(reader->failure.jump)) {
         reader->failed = 1;
         return 0;
     }
@@ -131,5 +150,100 @@ int ic_png_read_image(ic_png_reader *reader, unsigned char *image, size_t rowByt
 }
 
 const char *ic_png_reader_message(const ic_png_reader *reader) {
-    return reader->message;
+    return reader->failure.message;
+}
+
+// MARK: Progressive stream
+
+struct ic_png_stream {
+    png_structp png;
+    png_infop info;
+    struct ic_png_failure failure;
+    ic_png_info header;
+    int headerRead;
+    int failed;
+    int passes;
+    /// Rows libpng will deliver (each Adam7 pass's reduced rows), and those delivered so far.
+    unsigned long long rowsExpected;
+    unsigned long long rowsSeen;
+};
+
+static void ic_stream_info(png_structp png, png_infop pngInfo) {
+    ic_png_stream *stream = (ic_png_stream *)png_get_progressive_ptr(png);
+    if (!ic_png_configure(png, pngInfo, 0, &stream->header, &stream->passes, &stream->failure)) {
+        longjmp(stream->failure.jump, 1);
+    }
+    unsigned int width = stream->header.width, height = stream->header.height;
+    if (stream->passes == 1) {
+        stream->rowsExpected = height;
+    } else {
+        for (int pass = 0; pass < 7; pass++) {
+            if (PNG_PASS_COLS(width, pass) > 0) stream->rowsExpected += PNG_PASS_ROWS(height, pass);
+        }
+    }
+    stream->headerRead = 1;
+}
+
+static void ic_stream_row(png_structp png, png_bytep row, png_uint_32 number, int pass) {
+    (void)row;
+    (void)number;
+    (void)pass;
+    ic_png_stream *stream = (ic_png_stream *)png_get_progressive_ptr(png);
+    stream->rowsSeen += 1;
+}
+
+ic_png_stream *ic_png_stream_create(void) {
+    ic_png_stream *stream = calloc(1, sizeof *stream);
+    if (stream == NULL) return NULL;
+    if (setjmp(stream->failure.jump)) {
+        ic_png_stream_destroy(stream);
+        return NULL;
+    }
+    stream->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &stream->failure, ic_error, ic_warning);
+    if (stream->png == NULL) {
+        free(stream);
+        return NULL;
+    }
+    stream->info = png_create_info_struct(stream->png);
+    if (stream->info == NULL) {
+        ic_png_stream_destroy(stream);
+        return NULL;
+    }
+    png_set_progressive_read_fn(stream->png, stream, ic_stream_info, ic_stream_row, NULL);
+    return stream;
+}
+
+void ic_png_stream_destroy(ic_png_stream *stream) {
+    if (stream == NULL) return;
+    if (stream->png != NULL) png_destroy_read_struct(&stream->png, stream->info ? &stream->info : NULL, NULL);
+    free(stream);
+}
+
+int ic_png_stream_feed(ic_png_stream *stream, const void *data, size_t size) {
+    if (stream->failed) return 0;
+    if (setjmp(stream->failure.jump)) {
+        stream->failed = 1;
+        return 0;
+    }
+    // libpng takes the buffer as non-const but only reads it.
+    png_process_data(stream->png, stream->info, (png_bytep)(uintptr_t)data, size);
+    return 1;
+}
+
+int ic_png_stream_header(const ic_png_stream *stream, ic_png_info *info) {
+    if (!stream->headerRead) return 0;
+    *info = stream->header;
+    return 1;
+}
+
+int ic_png_stream_rows_complete(const ic_png_stream *stream) {
+    return stream->headerRead && stream->rowsSeen >= stream->rowsExpected;
+}
+
+unsigned long long ic_png_stream_rows_seen(const ic_png_stream *stream) { return stream->rowsSeen; }
+
+const char *ic_png_stream_message(const ic_png_stream *stream) { return stream->failure.message; }
+
+int ic_png_stream_in_image_data(const ic_png_stream *stream) {
+    return png_get_io_chunk_type(stream->png) == 0x49444154u; // "IDAT"
 }

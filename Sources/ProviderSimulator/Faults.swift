@@ -27,6 +27,12 @@ public enum Fault: Sendable, Equatable {
     case huge(declaredBytes: Int)
     /// Stream noise forever, chunked, with no declared length.
     case endless
+    /// Answer a `Range: bytes=N-` request with a `206` whose range starts `shift` bytes later
+    /// than asked (its `Content-Range` and body agree with each other, not with the request):
+    /// a broken cache splicing the wrong tail. Without `Range`, answer normally.
+    case wrongRange(shift: Int)
+    /// Answer a `206` with an empty body and no `Content-Range`, whatever was asked.
+    case emptyPartial
 }
 
 /// Whether the image server honours `Range` requests.

@@ -34,6 +34,9 @@ public final class ImageServer: Sendable {
         public var abortedBytes: [String: Int] = [:]
         /// The `Range` header of each request that had one.
         public var ranges: [String: [String]] = [:]
+        /// The `If-Range` header of each request that had a `Range` ("" when it had none),
+        /// in the order of `ranges`.
+        public var ifRanges: [String: [String]] = [:]
         /// Requests that arrived in a proxy's absolute form (`GET http://host/path`).
         public var proxied = 0
         /// The `User-Agent` of the last request.
@@ -164,7 +167,10 @@ public final class ImageServer: Sendable {
             index = $0.requests[path, default: 0]
             $0.requests[path, default: 0] += 1
             if proxied { $0.proxied += 1 }
-            if let range = request.header("Range") { $0.ranges[path, default: []].append(range) }
+            if let range = request.header("Range") {
+                $0.ranges[path, default: []].append(range)
+                $0.ifRanges[path, default: []].append(request.header("If-Range") ?? "")
+            }
             $0.lastUserAgent = request.header("User-Agent")
             $0.lastRequest[path] = request
             $0.arrivals.append(path)
@@ -234,6 +240,21 @@ public final class ImageServer: Sendable {
         case .endless:
             writer.writeHead(status: 200, headers: [("Content-Type", route.contentType)])
             stream(writer, path: path, total: nil, chunk: 64 << 10, interval: nil)
+        case .wrongRange(let shift):
+            guard let range = request.header("Range"), range.hasPrefix("bytes="),
+                  let asked = Int(range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false).first ?? "") else {
+                serve(route, path: path, request: request, writer: writer, pace: nil)
+                return
+            }
+            let start = min(max(0, asked + shift), route.body.count - 1)
+            let body = Array(route.body[start...])
+            let response = SimulatedResponse(status: 206, headers: headers(route, length: body.count) + [
+                ("Content-Range", "bytes \(start)-\(route.body.count - 1)/\(route.body.count)"),
+            ], body: body)
+            finish(path, writer) { $0.respond(response) }
+        case .emptyPartial:
+            let response = SimulatedResponse(status: 206, headers: headers(route, length: 0), body: [])
+            finish(path, writer) { $0.respond(response) }
         }
     }
 

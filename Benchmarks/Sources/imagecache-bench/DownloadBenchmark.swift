@@ -104,8 +104,9 @@ struct DownloadBenchmark: ParsableCommand {
         func phase(_ name: String) {
             if verbose { FileHandle.standardError.write(Data("\(name): \(ContinuousClock.now - t0) at \(Date().timeIntervalSince1970)\n".utf8)) }
         }
-        var logger = Logger(label: "imagecache-bench")
-        logger.logLevel = verbose ? .info : .error
+        let log = FinishLatencyLog(minimum: verbose ? .info : .error)
+        var logger = Logger(label: "imagecache-bench", factory: { _ in log })
+        logger.logLevel = .info  // the "download finished" lines carry afterLastByteMs
         let daemon = try ImageCacheDaemon(configuration: configuration, logger: logger)
         Task { try await daemon.run() }
         phase("daemon built")
@@ -140,8 +141,12 @@ struct DownloadBenchmark: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let cpu = cpuSeconds() - cpuBefore
         guard failures.isEmpty else { throw ValidationError("\(failures.count) downloads failed: \(failures[0])") }
-        return String(format: "{\"files\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_seconds\":%.4f,\"mb_per_s\":%.1f}",
-                      urls.count, saved, seconds, cpu, Double(saved) / seconds / 1e6)
+        let latencies = log.values.sorted()
+        let p50 = latencies.isEmpty ? -1 : latencies[latencies.count / 2]
+        let p90 = latencies.isEmpty ? -1 : latencies[min(latencies.count - 1, latencies.count * 9 / 10)]
+        return String(format: "{\"files\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_seconds\":%.4f,\"mb_per_s\":%.1f,"
+                      + "\"last_byte_to_finished_ms_p50\":%.2f,\"last_byte_to_finished_ms_p90\":%.2f}",
+                      urls.count, saved, seconds, cpu, Double(saved) / seconds / 1e6, p50, p90)
     }
 
     /// Connects once the daemon answers on its socket (it binds from its own task).

@@ -20,8 +20,11 @@ struct ShapingProxy: ParsableCommand {
             """
     )
 
-    @Option(help: "The upstream port on 127.0.0.1.")
+    @Option(help: "The upstream port.")
     var upstreamPort: Int
+
+    @Option(help: "The upstream IPv4 address (another network namespace's end of a veth, for the download benchmark's shaped link).")
+    var upstreamHost = "127.0.0.1"
 
     @Option(help: "Round-trip time added per connection, in milliseconds (half each way).")
     var rttMs = 20
@@ -52,6 +55,7 @@ struct ShapingProxy: ParsableCommand {
             let accepted = ContinuousClock.now
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var target = Self.loopback(port: upstreamPort)
+            target.sin_addr.s_addr = inet_addr(upstreamHost)
             let connected = withUnsafePointer(to: &target) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }

@@ -32,3 +32,6 @@ int ic_tj_decompress(void *handle, const unsigned char *source, unsigned long si
                      unsigned char *destination, int width, int pitch, int height,
                      int pixelFormat, int flags, ic_jpeg_warnings *warnings);
 #endif
+
+// The module's umbrella header (named after the target) also exports the streaming decoder.
+#include "CJPEGStream.h"

@@ -32,4 +32,25 @@ int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int co
 int ic_png_read_image(ic_png_reader *reader, unsigned char *image, size_t rowBytes);
 /// libpng's message for the error that stopped the reader ("" when none).
 const char *ic_png_reader_message(const ic_png_reader *reader);
+/// libpng's progressive reader (`png_process_data`), fed a body in chunks as they arrive, with
+/// the same error handling, limits and output layout as the reader above. It keeps no row:
+/// it proves that every row of every pass decodes, for verifying a download as it is written.
+typedef struct ic_png_stream ic_png_stream;
+
+/// NULL when out of memory.
+ic_png_stream *ic_png_stream_create(void);
+void ic_png_stream_destroy(ic_png_stream *stream);
+/// Decodes what `size` more bytes allow. 1 on success, 0 on error (see message); after an
+/// error every feed fails.
+int ic_png_stream_feed(ic_png_stream *stream, const void *data, size_t size);
+/// 1 and the output layout once the header chunks before the image data were read.
+int ic_png_stream_header(const ic_png_stream *stream, ic_png_info *info);
+/// 1 once every row of every pass has been decoded.
+int ic_png_stream_rows_complete(const ic_png_stream *stream);
+/// 1 while the chunk libpng is reading is an IDAT (image data) chunk.
+int ic_png_stream_in_image_data(const ic_png_stream *stream);
+/// Rows decoded so far (over all passes).
+unsigned long long ic_png_stream_rows_seen(const ic_png_stream *stream);
+/// libpng's message for the error that stopped the stream ("" when none).
+const char *ic_png_stream_message(const ic_png_stream *stream);
 #endif

@@ -57,13 +57,17 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
 
     /// A JPEG decode to `scaled` size: its output, the CMYK→RGB copy, and the coefficients
     /// libjpeg keeps (all of them for a multi-scan frame, one MCU row otherwise).
-    static func jpegDecode(_ survey: JPEGScanSurvey, scaledWidth: Int, scaledHeight: Int) -> Int {
+    /// - Parameter allCoefficients: whether libjpeg keeps every coefficient; by default,
+    ///   whether the survey saw a progressive frame or several scans (a streaming decode knows
+    ///   it from libjpeg at the first scan, before the survey has seen the others).
+    static func jpegDecode(_ survey: JPEGScanSurvey, scaledWidth: Int, scaledHeight: Int,
+                           allCoefficients: Bool? = nil) -> Int {
         let channels = survey.components.count == 4 ? 4 : (survey.components.count == 1 ? 1 : 3)
         let pixels = scaledWidth.multipliedClamped(by: scaledHeight)
         var bytes = pixels.multipliedClamped(by: channels)
         if channels == 4 { bytes = bytes.addingClamped(pixels.multipliedClamped(by: 3)) }
         let blockBytes = 64 * 2
-        if survey.isProgressive || survey.scanCount > 1 {
+        if allCoefficients ?? (survey.isProgressive || survey.scanCount > 1) {
             bytes = bytes.addingClamped(survey.totalBlocks.multipliedClamped(by: blockBytes))
         } else {
             let maxV = survey.components.map(\.vertical).max() ?? 1
@@ -133,16 +137,7 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
         switch header.format {
         case .jpeg:
             let survey = known ?? JPEGScanSurvey(reader)
-            guard survey.scanCount <= scanLimit else {
-                throw ImagingError.decodeFailed(
-                    "JPEG: \(survey.scanCount) scans, over the limit of \(scanLimit) (ordinary progressive JPEGs have about 10)",
-                    format: .jpeg)
-            }
-            guard survey.blockVisits <= workLimit else {
-                throw ImagingError.decodeFailed(
-                    "JPEG: decoding would take \(survey.blockVisits) block visits (\(survey.scanCount) scans), over the limit of \(workLimit)",
-                    format: .jpeg)
-            }
+            try checkLimits(scanCount: survey.scanCount, blockVisits: survey.blockVisits)
             (decodedWidth, decodedHeight) = JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight,
                                                                    covering: target?.storedWidth ?? 1)
             channels = survey.components.count == 1 ? 1 : 3
@@ -171,6 +166,21 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
             peak = max(peak, resize, encode)
         }
         return DecodeCost(bytes: peak.addingClamped(raw.count).addingClamped(fixedOverhead), work: work)
+    }
+
+    /// Refuses a JPEG over `scanLimit` scans or `workLimit` block visits, saying which and by
+    /// how much. A streaming verification calls it as the scans arrive (the counts only grow).
+    static func checkLimits(scanCount: Int, blockVisits: Int) throws(RPCError) {
+        guard scanCount <= scanLimit else {
+            throw ImagingError.decodeFailed(
+                "JPEG: \(scanCount) scans, over the limit of \(scanLimit) (ordinary progressive JPEGs have about 10)",
+                format: .jpeg)
+        }
+        guard blockVisits <= workLimit else {
+            throw ImagingError.decodeFailed(
+                "JPEG: decoding would take \(blockVisits) block visits (\(scanCount) scans), over the limit of \(workLimit)",
+                format: .jpeg)
+        }
     }
 
     static func mebibytes(_ bytes: Int) -> String {

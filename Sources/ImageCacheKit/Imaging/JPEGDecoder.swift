@@ -34,13 +34,7 @@ enum JPEGDecoder {
         }
         let structure = survey ?? JPEGScanSurvey(reader)
         let hasEndOfImage = JPEGMetadata.hasEndOfImage(reader, after: scan)
-        if let problem = structure.problem(hasEndOfImage: hasEndOfImage) {
-            throw ImagingError.decodeFailed("JPEG: \(problem)", format: .jpeg)
-        }
-        // Without an EOI, arithmetic-coded data that was cut runs out into zeros silently.
-        guard hasEndOfImage || !structure.isArithmetic else {
-            throw ImagingError.decodeFailed("JPEG: truncated (no end-of-image marker)", format: .jpeg)
-        }
+        try checkStructure(structure, hasEndOfImage: hasEndOfImage)
         guard let handle = tjInitDecompress() else {
             throw RPCError(.internal, "TurboJPEG could not allocate a decompressor")
         }
@@ -93,6 +87,18 @@ enum JPEGDecoder {
         let pixels = PixelBuffer(width: scaledWidth, height: scaledHeight, channels: channels == 4 ? 3 : channels,
                                  pixels: output)
         return Decoded(pixels: pixels, metadata: metadata)
+    }
+
+    /// Refuses scans that cannot carry every pixel (`JPEGScanSurvey.problem`), and a cut
+    /// arithmetic-coded body: without an EOI its data runs out into zeros silently. Checked
+    /// before decoding, and by `StreamingVerifier` at the end of the body.
+    static func checkStructure(_ structure: JPEGScanSurvey, hasEndOfImage: Bool) throws(RPCError) {
+        if let problem = structure.problem(hasEndOfImage: hasEndOfImage) {
+            throw ImagingError.decodeFailed("JPEG: \(problem)", format: .jpeg)
+        }
+        guard hasEndOfImage || !structure.isArithmetic else {
+            throw ImagingError.decodeFailed("JPEG: truncated (no end-of-image marker)", format: .jpeg)
+        }
     }
 
     /// The TurboJPEG scaling factors that shrink (1/8 … 1/1), as (num, denom); read once.

@@ -44,39 +44,78 @@ struct JPEGScanSurvey {
     /// nil = never scanned.
     private var finestPrecision: [[Int?]] = []
 
+    /// Offset of the first SOS marker whose segment is whole (where the first scan starts).
+    private(set) var firstScanOffset: Int?
+    /// Where the current scan's entropy-coded data started, while the walk is inside it.
+    private var scanDataStart: Int?
+    /// Whether the walk has ended (EOI, or a segment the body cut short).
+    private(set) var walkEnded = false
+
+    /// An empty survey, fed one segment at a time (`visit`) by a walk over a body that is
+    /// still arriving (`StreamingVerifier`).
+    init() {}
+
     /// Walks every marker of a complete body; stops at EOI.
     init(_ reader: ByteReader) {
         var walker = JPEGMarkerWalker(reader)
-        var scanDataStart: Int?
-        walk: while case .segment(let segment) = walker.next() {
-            let isRestart = segment.marker >= 0xD0 && segment.marker <= 0xD7
-            if let start = scanDataStart, !isRestart {
-                entropyBytes = entropyBytes.addingClamped(max(0, segment.offset - start))
-                scanDataStart = nil
-            }
-            guard reader.has(segment.payload.lowerBound, segment.payload.count) else { break }
-            switch segment.marker {
-            case let marker where JPEGMarkerWalker.isStartOfFrame(marker) && frameMarker == nil:
-                readFrame(marker, segment.payload, reader)
-            case 0xC4:
-                definesHuffmanTables = true
-            case 0xCC:
-                definesArithmeticConditioning = true
-            case JPEGMarkerWalker.sos:
-                scanCount += 1
-                readScan(segment.payload, reader)
-                scanDataStart = segment.payload.upperBound
-            case JPEGMarkerWalker.eoi:
-                break walk
-            case 0xE2:
-                app2Bytes = app2Bytes.addingClamped(segment.payload.count)
-            default:
-                continue
-            }
+        while !walkEnded, case .segment(let segment) = walker.next() {
+            let whole = reader.has(segment.payload.lowerBound, segment.payload.count)
+            visit(segment, payload: whole ? ByteReader(UnsafeRawBufferPointer(rebasing: reader.bytes[segment.payload])) : nil)
         }
-        if let start = scanDataStart { entropyBytes = entropyBytes.addingClamped(max(0, reader.count - start)) }
-        if isProgressive { blockVisits = blockVisits.addingClamped(totalBlocks) }
+        end(bodyLength: reader.count)
     }
+
+    /// Whether `visit` reads the payload of a segment with this marker (a streaming walk keeps
+    /// only those bytes; the others count by their length alone).
+    func readsPayload(of marker: UInt8) -> Bool {
+        marker == JPEGMarkerWalker.sos || (JPEGMarkerWalker.isStartOfFrame(marker) && frameMarker == nil)
+    }
+
+    /// Takes the walk's next segment. `payload` is its bytes (nil when the body ended inside
+    /// it, which ends the walk; any reader of the right length when `readsPayload` is false).
+    mutating func visit(_ segment: JPEGMarkerWalker.Segment, payload: ByteReader?) {
+        guard !walkEnded else { return }
+        let isRestart = segment.marker >= 0xD0 && segment.marker <= 0xD7
+        if let start = scanDataStart, !isRestart {
+            entropyBytes = entropyBytes.addingClamped(max(0, segment.offset - start))
+            scanDataStart = nil
+        }
+        guard let payload else {
+            walkEnded = true
+            return
+        }
+        switch segment.marker {
+        case let marker where JPEGMarkerWalker.isStartOfFrame(marker) && frameMarker == nil:
+            readFrame(marker, payload)
+        case 0xC4:
+            definesHuffmanTables = true
+        case 0xCC:
+            definesArithmeticConditioning = true
+        case JPEGMarkerWalker.sos:
+            scanCount += 1
+            if firstScanOffset == nil { firstScanOffset = segment.offset }
+            readScan(payload)
+            scanDataStart = segment.payload.upperBound
+        case JPEGMarkerWalker.eoi:
+            walkEnded = true
+        case 0xE2:
+            app2Bytes = app2Bytes.addingClamped(segment.payload.count)
+        default:
+            break
+        }
+    }
+
+    /// Ends the walk of a body `bodyLength` long: the last scan's data runs to its end, and a
+    /// progressive frame adds its output pass. Call once.
+    mutating func end(bodyLength: Int) {
+        if let start = scanDataStart { entropyBytes = entropyBytes.addingClamped(max(0, bodyLength - start)) }
+        scanDataStart = nil
+        walkEnded = true
+        blockVisits = blockVisits.addingClamped(outputPassVisits)
+    }
+
+    /// The block visits of a progressive frame's output pass (0 for a sequential one).
+    var outputPassVisits: Int { isProgressive ? totalBlocks : 0 }
 
     // MARK: Frame
 
@@ -153,17 +192,16 @@ struct JPEGScanSurvey {
 
     // MARK: Reading
 
-    private mutating func readFrame(_ marker: UInt8, _ payload: Range<Int>, _ reader: ByteReader) {
-        let base = payload.lowerBound
-        guard payload.count >= 6, let height = reader.u16be(base + 1), let width = reader.u16be(base + 3),
-              let count = reader.u8(base + 5), payload.count >= 6 + 3 * Int(count) else { return }
+    private mutating func readFrame(_ marker: UInt8, _ payload: ByteReader) {
+        guard payload.count >= 6, let height = payload.u16be(1), let width = payload.u16be(3),
+              let count = payload.u8(5), payload.count >= 6 + 3 * Int(count) else { return }
         frameMarker = marker
         self.width = width
         self.height = height
         for index in 0..<Int(count) {
-            let offset = base + 6 + 3 * index
-            let sampling = Int(reader.u8(offset + 1) ?? 0x11)
-            components.append(Component(id: reader.u8(offset) ?? 0,
+            let offset = 6 + 3 * index
+            let sampling = Int(payload.u8(offset + 1) ?? 0x11)
+            components.append(Component(id: payload.u8(offset) ?? 0,
                                         horizontal: min(4, max(1, sampling >> 4)), vertical: min(4, max(1, sampling & 15))))
         }
         finestPrecision = Array(repeating: Array(repeating: nil, count: 64), count: components.count)
@@ -172,21 +210,20 @@ struct JPEGScanSurvey {
     /// Counts the blocks one scan visits (those of the frame components it names; a component
     /// named twice, or one the frame lacks, counts as the largest, since libjpeg refuses such
     /// scans anyway) and records the precision its coefficients reach.
-    private mutating func readScan(_ payload: Range<Int>, _ reader: ByteReader) {
-        let base = payload.lowerBound
-        guard let count = reader.u8(base).map(Int.init), !components.isEmpty else { return }
+    private mutating func readScan(_ payload: ByteReader) {
+        guard let count = payload.u8(0).map(Int.init), !components.isEmpty else { return }
         let largest = components.map { blocks(of: $0, roundedToMCU: true) }.max() ?? 0
         var named: [Int?] = []
         for index in 0..<count {
-            let id = reader.u8(base + 1 + 2 * index)
+            let id = payload.u8(1 + 2 * index)
             let component = components.firstIndex { $0.id == id }
             named.append(component)
             blockVisits = blockVisits.addingClamped(component.map { blocks(of: components[$0], roundedToMCU: true) } ?? largest)
         }
         guard payload.count >= 1 + 2 * count + 3 else { return }
-        let tail = base + 1 + 2 * count
-        guard let start = reader.u8(tail).map(Int.init), let end = reader.u8(tail + 1).map(Int.init),
-              let approximation = reader.u8(tail + 2) else { return }
+        let tail = 1 + 2 * count
+        guard let start = payload.u8(tail).map(Int.init), let end = payload.u8(tail + 1).map(Int.init),
+              let approximation = payload.u8(tail + 2) else { return }
         let low = Int(approximation & 15)
         // A sequential scan carries all of its components' coefficients whatever its Ss/Se say.
         guard !isProgressive || (start <= end && end <= 63) else { return }

@@ -104,12 +104,18 @@ public enum Thumbnailer {
     /// The header of a complete body, within the limit and of a format Imaging decodes.
     private static func decodableHeader(_ raw: UnsafeRawBufferPointer, maxPixels: Int) throws(RPCError) -> ImageHeader {
         let header = try ImageHeaderProbe.header(ofComplete: raw)
+        try checkDecodable(header, maxPixels: maxPixels)
+        return header
+    }
+
+    /// Refuses a probed header over the limit (`too_large`) or of a format Imaging does not
+    /// decode (`decode_failed`), in that order; `StreamingVerifier` decides the same way.
+    static func checkDecodable(_ header: ImageHeader, maxPixels: Int) throws(RPCError) {
         try header.checkPixelLimit(maxPixels)
         guard header.format.isDecodable else {
             throw ImagingError.decodeFailed(
                 "\(header.format.rawValue.uppercased()) images are recognised (\(header.width)×\(header.height)) but not decoded",
                 format: header.format)
         }
-        return header
     }
 }

@@ -237,6 +237,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         environment.stats.update { $0.inFlight -= 1 }
         job.decideBody()
 
+        if case .rangeMismatch(let what) = job.abort, job.resume != nil {
+            return restartFromZero(job, reason: what)
+        }
         if let abort = job.abort {
             return fail(job, TransferFailure.error(for: abort, url: job.target.url))
         }
@@ -257,8 +260,17 @@ final class CurlMultiLoop: @unchecked Sendable {
             return follow(job, to: redirect)
         }
         if status == 416, job.rangeSent {
-            job.dropResume()
-            return requeue(job)
+            return restartFromZero(job, reason: "416 to bytes=\(job.bodySize)- (\(job.headers.last { $0.0.lowercased() == "content-range" }?.1 ?? "no Content-Range"))")
+        }
+        if (200..<300).contains(status), job.resume != nil, let total = job.answerTotal, job.bodySize != total {
+            // The body ended at the wrong size (a server closing cleanly early, or sending more
+            // than it announced): never a finished download. Short: continue it; long: start over.
+            let reason = "the body ended at \(job.bodySize) of \(total) bytes"
+            if job.bodySize > total { return restartFromZero(job, reason: reason) }
+            if let delay = retryDelay(job, wanted: environment.retry.backoff(retry: job.retries + 1)) {
+                return retry(job, after: delay, reason: reason)
+            }
+            return fail(job, RPCError(.upstreamError, "\(reason): \(URLRedaction.redact(job.target.url))"))
         }
         if status == 429 || status == 503 {
             let retryAfter = RetryPolicy.parseRetryAfter(job.headers.last { $0.0.lowercased() == "retry-after" }?.1)
@@ -341,6 +353,24 @@ final class CurlMultiLoop: @unchecked Sendable {
         job.chain.append(target.url)
         job.target = target
         job.discardBody()
+        requeue(job)
+    }
+
+    /// An answer that cannot continue the partial file (a 416, a `Content-Range` that does
+    /// not fit, a body of the wrong size): the file is emptied by the next attempt, which asks
+    /// for the whole body at once. It counts as a retry, so a server that never answers a
+    /// usable range ends the job instead of looping.
+    private func restartFromZero(_ job: TransferJob, reason: String) {
+        guard job.retries < environment.retry.maxRetries else {
+            return fail(job, TransferFailure.error(for: .rangeMismatch(reason), url: job.target.url))
+        }
+        environment.logger.notice("the answer does not continue the partial download; restarting it from byte 0", metadata: [
+            "url": "\(URLRedaction.redact(job.target.url))", "reason": "\(reason)",
+        ])
+        job.retries += 1
+        environment.stats.update { $0.retries += 1 }
+        job.events?(.retrying(attempt: job.retries, reason: reason))
+        job.restartFromZero()
         requeue(job)
     }
 

@@ -12,6 +12,9 @@ enum AbortReason: Equatable {
     case diskFailure(String, errno: Int32)
     /// The socket could not be opened: the process is out of descriptors (EMFILE/ENFILE).
     case outOfDescriptors
+    /// A `206` whose `Content-Range` does not continue the partial file (what was asked and
+    /// what came): the engine starts the file over rather than splice a wrong tail onto it.
+    case rangeMismatch(String)
 }
 
 /// Maps what curl and the server said to the contract's error kinds, and says which
@@ -28,6 +31,8 @@ enum TransferFailure {
         case .diskFailure(let why, let code): return RPCError(StorageFailure.kind(errno: code), "\(why): \(where_)")
         case .outOfDescriptors:
             return RPCError(.busy, "out of file descriptors (the open-file limit is reached); retry later: \(where_)")
+        case .rangeMismatch(let what):
+            return RPCError(.upstreamError, "the server's partial answer does not continue the file (\(what)): \(where_)")
         }
     }
 

@@ -31,10 +31,12 @@ final class TransferJob {
     var requests = 0
     /// The total deadline (`transfer_timeout`), set when the transfer is first admitted.
     var deadline: ContinuousClock.Instant?
-    /// The partial body to continue (the body is always written to its file).
+    /// The partial body to continue (the body is always written to its file). Its validator
+    /// and total follow the answers: a restarted body's new `ETag` is the next `If-Range`.
     var resume: TransferRequest.Resume?
-    /// False after a 416: the file is emptied and the body fetched whole (a clean restart).
-    private var rangeUsable = true
+    /// Set when an answer could not continue the file (a 416, a `Content-Range` that does not
+    /// fit, a body of the wrong size): the next attempt empties it and asks for the whole body.
+    private var restartNext = false
     /// Body bytes received over every attempt (what a cancellation discards).
     var totalReceived = 0
     /// The HTTP version the last finished attempt spoke (see `TransferResult.httpVersion`).
@@ -51,12 +53,20 @@ final class TransferJob {
     /// The start of an error answer's body, for `upstream_error`'s `data.body`.
     private(set) var excerpt: [UInt8] = []
     private(set) var rangeSent = false
+    /// The answer's head was read to its end (`headersComplete` ran for this response).
+    private var headDone = false
+    /// The body's complete length as this answer announced it (`Content-Range` total of a
+    /// checked 206, else `Content-Length`): the size the body must end at.
+    private(set) var answerTotal: Int?
     private(set) var abort: AbortReason?
     private(set) var refusalReason: String?
     private var bodyDecided = false
     private var keepsBody = false
     private var lastActivity = ContinuousClock.now
     private var lastProgress: ContinuousClock.Instant?
+    private var lastProgressSize = 0
+    /// How many bytes of a resumable body may arrive between two `.progress` events.
+    static let fileProgressStep = 256 << 10
 
     init(id: UInt64, request: TransferRequest, handle: TransferHandle, target: URLPolicy.Target,
          events: (@Sendable (TransferEvent) -> Void)?, environment: TransferEnvironment,
@@ -99,8 +109,12 @@ final class TransferJob {
         bodyDecided = false
         keepsBody = false
         rangeSent = false
+        headDone = false
+        answerTotal = nil
+        bodySizeAtStart = nil
         lastActivity = .now
         lastProgress = nil
+        lastProgressSize = 0
         errorBuffer[0] = 0
         sink?.discard()
         if let resume {
@@ -109,13 +123,17 @@ final class TransferJob {
                 abort = .diskFailure("cannot open the partial download \(resume.path)", errno: errno)
                 return false
             }
-            if !rangeUsable, !partial.restart() {
+            // A range needs a validator: without `If-Range` a changed resource would splice
+            // its tail onto the old bytes, so such a file is emptied and fetched whole.
+            let continues = !restartNext && resume.validator != nil
+            restartNext = false
+            if !continues, partial.size > 0, !partial.restart() {
                 abort = .diskFailure(partial.failure ?? "cannot empty the partial download", errno: partial.failureCode)
                 partial.discard()
                 return false
             }
             sink = partial
-            rangeSent = rangeUsable && partial.size > 0
+            rangeSent = continues && partial.size > 0
         } else {
             sink = BodySink(memoryLimit: request.keepInMemory ? Int.max : environment.memoryBodyLimit,
                             directory: environment.temporaryDirectory)
@@ -126,9 +144,9 @@ final class TransferJob {
     /// The request headers of this attempt, `Range`/`If-Range` included for a resume.
     func attemptHeaders() -> [String] {
         var lines = requestHeaders.map { "\($0.0): \($0.1)" }
-        if rangeSent, let resume, let sink {
+        if rangeSent, let validator = resume?.validator, let sink {
             lines.append("Range: bytes=\(sink.size)-")
-            lines.append("If-Range: \(resume.validator)")
+            lines.append("If-Range: \(validator)")
         }
         return lines
     }
@@ -146,9 +164,10 @@ final class TransferJob {
         sink = nil
     }
 
-    /// Stops asking for a range (after a 416): the next attempt empties the file and starts over.
-    func dropResume() {
-        rangeUsable = false
+    /// The next attempt empties the file and asks for the whole body (after a 416, a range
+    /// that does not continue the file, or a body that ended at the wrong size).
+    func restartFromZero() {
+        restartNext = true
     }
 
     var bodySize: Int { sink?.size ?? 0 }
@@ -175,7 +194,15 @@ final class TransferJob {
             status = code
             headers = []
             contentLength = nil
+            headDone = false
             return true
+        }
+        if end == 0 {
+            // The blank line ending a head: a 1xx is followed by another; the final one is
+            // checked before its first body byte (trailers after a chunked body end the same way).
+            guard status >= 200, !headDone else { return true }
+            headDone = true
+            return headersComplete()
         }
         guard let colon = line[..<end].firstIndex(of: 0x3A) else { return true }
         var valueStart = colon + 1
@@ -238,8 +265,13 @@ final class TransferJob {
         }
         if let events {
             if request.deliverChunks { events(.chunk(offset: offset, bytes: Array(bytes))) }
-            if lastProgress.map({ now - $0 >= environment.progressInterval }) ?? true {
+            // A file being written for a caller (a download) also reports every
+            // `TransferJob.fileProgressStep` bytes: its verifier tails the file and must not fall
+            // a whole interval behind the last byte.
+            if lastProgress.map({ now - $0 >= environment.progressInterval }) ?? true
+                || (resume != nil && sink.size - lastProgressSize >= TransferJob.fileProgressStep) {
                 lastProgress = now
+                lastProgressSize = sink.size
                 events(.progress(received: sink.size, expected: expectedSize))
             }
         }
@@ -277,8 +309,62 @@ final class TransferJob {
 
     /// The body's expected total, counting bytes already on disk for a resumed body.
     var expectedSize: Int? {
+        if let answerTotal { return answerTotal }
         guard let contentLength else { return nil }
         return contentLength + (status == 206 ? (bodySizeAtStart ?? 0) : 0)
+    }
+
+    /// The end of a final answer's head, before any of its body: for a transfer that writes a
+    /// partial file, a `206` is used only when its `Content-Range` continues the file exactly
+    /// (`ContentRange.fits`), else the attempt stops with `.rangeMismatch` and the engine starts
+    /// the file over; a `200` to a range request empties the file now (the whole body follows).
+    /// The caller hears where the body starts, its total and its validator (`.response`).
+    private func headersComplete() -> Bool {
+        guard (200..<300).contains(status) else { return true }
+        let resumable = resume != nil
+        var offset = 0
+        if status == 206, resumable || rangeSent {
+            let requested = rangeSent ? bodySize : 0
+            let value = header("content-range")
+            guard let range = ContentRange.parse(value),
+                  range.fits(offset: requested, knownTotal: resume?.total, contentLength: contentLength) else {
+                abort = .rangeMismatch("asked bytes=\(requested)- (total \(resume?.total.map(String.init) ?? "unknown")), "
+                                       + "got Content-Range \(value.map { "\"\($0.prefix(80))\"" } ?? "none")"
+                                       + (contentLength.map { " with Content-Length \($0)" } ?? ""))
+                return false
+            }
+            offset = requested
+            answerTotal = range.total
+        } else {
+            if rangeSent, let sink, !sink.restart() {
+                abort = .diskFailure(sink.failure ?? "cannot restart the body", errno: sink.failureCode)
+                return false
+            }
+            answerTotal = status == 206 ? nil : contentLength
+        }
+        bodySizeAtStart = offset
+        guard resumable else { return true }
+        let validator = TransferJob.validator(in: headers)
+        // A 206 continues the bytes the sent validator describes (a server may leave it out
+        // of a partial answer); a whole body is described by its own answer only.
+        resume?.validator = status == 206 ? (validator ?? resume?.validator) : validator
+        resume?.total = answerTotal
+        events?(.response(offset: offset, total: answerTotal, validator: resume?.validator))
+        return true
+    }
+
+    /// The last value of the header `name` (lowercase) in this answer.
+    private func header(_ name: String) -> String? {
+        headers.last { $0.0.lowercased() == name }?.1
+    }
+
+    /// A strong `ETag`, else `Last-Modified`: what `If-Range` accepts (RFC 9110 §13.1.5; a weak
+    /// `ETag` never matches there). Nil when the answer has neither.
+    static func validator(in headers: [(String, String)]) -> String? {
+        if let etag = headers.last(where: { $0.0.lowercased() == "etag" })?.1, !etag.isEmpty, !etag.hasPrefix("W/") {
+            return etag
+        }
+        return headers.last { $0.0.lowercased() == "last-modified" }?.1
     }
 
     private var bodySizeAtStart: Int?
@@ -288,15 +374,19 @@ final class TransferJob {
     func decideBody() {
         guard !bodyDecided else { return }
         bodyDecided = true
-        bodySizeAtStart = bodySize
         let redirect = (300..<400).contains(status)
         keepsBody = (200..<300).contains(status) || (request.statusHandling == .returnAll && !redirect)
-        if keepsBody && rangeSent && status != 206 {
+        if !headDone, abort == nil, status >= 200 {
+            // No blank line was seen (a server closing after a head): check it now.
+            headDone = true
+            _ = headersComplete()
+        }
+        if keepsBody && rangeSent && status != 206 && bodySizeAtStart != 0 {
             // The server ignored the range (or If-Range said the file changed): the whole body follows.
             if let sink, !sink.restart() {
                 abort = .diskFailure(sink.failure ?? "cannot restart the body", errno: sink.failureCode)
             }
-            bodySizeAtStart = 0
         }
+        if bodySizeAtStart == nil { bodySizeAtStart = bodySize }
     }
 }

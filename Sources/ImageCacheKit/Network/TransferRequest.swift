@@ -13,7 +13,12 @@ public struct TransferRequest: Sendable {
         public var path: String
         /// The `ETag` (or `Last-Modified`) the partial body came with: sent as `If-Range`, so a
         /// changed resource answers 200 with the whole new body instead of a mismatched tail.
-        public var validator: String
+        /// Nil when the body came with none: a `Range` without `If-Range` could splice two
+        /// versions of the resource, so the file is then emptied and fetched whole.
+        public var validator: String?
+        /// The body's complete length when an earlier answer said it: a `206` whose
+        /// `Content-Range` total differs is not used.
+        public var total: Int?
         /// Opens the partial file for writing at every attempt (the first and each retry):
         /// returns a descriptor, or `-errno`. A download job passes one that re-checks its
         /// folder against the download roots and opens the `.part` beneath it with
@@ -24,9 +29,10 @@ public struct TransferRequest: Sendable {
         /// A resume of the file at `path` whose bytes came with `validator`, opened by `open`;
         /// without one, `path` itself is opened (created if missing) without following a
         /// symlink at its last component.
-        public init(path: String, validator: String, open: (@Sendable () -> Int32)? = nil) {
+        public init(path: String, validator: String?, total: Int? = nil, open: (@Sendable () -> Int32)? = nil) {
             self.path = path
             self.validator = validator
+            self.total = total
             self.open = open ?? {
                 let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 return fd >= 0 ? fd : -errno

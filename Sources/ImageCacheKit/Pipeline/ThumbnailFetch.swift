@@ -145,7 +145,7 @@ final class ThumbnailFetch: Sendable {
             send(.progress(received: received, total: expected))
         case .chunk(let offset, let bytes):
             probe(offset: offset, bytes: bytes, dimensions: dimensions, maxPixels: maxPixels)
-        case .retrying:
+        case .retrying, .response:
             break
         }
     }

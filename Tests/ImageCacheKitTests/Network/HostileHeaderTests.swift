@@ -67,7 +67,7 @@ struct HostileHeaderTests {
         ("bytes 0-0/ 12 ", 12), ("bytes 0-0/1e3", nil),
     ] as [(String, Int?)])
     func contentRange(value: String, expected: Int?) {
-        #expect(DownloadManager.parseContentRangeTotal(value) == expected)
+        #expect(ContentRange.total(of: value) == expected)
     }
 
     @Test("X-RateLimit-Remaining 0 with an absurd reset blocks for the cap, not forever and not a trap",

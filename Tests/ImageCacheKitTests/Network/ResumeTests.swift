@@ -94,4 +94,51 @@ struct NetworkResumeTests {
             #expect(try contents(path) == body)
         }
     }
+
+    @Test("a 206 that starts elsewhere than asked is not spliced on: the file restarts from 0 and ends whole")
+    func wrongRangeRestarts() async throws {
+        try await NetworkFixture.withServer { server in
+            let body = SyntheticImages.jpeg(width: 200, height: 200, seed: 21)
+            let (result, path, counters) = try await resume(server, have: Array(body.prefix(1000)), validator: "\"v1\"",
+                                                            faults: [.wrongRange(shift: 500), .none])
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect(result.status == 200)
+            #expect(counters.ranges["/d.jpg"] == ["bytes=1000-"])
+            #expect(counters.requests("/d.jpg") == 2)
+            #expect(try contents(path) == body)
+        }
+    }
+
+    @Test("an empty 206 is never a finished body: the engine restarts, then gives up with upstream_error")
+    func emptyPartialFails() async throws {
+        try await NetworkFixture.withServer { server in
+            let body = SyntheticImages.jpeg(width: 200, height: 200, seed: 21)
+            await #expect(throws: RPCError.self) {
+                _ = try await resume(server, have: Array(body.prefix(1000)), validator: "\"v1\"", faults: [.emptyPartial])
+            }
+            #expect(server.counters.ranges["/d.jpg"] == ["bytes=1000-"])  // one range, then whole-body requests only
+            #expect(server.counters.requests("/d.jpg") >= 2)
+        }
+    }
+
+    @Test("the head of the answer is reported before its body: offset, total and validator")
+    func responseEventReported() async throws {
+        try await NetworkFixture.withServer { server in
+            let body = SyntheticImages.jpeg(width: 200, height: 200, seed: 21)
+            server.serve("/d.jpg", body: body, etag: "\"v1\"")
+            let path = try partialFile(Array(body.prefix(1000)))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let engine = NetworkFixture.engine()
+            defer { engine.shutdown() }
+            let seen = LockedState<[TransferEvent]>([])
+            let request = TransferRequest(url: server.url("/d.jpg"), priority: .download,
+                                          resume: .init(path: path, validator: "\"v1\"", total: body.count))
+            _ = try await withTimeout(seconds: 30) {
+                try await engine.start(request) { event in seen.withLock { $0.append(event) } }.result()
+            }
+            let events = seen.withLock { $0 }
+            #expect(events.first == .response(offset: 1000, total: body.count, validator: "\"v1\""))
+            #expect(try contents(path) == body)
+        }
+    }
 }

@@ -112,6 +112,19 @@ public final class DirectoryHandle: Sendable {
         return fd
     }
 
+    /// Opens the regular file `name` in this folder for reading (the verifier's reads, the
+    /// fsync before the move), never through a symlink. Returns the descriptor, or `-errno`.
+    public func openForReading(_ name: String) -> Int32 {
+        let fd = openat(self.fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return -errno }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return -ELOOP
+        }
+        return fd
+    }
+
     /// The opener of a transfer's partial file (`TransferRequest.Resume.open`), called at every
     /// attempt (the first and each retry, on the transfer thread): re-checks this folder against
     /// `roots()` (the current configuration's, resolved), then opens `name` beneath it with

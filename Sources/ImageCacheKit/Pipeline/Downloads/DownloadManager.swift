@@ -9,16 +9,25 @@ import Logging
 /// A job: resolve the image URL (a photo's `full` or `regular` variant), check and reserve
 /// the destination (`DownloadDestination`, `FileReservation`), stream the body into
 /// `<name>.part` through the shared engine at `download` priority (below visible thumbnails,
-/// above prefetches), fsync it, prove it decodes, move it to its final name without replacing
-/// anything, and, for Unsplash, request the download-tracking endpoint once.
+/// above prefetches) while a `PartVerifier` proves it decodes as it arrives, fsync it, move it
+/// to its final name without replacing anything, and, for Unsplash, request the
+/// download-tracking endpoint once. A body found corrupt before its end fails the job at once
+/// (`decode_failed`), without downloading the rest.
 ///
-/// Resuming needs the validator the partial body came with, and the engine reports headers
-/// only when a transfer ends. So a job that starts from byte 0 first asks for one byte
-/// (`Range: bytes=0-0`) and records the answer's strong `ETag` (else `Last-Modified`) in the
-/// job table before the body flows; after a crash the `.part` continues with `Range` +
-/// `If-Range`, and a server that ignores or refuses the range (200, 416) gets a clean restart
-/// from the engine. A server that ignores the one-byte range answers the whole body, which is
-/// then simply kept.
+/// Resuming needs the validator the partial body came with. There is no probe request: the
+/// engine reports the head of the real answer (`TransferEvent.response`, before its first body
+/// byte is written) and the job records its strong `ETag` (else `Last-Modified`) and total in
+/// the job table at once. A drop mid-body is continued by the engine inside the job's retries
+/// (`Range` + `If-Range`); after a crash or a stop the `.part` continues the same way. A server
+/// that ignores or refuses the range (200, 416), or answers a range that does not continue the
+/// file, gets a clean restart from byte 0 from the engine.
+///
+/// Why the table and not an extended attribute on the `.part`: the table is the one place a
+/// job's state lives, works on every filesystem, and its write is already coalesced off the
+/// actor. A crash between the answer's head and that write (milliseconds) finds a `.part`
+/// without a validator, which is restarted from 0 (a resume without `If-Range` could splice
+/// two versions). A validator left stale by a restarted body (a 200 after `If-Range`) is safe
+/// too: the server's resource no longer matches it, so `If-Range` makes it send the whole body.
 ///
 /// Confinement (issue 20): a job's folder is held open (`DirectoryHandle`, opened beneath its
 /// root without following symlinks) and every filesystem step is relative to it; the folder is
@@ -73,6 +82,9 @@ public actor DownloadManager {
     /// The folder of each job that has one open: checked beneath its root at submit or at the
     /// job's (re)start, and the one every later filesystem step of the job is relative to.
     private var folders: [String: DirectoryHandle] = [:]
+    /// Why a job's verifier refused its body while the transfer still ran (the transfer is
+    /// then cancelled, and this is the job's error rather than `cancelled`).
+    private var refusals: [String: RPCError] = [:]
     private var started = false
     /// A table write is running / changes wait for the next one.
     private var writing = false
@@ -242,13 +254,13 @@ public actor DownloadManager {
                 await complete(id, reservation: moved, header: header.header, bytes: header.bytes, photo: photo)
                 return
             }
-            try await transfer(id, meter: meter)
-            guard let current = records[id], current.state == .running else { return }
-            let (reservation, header, bytes) = try await Self.verifyAndMove(current, folder: folder, roots: currentRoots(),
-                                                                           held: heldNames(in: folder.path, except: id),
-                                                                           decodes: decodes, maxPixels: maxPixels)
+            guard let body = try await transfer(id, meter: meter, maxPixels: maxPixels),
+                  let current = records[id], current.state == .running else { return }
+            let reservation = try await Self.checkAndMove(current, format: body.header.format, folder: folder,
+                                                          roots: currentRoots(), held: heldNames(in: folder.path, except: id))
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
-            await complete(id, reservation: reservation, header: header, bytes: bytes, photo: photo)
+            await complete(id, reservation: reservation, header: body.header, bytes: body.bytes, photo: photo,
+                           lastByte: body.lastByte)
         } catch {
             var failure = error as? RPCError ?? RPCError(.internal, "download failed: \(error)")
             if failure.kind != .forbidden, failure.data.reason != "shutdown", failure.data.reason != "cancelled",
@@ -318,10 +330,20 @@ public actor DownloadManager {
         return names
     }
 
-    /// Brings the body into `.part`: a probe for the validator when starting from zero, then
-    /// the transfer (resumed with `Range`/`If-Range` when bytes are already there).
-    private func transfer(_ id: String, meter: DownloadProgressMeter) async throws {
-        guard var record = records[id], let folder = folders[id] else { return }
+    /// A `.part` whose every byte has arrived, verified and fsynced.
+    private struct VerifiedBody {
+        var header: ImageHeader
+        var bytes: Int
+        /// When the engine handed over the complete body (the start of `afterLastByteMs`).
+        var lastByte: ContinuousClock.Instant
+    }
+
+    /// Brings the body into `.part` and verifies it while it arrives: one transfer, resumed
+    /// with `Range`/`If-Range` when bytes and their validator are already there (those bytes
+    /// are verified again first, while the rest is requested); the answer's head is recorded
+    /// as it arrives. Nil when the job stopped meanwhile.
+    private func transfer(_ id: String, meter: DownloadProgressMeter, maxPixels: Int) async throws -> VerifiedBody? {
+        guard let record = records[id], let folder = folders[id] else { return nil }
         let part = record.reservation.partPath
         let partName = record.reservation.partName
         var size: Int
@@ -333,73 +355,113 @@ public actor DownloadManager {
             }
             size = 0
         }
-        if size > 0, record.validator == nil {
+        if size > 0, record.validator == nil || size > (record.total ?? .max) {
+            // Bytes whose validator never reached the table (a crash right after the answer's
+            // head), or more than the body has: they cannot be continued safely.
+            dependencies.logger.notice("restarting a partial download from byte 0", metadata: [
+                "job": "\(id)", "bytes": "\(size)",
+                "reason": "\(record.validator == nil ? "no validator was recorded" : "longer than the body")",
+            ])
             try FileOps.truncate(in: folder, partName)
             size = 0
         }
-        if size == 0 {
-            let probe = try await dependencies.transfers.fetch(HTTPRequest(
-                url: record.url, headers: [("Range", "bytes=0-0")], priority: .download))
-            guard records[id]?.state == .running else { return }
-            record.validator = Self.validator(probe)
-            record.total = Self.totalLength(probe) ?? record.total
-            if probe.status == 200, !probe.body.isEmpty {
-                // The range was ignored and the whole body came: keep it.
-                try FileOps.write(probe.body, in: folder, partName)
-                record.total = probe.body.count
-                records[id] = record
-                persist()
-                if let progress = meter.record(received: probe.body.count, total: probe.body.count) {
-                    observer(.progress(progress))
-                }
-                return
+        let verifier = PartVerifier(path: part, open: { folder.openForReading(partName) }, available: size, maxPixels: maxPixels, decodes: dependencies.decodes)
+        let verification = Task { () async throws -> ImageHeader in
+            do {
+                return try await verifier.run()
+            } catch {
+                self.refused(id, error)
+                throw error
             }
-            records[id] = record
-            persist()
-            // The validator must be on disk before the first body byte is: a `.part` without it
-            // cannot be resumed after a crash, only restarted.
-            await flush()
-            guard records[id]?.state == .running else { return }
+        }
+        if size > 0, size == record.total {
+            // Whole already (stopped between the last byte and the move): verify it as it is.
+            verifier.end(size: size)
+            let lastByte = ContinuousClock.now
+            try await BlockingIO.run { try FileOps.syncFile(in: folder, partName) }
+            return VerifiedBody(header: try await verification.value, bytes: size, lastByte: lastByte)
         }
         let request = TransferRequest(url: record.url, priority: .download,
-                                      resume: .init(path: part, validator: record.validator ?? "\"\"",
+                                      resume: .init(path: part, validator: record.validator, total: record.total,
                                                     open: folder.appendOpener(partName, roots: currentRoots)))
         let observer = self.observer
         let handle = dependencies.transfers.start(request) { event in
-            if case .progress(let received, let expected) = event,
-               let progress = meter.record(received: received, total: expected) {
-                observer(.progress(progress))
+            switch event {
+            case .progress(let received, let expected):
+                verifier.advance(to: received)
+                if let progress = meter.record(received: received, total: expected) { observer(.progress(progress)) }
+            case .response(let offset, let total, let validator):
+                if offset == 0 { verifier.restart() }
+                Task { await self.answered(id, total: total, validator: validator) }
+            case .chunk, .retrying:
+                break
             }
         }
         handles[id] = handle
-        if records[id]?.state != .running { handle.cancel(reason: "cancelled") }
+        if records[id]?.state != .running || refusals[id] != nil { handle.cancel(reason: "cancelled") }
+        let result: TransferResult
         do {
-            _ = try await handle.result()
+            result = try await handle.result()
             handles[id] = nil
         } catch {
             handles[id] = nil
+            verifier.abandon()
+            if let refusal = refusals.removeValue(forKey: id) { throw refusal }
             throw error
         }
+        let lastByte = ContinuousClock.now
+        verifier.end(size: result.body.count)
+        // fsync beside the end of the verification (the file is complete either way).
+        async let synced: Void = BlockingIO.run { try FileOps.syncFile(in: folder, partName) }
+        let header: ImageHeader
+        do {
+            header = try await verification.value
+        } catch {
+            try? await synced
+            refusals[id] = nil
+            throw error
+        }
+        try await synced
+        return VerifiedBody(header: header, bytes: result.body.count, lastByte: lastByte)
     }
 
-    /// fsync, decode, name, move: on the blocking-I/O threads (never the actor or the
-    /// cooperative pool), the decode under the process-wide decode bound. The folder is
-    /// re-checked against `roots` once the body is verified, just before the move.
-    private static func verifyAndMove(_ record: DownloadRecord, folder: DirectoryHandle, roots: [String], held: Set<String>,
-                                      decodes: DecodeBudget, maxPixels: Int) async throws -> (FileReservation, ImageHeader, Int) {
-        let verified = try await verify(record.reservation.partPath, decodes: decodes, maxPixels: maxPixels)
-        let reservation = try await BlockingIO.run { () throws -> FileReservation in
+    /// The verifier refused the body while it was still arriving: the transfer stops now and
+    /// the job fails with the verifier's error (`decode_failed`, `too_large`).
+    private func refused(_ id: String, _ error: any Error) {
+        guard let error = error as? RPCError, error.kind != .cancelled, records[id]?.state == .running else { return }
+        dependencies.logger.info("download refused while arriving", metadata: ["job": "\(id)", "error": "\(error)"])
+        refusals[id] = error
+        handles[id]?.cancel(reason: "decode_failed")
+    }
+
+    /// Names the verified body and moves it to its final name, on the blocking-I/O threads,
+    /// after checking the folder against `roots` once more (a folder that left the roots while
+    /// the body arrived fails 1010, and nothing is moved).
+    private static func checkAndMove(_ record: DownloadRecord, format: ImageFormat, folder: DirectoryHandle,
+                                     roots: [String], held: Set<String>) async throws -> FileReservation {
+        try await BlockingIO.run { () throws -> FileReservation in
             do throws(RPCError) {
                 try folder.recheck(roots: roots)
             } catch {
                 throw RPCError(.forbidden, "the download cannot be saved: \(error.message)")
             }
-            return try move(record, format: verified.header.format, folder: folder, held: held)
+            return try move(record, format: format, folder: folder, held: held)
         }
-        return (reservation, verified.header, verified.bytes)
     }
 
-    /// fsyncs the file at `path` and proves it decodes; its header and size.
+    /// Records the head of the answer now filling the `.part`: the validator its bytes come
+    /// with and the body's total, in the table at once (the next resume's `If-Range`).
+    private func answered(_ id: String, total: Int?, validator: String?) {
+        guard var record = records[id], record.state == .running else { return }
+        guard record.validator != validator || record.total != total else { return }
+        record.validator = validator
+        record.total = total
+        records[id] = record
+        persist()
+    }
+
+    /// fsyncs the whole file at `path` and proves it decodes; its header and size (a file found
+    /// already at its final name after a restart: its bytes were verified before the move).
     private static func verify(_ path: String, decodes: DecodeBudget,
                                maxPixels: Int) async throws -> (header: ImageHeader, bytes: Int) {
         let bytes = try await BlockingIO.run { () throws -> [UInt8] in
@@ -444,7 +506,7 @@ public actor DownloadManager {
     }
 
     private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int,
-                          photo: ProviderPhoto?) async {
+                          photo: ProviderPhoto?, lastByte: ContinuousClock.Instant? = nil) async {
         meters.removeValue(forKey: id)?.end()
         tasks[id] = nil
         let folder = folders.removeValue(forKey: id)
@@ -466,9 +528,14 @@ public actor DownloadManager {
         persist()
         // `download.finished` promises a durable result: the table says so before anyone hears it.
         await flush()
-        dependencies.logger.info("download finished", metadata: [
-            "job": "\(id)", "path": "\(reservation.path)", "bytes": "\(bytes)",
-        ])
+        var metadata: Logger.Metadata = ["job": "\(id)", "path": "\(reservation.path)", "bytes": "\(bytes)"]
+        if let lastByte {
+            // From the complete body to this notice: verification's tail, fsync, move, table.
+            let elapsed = ContinuousClock.now - lastByte
+            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            metadata["afterLastByteMs"] = "\((ms * 100).rounded() / 100)"
+        }
+        dependencies.logger.info("download finished", metadata: metadata)
         observer(.finished(DownloadFinished(job: id, path: reservation.path, bytes: bytes,
                                             width: header.width, height: header.height)))
         if let tracking {
@@ -497,6 +564,7 @@ public actor DownloadManager {
 
     private func fail(_ id: String, error: RPCError) {
         handles[id] = nil
+        refusals[id] = nil
         tasks[id] = nil
         meters.removeValue(forKey: id)?.end()
         let folder = folders.removeValue(forKey: id)
@@ -578,24 +646,4 @@ public actor DownloadManager {
         RPCError(.notFound, "no download job \(id)")
     }
 
-    /// A strong `ETag`, else `Last-Modified`: what `If-Range` accepts.
-    static func validator(_ response: HTTPResponse) -> String? {
-        if let etag = response.header("ETag"), !etag.hasPrefix("W/"), !etag.isEmpty { return etag }
-        return response.header("Last-Modified")
-    }
-
-    /// The full length from `Content-Range: bytes 0-0/N` of a 206, else nil.
-    static func totalLength(_ response: HTTPResponse) -> Int? {
-        response.status == 206 ? parseContentRangeTotal(response.header("Content-Range")) : nil
-    }
-
-    /// The complete length `N` of a `Content-Range: bytes A-B/N` value: a non-negative `Int`,
-    /// nil for `*`, an absent, negative, oversized or unreadable value. The one parser of this
-    /// header (pure, fuzzable).
-    public static func parseContentRangeTotal(_ value: String?) -> Int? {
-        guard let value, let slash = value.lastIndex(of: "/") else { return nil }
-        let total = value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces)
-        guard !total.isEmpty, total.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int(total)
-    }
 }

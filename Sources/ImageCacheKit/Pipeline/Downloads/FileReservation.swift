@@ -287,6 +287,17 @@ enum FileOps {
         guard fsync(fd) == 0 else { throw failure("cannot flush \(path) to disk") }
     }
 
+    /// `syncFile` for the file `name` in `folder`, opened beneath it without following a symlink.
+    static func syncFile(in folder: DirectoryHandle, _ name: String) throws(RPCError) {
+        let fd = folder.openForReading(name)
+        guard fd >= 0 else {
+            errno = -fd
+            throw failure("cannot open \(folder.path)/\(name)")
+        }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw failure("cannot flush \(folder.path)/\(name) to disk") }
+    }
+
     /// Flushes a folder's entries (a rename or unlink in it), best effort.
     static func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -1,0 +1,146 @@
+import ImageCacheProtocol
+
+/// Verifies that a body decodes while its bytes arrive (issue 20, "the decision on
+/// verification"), so a download is proven within milliseconds of its last byte instead of
+/// costing a whole decode after it, and a corrupt body is refused before it has all arrived.
+///
+/// Its verdict is `Thumbnailer.validate`'s on the same bytes (the corpus tests hold them
+/// equal, fed in chunks of any size): the header is probed as it arrives, then checked
+/// against `maxPixels` (`too_large`) and the formats Imaging decodes (GIF and WebP are
+/// `decode_failed` at once, as `validate` refuses them); JPEGs are decoded by libjpeg with a
+/// suspending source at 1/8 scale, PNGs by libpng's progressive reader; `finish()` says
+/// whether the image was complete.
+///
+/// Memory: the bytes before the header is complete (a JPEG's markers up to its frame header,
+/// normally a few KiB; a hostile file can put megabytes of APPn there), then what the decoder
+/// holds (`memoryCost`), never the body. `memoryCost` is known after the feed that completes
+/// the decoder's header and before any feed allocates the decode's buffers, so the caller can
+/// refuse it (`DecodeBudget`); a progressive JPEG's coefficient buffer is the large part.
+///
+/// Not `Sendable`: one thread at a time. After an error every call throws the same error;
+/// a body restarted from byte 0 needs `reset()` (or a new verifier).
+public final class StreamingVerifier {
+    /// The pixel limit (`max_image_pixels`) the header is checked against.
+    public let maxPixels: Int
+
+    private enum Decoder {
+        case jpeg(StreamingJPEGVerifier)
+        case png(StreamingPNGVerifier)
+    }
+
+    private var prefix: [UInt8] = []
+    private var decoder: Decoder?
+    private var failure: RPCError?
+    private var verdict: ImageHeader?
+
+    /// The image's header, once its bytes have arrived and it passed the pixel limit.
+    public private(set) var header: ImageHeader?
+    /// Bytes fed since the start of the body.
+    public private(set) var bytesFed = 0
+
+    /// - Parameter maxPixels: as `Thumbnailer.validate`'s (0 or less: no limit).
+    public init(maxPixels: Int = Thumbnailer.defaultMaxPixels) {
+        self.maxPixels = maxPixels
+    }
+
+    /// Decode memory the verification will hold at most (bytes), decided from the header
+    /// before it is allocated; nil until the decoder has read its header. For a JPEG this is
+    /// after libjpeg has seen the first scan (whether the frame has several scans decides
+    /// whether every coefficient is kept), for a PNG as soon as IHDR arrived.
+    public var memoryCost: Int? {
+        switch decoder {
+        case .jpeg(let jpeg): return jpeg.memoryCost
+        case .png(let png): return png.memoryCost
+        case nil: return nil
+        }
+    }
+
+    /// Verifies the next bytes of the body.
+    /// - Throws: `too_large` when the header is over `maxPixels`; `decode_failed` as soon as
+    ///   the bytes so far cannot be a valid image (with `data.format` once sniffed).
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+        if let failure { throw failure }
+        guard verdict == nil else {
+            throw record(RPCError(.internal, "StreamingVerifier: bytes fed after finish()"))
+        }
+        bytesFed = bytesFed.addingClamped(bytes.count)
+        do throws(RPCError) {
+            try accept(bytes)
+        } catch {
+            throw record(error)
+        }
+    }
+
+    /// Verifies the next bytes of the body, held in an array.
+    public func feed(_ bytes: [UInt8]) throws(RPCError) {
+        try withRawBytes(bytes) { (raw) throws(RPCError) in try feed(raw) }
+    }
+
+    /// Ends the body: the image must be complete (JPEG: every scanline decoded and, when EOI
+    /// is missing, complete scans, as `validate` accepts; PNG: every row).
+    /// - Returns: the header (upright `width`/`height` are what the contract reports).
+    /// - Throws: as `feed`, and `decode_failed` for a body that ends too early.
+    public func finish() throws(RPCError) -> ImageHeader {
+        if let failure { throw failure }
+        if let verdict { return verdict }
+        do throws(RPCError) {
+            guard let header, let decoder else {
+                // The probe's own refusal of a body that ends before its header.
+                let result = try withRawBytes(prefix) { (raw) throws(RPCError) in try ImageHeaderProbe.header(ofComplete: raw) }
+                throw ImagingError.decodeFailed("the body ends before the image header is complete", format: result.format)
+            }
+            switch decoder {
+            case .jpeg(let jpeg): try jpeg.finish()
+            case .png(let png): try png.finish()
+            }
+            verdict = header
+            return header
+        } catch {
+            throw record(error)
+        }
+    }
+
+    /// Forgets everything for a body that starts again from byte 0 (a restarted transfer).
+    public func reset() {
+        prefix = []
+        decoder = nil
+        failure = nil
+        verdict = nil
+        header = nil
+        bytesFed = 0
+    }
+
+    private func accept(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+        switch decoder {
+        case .jpeg(let jpeg): return try jpeg.feed(bytes)
+        case .png(let png): return try png.feed(bytes)
+        case nil: break
+        }
+        prefix.append(contentsOf: bytes)
+        guard case .header(let probed) = try ImageHeaderProbe.probe(prefix) else { return }
+        try Thumbnailer.checkDecodable(probed, maxPixels: maxPixels)
+        header = probed
+        let held = prefix
+        prefix = []
+        switch probed.format {
+        case .jpeg:
+            let arithmetic = held.withUnsafeBytes { raw -> Bool in
+                guard case .header(_, let sofOffset) = JPEGHeaderParser.parse(ByteReader(raw)) else { return false }
+                return raw[sofOffset + 1] >= 0xC9 // SOF9–11, 13–15 (0xCC is DAC, never a frame)
+            }
+            let jpeg = try StreamingJPEGVerifier(header: probed, arithmetic: arithmetic)
+            decoder = .jpeg(jpeg)
+            try withRawBytes(held) { (raw) throws(RPCError) in try jpeg.feed(raw) }
+        default:
+            let bitDepth = held.withUnsafeBytes { PNGHeaderParser.bitDepth(ByteReader($0)) }
+            let png = try StreamingPNGVerifier(header: probed, bitDepth: bitDepth)
+            decoder = .png(png)
+            try withRawBytes(held) { (raw) throws(RPCError) in try png.feed(raw) }
+        }
+    }
+
+    private func record(_ error: RPCError) -> RPCError {
+        failure = error
+        return error
+    }
+}

@@ -1,0 +1,187 @@
+@testable import ImageCacheKit
+import ImageCacheProtocol
+import Testing
+import TestSupport
+
+/// `StreamingVerifier` against `Thumbnailer.validate` on real files: the same verdict and
+/// header however the body is cut into chunks, incomplete bodies refused at the end, corrupt
+/// ones before it, headers and decode memory known before the decode allocates.
+@Suite("Streaming verification")
+struct StreamingVerifierTests {
+    @Test("every corpus image: the same verdict and header as validate, fed in random chunks of 1 B to 64 KiB")
+    func corpusVerdictsMatchValidate() throws {
+        let paths = try corpusImages()
+        #expect(paths.count > 400)
+        var mismatches: [String] = []
+        var accepted = 0
+        for (index, path) in paths.enumerated() {
+            let bytes = try Corpus.bytes(path)
+            let whole = wholeFileVerdict(bytes)
+            var sizes = ChunkSizes(seed: 0x5EED_0000 + UInt64(index))
+            let streamed = streamedVerdict(bytes) { sizes.next() }
+            if streamed.verdict != whole {
+                mismatches.append("\(path): streamed \(streamed.verdict) (\(streamed.error?.message ?? "-")), validate \(whole)")
+            }
+            if whole.isImage { accepted += 1 }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) mismatches:\n\(mismatches.joined(separator: "\n"))")
+        // Both outcomes are exercised: the corpus holds hundreds of good and of broken images.
+        #expect(accepted > 200 && accepted < paths.count - 50, "\(accepted) of \(paths.count) accepted")
+    }
+
+    @Test("cut at 10, 50 and 99 %: every feed passes, finish refuses as validate does")
+    func truncatedBodiesAreIncompleteAtFinish() throws {
+        var mismatches: [String] = []
+        var refusedCuts = 0
+        var cuts = 0
+        for path in try corpusImages() {
+            let bytes = try Corpus.bytes(path)
+            guard wholeFileVerdict(bytes).isImage, bytes.count >= 100 else { continue }
+            for percent in [10, 50, 99] {
+                let cut = Array(bytes.prefix(bytes.count * percent / 100))
+                let whole = wholeFileVerdict(cut)
+                var sizes = ChunkSizes(seed: UInt64(bytes.count * percent))
+                let streamed = streamedVerdict(cut) { sizes.next() }
+                cuts += 1
+                if streamed.verdict != whole {
+                    mismatches.append("\(path) at \(percent) %: streamed \(streamed.verdict), validate \(whole)")
+                }
+                // The bytes that arrived were good: only the end can say the body is short.
+                if let fed = streamed.refusedAfter {
+                    mismatches.append("\(path) at \(percent) %: refused by a feed after \(fed) bytes: \(streamed.error!)")
+                }
+                if !streamed.verdict.isImage { refusedCuts += 1 }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+        #expect(refusedCuts > cuts * 3 / 4, "\(refusedCuts) of \(cuts) cuts refused")
+
+        // Photos without a trailer: every cut is refused, at finish.
+        for path in try Corpus.files(in: "jpeg/exif-orientation-examples", withExtension: "jpg") {
+            let bytes = try Corpus.bytes(path)
+            for percent in [10, 50, 99] {
+                let run = streamedVerdict(Array(bytes.prefix(bytes.count * percent / 100))) { 4096 }
+                #expect(run.verdict == .refused(.decodeFailed, format: "jpeg"), "\(path) at \(percent) %")
+                #expect(run.refusedAfter == nil, "\(path) at \(percent) %")
+            }
+        }
+    }
+
+    @Test("a corrupt middle is refused before the end of the body (baseline JPEG, progressive JPEG, PNG)")
+    func corruptMiddleIsRefusedEarly() throws {
+        let photo = noisyPicture(width: 640, height: 480)
+        let baseline = try JPEGEncoder.encode(photo, quality: 90, iccProfile: nil)
+        let png = try PNGEncoder.encode(photo)
+        let progressive = try Corpus.bytes("jpeg/exif-orientation-examples/Landscape_1.jpg")
+        let cases: [(String, [UInt8], ImageFormat)] = [("baseline JPEG", baseline, .jpeg), ("PNG", png, .png),
+                                                        ("corpus JPEG", progressive, .jpeg)]
+        for (name, bytes, format) in cases {
+            #expect(wholeFileVerdict(bytes).isImage, "\(name) is valid before damage")
+            var damaged = bytes
+            let middle = bytes.count / 2
+            if format == .jpeg {
+                // A restart marker where the data has none: the decoder stops there and warns.
+                damaged[middle] = 0xFF
+                damaged[middle + 1] = 0xD5
+            } else {
+                damaged[middle] ^= 0x55 // inside an IDAT: a zlib error or the chunk's CRC
+            }
+            #expect(wholeFileVerdict(damaged) == .refused(.decodeFailed, format: format.rawValue), "\(name)")
+            let run = streamedVerdict(damaged) { 4096 }
+            #expect(run.verdict == .refused(.decodeFailed, format: format.rawValue), "\(name): \(run.verdict)")
+            let fed = try #require(run.refusedAfter, "\(name): refused only at finish: \(String(describing: run.error))")
+            #expect(fed < bytes.count * 3 / 4, "\(name): refused after \(fed) of \(bytes.count) bytes")
+        }
+    }
+
+    @Test("byte-at-a-time feeding gives the same verdicts",
+          arguments: ["jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo/testimgp.jpg",
+                      "jpeg/libjpeg-turbo/testimgari.jpg", "jpeg/pillow/pil_sample_cmyk.jpg",
+                      "jpeg/pillow/truncated_jpeg.jpg", "jpeg/pillow/junk_jpeg_header.jpg",
+                      "pngsuite/basi2c16.png", "pngsuite/basn6a08.png", "png/pillow/truncated_image.png"])
+    func byteAtATime(path: String) throws {
+        let bytes = try Corpus.bytes(path)
+        let whole = wholeFileVerdict(bytes)
+        let streamed = streamedVerdict(bytes) { 1 }
+        #expect(streamed.verdict == whole, "\(path): \(String(describing: streamed.error))")
+    }
+
+    @Test("a header over max_image_pixels is too_large as soon as it arrives")
+    func tooLargeAtTheHeader() throws {
+        let bytes = try Corpus.bytes("jpeg/exif-orientation-examples/Landscape_1.jpg")
+        let run = streamedVerdict(bytes, maxPixels: 10_000) { 512 }
+        #expect(run.verdict == .refused(.tooLarge, format: nil))
+        #expect(wholeFileVerdict(bytes, maxPixels: 10_000) == run.verdict)
+        let fed = try #require(run.refusedAfter)
+        #expect(fed < 64 * 1024, "refused after \(fed) bytes")
+    }
+
+    @Test("decode memory is known before the decode allocates it, from the header")
+    func memoryCostBeforeTheDecode() throws {
+        for (path, progressive) in [("jpeg/libjpeg-turbo/testimgp.jpg", true), ("jpeg/libjpeg-turbo/testorig.jpg", false)] {
+            let bytes = try Corpus.bytes(path)
+            let verifier = StreamingVerifier()
+            var fed = 0
+            while verifier.memoryCost == nil && fed < bytes.count {
+                try verifier.feed(Array(bytes[fed..<(fed + 1)]))
+                fed += 1
+            }
+            let cost = try #require(verifier.memoryCost, "\(path)")
+            let header = try #require(verifier.header)
+            #expect(fed < bytes.count / 2, "\(path): known after \(fed) of \(bytes.count) bytes")
+            let survey = bytes.withUnsafeBytes { JPEGScanSurvey(ByteReader($0)) }
+            let coefficients = survey.totalBlocks * 128
+            let decodeBytes = cost - DecodeCost.fixedOverhead
+            if progressive {
+                #expect(decodeBytes >= coefficients, "\(path): \(decodeBytes) < \(coefficients)")
+            } else {
+                #expect(decodeBytes < coefficients / 2, "\(path): a baseline decode keeps one MCU row, not \(decodeBytes) bytes")
+            }
+            try verifier.feed(Array(bytes[fed...]))
+            #expect(try verifier.finish() == header)
+        }
+        let png = try Corpus.bytes("pngsuite/basn6a16.png")
+        let verifier = StreamingVerifier()
+        try verifier.feed(Array(png.prefix(PNGHeaderParser.headerLength)))
+        #expect(verifier.memoryCost ?? 0 > 0)
+    }
+
+    @Test("GIF and WebP are refused as validate refuses them, at their header")
+    func otherFormatsAsValidate() throws {
+        let gif: [UInt8] = Array("GIF89a".utf8) + [16, 0, 8, 0, 0xF7, 0, 0] + [UInt8](repeating: 0, count: 200)
+        let run = streamedVerdict(gif) { 3 }
+        #expect(run.verdict == wholeFileVerdict(gif))
+        #expect(run.verdict == .refused(.decodeFailed, format: "gif"))
+        #expect(run.refusedAfter ?? .max < gif.count)
+        #expect(streamedVerdict([]) { 1 }.verdict == wholeFileVerdict([]))
+        #expect(streamedVerdict([0xFF]) { 1 }.verdict == wholeFileVerdict([0xFF]))
+    }
+
+    @Test("reset() starts a new body; an error sticks until then")
+    func resetForARestartedBody() throws {
+        let jpeg = try Corpus.bytes("jpeg/libjpeg-turbo/testorig.jpg")
+        let png = try Corpus.bytes("pngsuite/basn2c08.png")
+        let verifier = StreamingVerifier()
+        try verifier.feed(Array(jpeg.prefix(jpeg.count / 2)))
+        #expect(verifier.bytesFed == jpeg.count / 2)
+        verifier.reset()
+        #expect(verifier.header == nil && verifier.bytesFed == 0)
+        try verifier.feed(png)
+        #expect(try verifier.finish().format == .png)
+
+        verifier.reset()
+        #expect(throws: RPCError.self) { try verifier.feed([0x00, 0x01, 0x02, 0x03]) }
+        #expect(throws: RPCError.self) { try verifier.feed(jpeg) }
+        #expect(throws: RPCError.self) { _ = try verifier.finish() }
+        verifier.reset()
+        try verifier.feed(jpeg)
+        #expect(try verifier.finish() == (try Thumbnailer.validate(jpeg)))
+    }
+
+    /// A picture of noise (nothing compresses away), so an encoded body is large.
+    private func noisyPicture(width: Int, height: Int) -> PixelBuffer {
+        var random = SplitMix64(seed: 20)
+        let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
+    }
+}
