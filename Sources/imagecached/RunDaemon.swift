@@ -43,6 +43,8 @@ func runDaemon(configuration: CacheConfiguration,
                 reload: reload,
                 logLevel: level,
                 inheritedSocket: inherited))
+        // One daemon per process here: its registry may be the global swift-metrics backend.
+        daemon.metrics.bootstrapProcessWide()
         try await daemon.run()
     } catch let error as DaemonStartError {
         logger.critical("cannot start: \(error)")

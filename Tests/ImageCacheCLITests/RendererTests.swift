@@ -8,7 +8,8 @@ struct RendererTests {
     @Test func statsSummaryShowsEveryFigure() {
         let text = StatsSummary.render(Fixtures.stats)
         for figure in ["1h02m", "3 sessions", "12 entries", "3.0 MiB", "128 MiB", "30 hits", "10 misses", "75.0%",
-                       "40 entries", "20 MiB", "1.0 GiB", "8 hits", "2 misses", "80.0%",
+                       "40 entries", "20 MiB", "1.0 GiB", "8 hits", "2 misses", "80.0% of memory misses",
+                       "40 requests: 75.0% from memory, 20.0% from disk, 5.0% from the network (cache hit rate 95.0%)",
                        "2 in flight", "5 queued", "77 requests", "8.6 MiB received", "439 KiB discarded",
                        "unsplash", "10 requests", "1 errors", "49 requests left", "pixabay", "not reported"] {
             #expect(text.contains(figure), "missing \(figure) in\n\(text)")

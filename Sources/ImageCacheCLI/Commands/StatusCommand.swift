@@ -32,6 +32,7 @@ public struct StatsCommand: ClientCommand {
         abstract: "Show the daemon's cache, network and provider counters.",
         discussion: """
         Memory and disk tiers (entries, bytes against their limits, hits, misses, hit rate), \
+        where thumbnail requests were answered (memory, disk, network) and the cache's hit rate, \
         transfers (in flight, queued, requests, bytes received and discarded on cancellation), \
         each provider's requests, errors and remaining rate limit, sessions and uptime.
 

@@ -46,7 +46,8 @@ public enum StatsSummary {
         var lines: [String] = []
         lines.append("uptime     \(Units.duration(stats.uptimeSeconds)), \(stats.sessions) session\(stats.sessions == 1 ? "" : "s") connected")
         lines.append(cache("memory", stats.memory))
-        lines.append(cache("disk", stats.disk))
+        lines.append(cache("disk", stats.disk, rateOf: "of memory misses"))
+        lines.append(thumbnails(stats))
         let n = stats.network
         lines.append("network    \(n.inFlight) in flight, \(n.queued) queued, \(n.requests) requests, "
                      + "\(Units.bytes(n.bytesReceived)) received, \(Units.bytes(n.bytesDiscarded)) discarded "
@@ -64,11 +65,27 @@ public enum StatsSummary {
         return lines.joined(separator: "\n")
     }
 
-    static func cache(_ name: String, _ c: StatsResult.Cache) -> String {
+    /// One tier. Its hits and misses count thumbnail requests, one outcome each (protocol.md,
+    /// `stats`), so `hits / (hits + misses)` is a hit rate: of all requests for the memory
+    /// tier, of the requests memory missed for the disk tier.
+    static func cache(_ name: String, _ c: StatsResult.Cache, rateOf scope: String? = nil) -> String {
         DisplayWidth.pad(name, to: 10) + " "
             + "\(c.entries) entr\(c.entries == 1 ? "y" : "ies"), \(Units.bytes(c.bytes)) of \(Units.bytes(c.limit)) "
-            + "(\(Units.percent(c.bytes, of: c.limit)) full), \(c.hits) hits, \(c.misses) misses "
-            + "(hit rate \(Units.percent(c.hits, of: c.hits + c.misses)))"
+            + "(\(Units.percent(c.bytes, of: c.limit)) full), \(c.hits) hit\(c.hits == 1 ? "" : "s"), "
+            + "\(c.misses) miss\(c.misses == 1 ? "" : "es") "
+            + "(hit rate \(Units.percent(c.hits, of: c.hits &+ c.misses))\(scope.map { " " + $0 } ?? ""))"
+    }
+
+    /// Where thumbnail requests were answered: every request is a memory hit or a memory miss,
+    /// and every memory miss a disk hit or a disk miss (the network), so the cache's overall
+    /// hit rate is `(memory hits + disk hits) / (memory hits + memory misses)`.
+    static func thumbnails(_ stats: StatsResult) -> String {
+        let requests = stats.memory.hits &+ stats.memory.misses
+        let cached = stats.memory.hits &+ stats.disk.hits
+        return DisplayWidth.pad("thumbnails", to: 10) + " "
+            + "\(requests) request\(requests == 1 ? "" : "s"): \(Units.percent(stats.memory.hits, of: requests)) from memory, "
+            + "\(Units.percent(stats.disk.hits, of: requests)) from disk, \(Units.percent(stats.disk.misses, of: requests)) "
+            + "from the network (cache hit rate \(Units.percent(cached, of: requests)))"
     }
 }
 

@@ -29,6 +29,8 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var maxRequestBytes: Int = 1 << 20
         /// Pending requests, slots and queued prefetches per session before 1012 `busy`.
         public var maxPendingPerSession: Int = 256
+        /// Where `GET /metrics` (Prometheus text format) is served; nil (the default): nowhere.
+        public var metricsListen: MetricsListenAddress?
         /// The documented defaults.
         public init() {}
     }

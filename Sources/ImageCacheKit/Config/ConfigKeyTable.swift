@@ -35,6 +35,12 @@ extension ConfigKey {
                       render: { $0.daemon.logLevel.rawValue }),
             size("daemon", "max_request_bytes", \.daemon.maxRequestBytes, atLeast: 1 << 10),
             count("daemon", "max_pending_per_session", \.daemon.maxPendingPerSession, in: 1...1_000_000),
+            ConfigKey(section: "daemon", name: "metrics_listen", isSecret: false,
+                      apply: { c, v, context throws(ConfigValueProblem) in
+                          guard let value = try v.optionalString(), !value.isEmpty else { c.daemon.metricsListen = nil; return }
+                          c.daemon.metricsListen = try MetricsListenAddress.parse(value, home: context.home)
+                      },
+                      render: { $0.daemon.metricsListen.map { ConfigRendering.string($0.description) } ?? "" }),
 
             optionalPath("cache", "cache_dir", \.cache.cacheDir),
             size("cache", "memory_limit", \.cache.memoryLimit, atLeast: 0),

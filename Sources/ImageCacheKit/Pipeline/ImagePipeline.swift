@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import ImageCacheProtocol
 import Logging
@@ -44,6 +45,12 @@ public final class ImagePipeline: Sendable {
     private let decodes: DecodeBudget
     private let settings: @Sendable () -> Settings
     private let logger: Logger
+    /// One outcome per thumbnail request (memory, disk, network, shared): what `stats` and the
+    /// metrics endpoint report as hits and misses.
+    public let lookups = ThumbnailLookups()
+    /// `imagecached_decode_duration_seconds`: the time to decode, scale and encode a fetched body
+    /// (not the wait for the decode budget), by outcome (`ok` or the error kind).
+    private let metrics: any MetricsFactory
     private let fetches = LockedState<[FetchKey: ThumbnailFetch]>([:])
     /// Bumped whenever a demand joins or leaves a fetch, or a fetch ends: what
     /// `waitForActiveDemands` wakes on.
@@ -53,10 +60,15 @@ public final class ImagePipeline: Sendable {
 
     /// - Parameters:
     ///   - settings: read at each fetch (the daemon passes its configuration store's current).
+    ///   - metrics: where the decode timer goes: the daemon passes its own registry's factory
+    ///     (one per daemon, so tests running many daemons in one process never share figures);
+    ///     by default the process-wide `MetricsSystem.factory` (a no-op unless bootstrapped).
     public init(cache: ImageCache, transfers: TransferEngine, registry: PhotoRegistry,
                 dimensions: ImageDimensionsStore, decodes: DecodeBudget,
                 settings: @escaping @Sendable () -> Settings,
-                logger: Logger = Logger(label: "imagecached.pipeline")) {
+                logger: Logger = Logger(label: "imagecached.pipeline"),
+                metrics: any MetricsFactory = MetricsSystem.factory) {
+        self.metrics = metrics
         self.cache = cache
         self.transfers = transfers
         self.registry = registry
@@ -89,7 +101,7 @@ public final class ImagePipeline: Sendable {
     /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file, on
     /// `BlockingIO`'s threads rather than the caller's.
     public func cached(_ request: ThumbnailRequest) async -> ThumbnailDelivery? {
-        await lookup(FetchPlan(request), wantsBytes: request.wantsBytes)
+        counted(await lookup(FetchPlan(request), wantsBytes: request.wantsBytes))
     }
 
     /// The memory tier only, with no I/O and no waiting: what the server calls inline on a
@@ -103,7 +115,19 @@ public final class ImagePipeline: Sendable {
             guard let photo = registry.remembered(id: id) else { return nil }
             image = .photo(photo)
         }
-        return memoryLookup(FetchPlan(ThumbnailRequest(image: image, size: size)), wantsBytes: wantsBytes)
+        return counted(memoryLookup(FetchPlan(ThumbnailRequest(image: image, size: size)), wantsBytes: wantsBytes))
+    }
+
+    /// Counts a delivered hit as its request's outcome (a nil is no outcome yet: the caller
+    /// goes on to the next step, which counts it).
+    private func counted(_ delivery: ThumbnailDelivery?) -> ThumbnailDelivery? {
+        switch delivery?.source {
+        case .memory: lookups.record(.memory)
+        case .disk: lookups.record(.disk)
+        case .network: lookups.record(.network)
+        case nil: break
+        }
+        return delivery
     }
 
     /// The memory tier's answer for `plan`, with no I/O: each key `lookup` would try, in its order.
@@ -172,7 +196,7 @@ public final class ImagePipeline: Sendable {
         let plan = FetchPlan(request)
         let found = rechecksDisk ? await lookup(plan, wantsBytes: request.wantsBytes)
                                  : memoryLookup(plan, wantsBytes: request.wantsBytes)
-        if let hit = found {
+        if let hit = counted(found) {
             // The recorded size may have to come from the dimensions database: off the pool,
             // and only when someone listens.
             if let events, let size = await BlockingIO.read({ [self] in dimensions(of: hit, plan: plan) }) {
@@ -223,6 +247,7 @@ public final class ImagePipeline: Sendable {
                 return (fresh, true)
             }
             guard fetch.add(id, priority: priority, events: events) else { continue }
+            lookups.record(isNew ? .network : .shared)
             if isNew { start(fetch) }
             demandChanges.update { $0 &+= 1 }
             return fetch
@@ -312,9 +337,11 @@ public final class ImagePipeline: Sendable {
         let cache = self.cache
         let dimensions = self.dimensions
         let logger = self.logger
+        let metrics = self.metrics
         return try await withCheckedThrowingContinuation { continuation in
             work.async {
-                continuation.resume(with: Result { () throws(RPCError) -> ThumbnailFetch.Stored in
+                let started = ContinuousClock.now
+                let outcome = Result { () throws(RPCError) -> ThumbnailFetch.Stored in
                     let body: [UInt8]
                     switch result.body {
                     case .memory(let bytes):
@@ -346,7 +373,15 @@ public final class ImagePipeline: Sendable {
                     }
                     return ThumbnailFetch.Stored(path: path, width: output.width, height: output.height,
                                                  mime: output.mime, bytes: bytes)
-                })
+                }
+                let kind: String
+                switch outcome {
+                case .success: kind = "ok"
+                case .failure(let error): kind = error.kind.rawValue
+                }
+                CoreMetrics.Timer(label: "imagecached_decode_duration_seconds", dimensions: [("outcome", kind)], factory: metrics)
+                    .recordInterval(since: started)
+                continuation.resume(with: outcome)
             }
         }
     }

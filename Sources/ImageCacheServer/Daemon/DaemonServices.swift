@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import ImageCacheKit
 import Logging
@@ -41,7 +42,10 @@ public final class DaemonServices: Sendable {
     ///
     /// - Throws: `DaemonStartError.cacheUnavailable` when the cache folder is held by another
     ///   daemon or cannot be opened: the daemon must not run beside another on one folder.
-    public init(configuration: ConfigurationStore, logger: Logger) throws(DaemonStartError) {
+    /// - Parameter metrics: where the parts record their figures (the daemon's own registry);
+    ///   by default the process-wide `MetricsSystem.factory`.
+    public init(configuration: ConfigurationStore, logger: Logger,
+                metrics: any MetricsFactory = MetricsSystem.factory) throws(DaemonStartError) {
         let config = configuration.current
         let folder = config.resolvedCacheDirectory
         let cache: ImageCache
@@ -79,7 +83,7 @@ public final class DaemonServices: Sendable {
         self.decodes = DecodeBudget(memory: config.network.decodeMemory, slots: ProcessInfo.processInfo.activeProcessorCount)
         self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
                                       decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },
-                                      logger: logger)
+                                      logger: logger, metrics: metrics)
         self.logger = logger
     }
 

@@ -57,6 +57,11 @@ public final class ImageCacheDaemon: Sendable {
     /// The engine parts the method families share (transfers, cache, registry, dimensions);
     /// shut down with the daemon.
     public let services: DaemonServices
+    /// This daemon's Prometheus registry: what `metrics_listen` serves (`DaemonMetrics` says
+    /// why it is per daemon rather than global).
+    public let metrics: DaemonMetrics
+    /// The metrics endpoint while it serves (nil when `metrics_listen` is empty).
+    private let metricsEndpoint = LockedState<MetricsEndpoint?>(nil)
 
     private let options: Options
     private let logger: Logger
@@ -85,7 +90,9 @@ public final class ImageCacheDaemon: Sendable {
         var router = RPCRouter()
         let stats = self.stats
         CoreMethods.register(in: &router, configuration: store, stats: stats)
-        let services = try DaemonServices(configuration: store, logger: logger)
+        let metrics = DaemonMetrics()
+        self.metrics = metrics
+        let services = try DaemonServices(configuration: store, logger: logger, metrics: metrics.factory)
         self.services = services
         // Search (issue 7): built from the configuration, registered beside the core methods.
         let searchMethods = SearchMethods.forDaemon(services: services)
@@ -93,12 +100,14 @@ public final class ImageCacheDaemon: Sendable {
         search = searchMethods
         ThumbnailMethods.register(in: &router, services: services)
         CacheMethods.register(in: &router, services: services, stats: stats, search: searchMethods)
-        DownloadMethods.register(in: &router, services: services, stats: stats)
+        let downloads = DownloadMethods.register(in: &router, services: services, stats: stats)
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
-        server = RPCServer(router: router, limits: { store.limits }, logger: logger, group: eventLoops)
+        server = RPCServer(router: router, limits: { store.limits }, logger: logger, group: eventLoops,
+                           observer: metrics.requestObserver)
         let server = self.server
+        metrics.attach(.init(services: services, server: server, search: searchMethods, downloads: downloads))
         let startTime = self.startTime
         stats.register("sessions") { .int(server.sessionCount) }
         stats.register("uptimeSeconds") {
@@ -137,6 +146,12 @@ public final class ImageCacheDaemon: Sendable {
         try await group.run()
     }
 
+    /// Where the metrics endpoint listens now (nil when `metrics_listen` is empty or before
+    /// `start`), with the port the kernel chose when the configuration said 0.
+    public var metricsAddress: MetricsListenAddress? {
+        metricsEndpoint.withLock { $0 }?.boundAddress
+    }
+
     /// Takes the systemd socket or binds our own, starts the server, reports READY.
     func start() async throws -> ListeningSocket {
         let listener: ListeningSocket
@@ -149,7 +164,12 @@ public final class ImageCacheDaemon: Sendable {
         }
         do {
             try await server.start(on: listener)
+            if let address = configuration.current.daemon.metricsListen {
+                let endpoint = try await MetricsEndpoint.start(address, metrics: metrics, group: eventLoops, logger: logger)
+                metricsEndpoint.withLock { $0 = endpoint }
+            }
         } catch {
+            await server.shutdown(gracePeriod: .zero)
             listener.removeSocketFile()
             listener.releaseLock()
             throw error
@@ -208,6 +228,7 @@ public final class ImageCacheDaemon: Sendable {
         logger.notice("shutting down", metadata: ["sessions": "\(server.sessionCount)"])
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
+        await metricsEndpoint.withLock({ $0 })?.close()
         services.shutdown()
         listener.removeSocketFile()
         try? await eventLoops.shutdownGracefully()
@@ -241,6 +262,9 @@ public final class ImageCacheDaemon: Sendable {
         options.logLevel?.level = fresh.daemon.logLevel
         if previous.daemon.socket != fresh.daemon.socket || previous.daemon.socketGroup != fresh.daemon.socketGroup {
             logger.notice("the socket path and socket_group apply at the next start, not on reload")
+        }
+        if previous.daemon.metricsListen != fresh.daemon.metricsListen {
+            logger.notice("metrics_listen applies at the next start, not on reload")
         }
         logger.notice("configuration reloaded", metadata: ["file": "\(fresh.sourcePath ?? "defaults")"])
         return true

@@ -35,14 +35,27 @@ public enum CacheMethods {
         registerStats(stats, services: services)
     }
 
-    /// `stats.memory`, `stats.disk` (from the cache's counters) and `stats.network` (from the
-    /// transfer engine's). Each reads a snapshot under a lock and never waits, as `stats` is
-    /// answered inline.
+    /// `stats.memory`, `stats.disk` (sizes from the cache, hits and misses from the pipeline's
+    /// per-request outcomes) and `stats.network` (from the transfer engine's counters). Each
+    /// reads a snapshot under a lock or from atomics and never waits, as `stats` is answered
+    /// inline.
+    ///
+    /// `hits`/`misses` count thumbnail requests, one outcome each (`ThumbnailLookups`): a memory
+    /// hit; a memory miss answered from disk (a disk hit); a miss of both that went to the
+    /// network. So `memory.hits / (memory.hits + memory.misses)` is the share of requests
+    /// answered from memory, a hit rate, not a count of key probes.
     static func registerStats(_ stats: StatsRegistry, services: DaemonServices) {
         let cache = services.cache
         let transfers = services.transfers
-        stats.register("memory") { tier(cache.statistics.memory) }
-        stats.register("disk") { tier(cache.statistics.disk) }
+        let lookups = services.pipeline.lookups
+        stats.register("memory") {
+            let counts = lookups.counts
+            return tier(cache.statistics.memory, hits: counts.memoryHits, misses: counts.memoryMisses)
+        }
+        stats.register("disk") {
+            let counts = lookups.counts
+            return tier(cache.statistics.disk, hits: counts.diskHits, misses: counts.diskMisses)
+        }
         stats.register("network") {
             let figures = transfers.stats
             return .object([
@@ -52,10 +65,10 @@ public enum CacheMethods {
         }
     }
 
-    private static func tier(_ figures: CacheTierStatistics) -> JSONValue {
+    private static func tier(_ figures: CacheTierStatistics, hits: Int, misses: Int) -> JSONValue {
         .object([
             "entries": .int(figures.entries), "bytes": .int(figures.bytes), "limit": .int(figures.limit),
-            "hits": .int(figures.hits), "misses": .int(figures.misses),
+            "hits": .int(hits), "misses": .int(misses),
         ])
     }
 

@@ -119,6 +119,10 @@ public final class SearchMethods: Sendable {
         }
     }
 
+    /// Each provider's figures as `stats.providers` shows them (copied after every search and
+    /// `photo.get`), for the metrics endpoint; read from memory, never waiting for the actor.
+    public var providerFigures: [String: ProviderStats] { figures.withLock { $0 } }
+
     /// Which providers have a usable key, as the running coordinator sees them (`hello`).
     public func configuredProviders() -> [(name: String, configured: Bool)] {
         coordinator.configuredProviders()

@@ -20,13 +20,15 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     case cacheUnavailable(CacheOpenError)
     /// A system call failed.
     case system(call: String, path: String?, errno: Int32)
+    /// `metrics_listen` could not be bound (address in use, not this host's, no permission).
+    case metricsUnavailable(address: String, reason: String)
 
     /// Whether the configuration caused it (a path or group it names is unusable), so the
     /// process exits 78 (EX_CONFIG) and systemd does not restart it in a loop; false for a
     /// state of the system (another daemon on the socket or the cache, a failed call).
     public var isConfigurationError: Bool {
         switch self {
-        case .notASocket, .socketPathTooLong, .unknownGroup: true
+        case .notASocket, .socketPathTooLong, .unknownGroup, .metricsUnavailable: true
         case .socketInUse, .badInheritedSocket, .cacheUnavailable, .system: false
         }
     }
@@ -46,6 +48,8 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
             return "the socket passed by systemd is unusable: \(why)"
         case .cacheUnavailable(let error):
             return error.description
+        case .metricsUnavailable(let address, let reason):
+            return "metrics_listen \(address) cannot be served (\(reason)); choose another address or leave metrics_listen empty"
         case .system(let call, let path, let code):
             let reason = String(cString: strerror(code))
             if let path { return "\(call) \(path): \(reason)" }

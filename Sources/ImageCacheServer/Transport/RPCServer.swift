@@ -23,6 +23,7 @@ public final class RPCServer: Sendable {
     private let group: any EventLoopGroup
     private let registry = SessionRegistry()
     private let serverChannel = LockedState<(any Channel)?>(nil)
+    private let observer: RequestObserver?
 
     /// - Parameters:
     ///   - router: the methods to serve.
@@ -30,8 +31,10 @@ public final class RPCServer: Sendable {
     ///     configuration applies without a restart.
     ///   - logger: the daemon's logger; sessions add their id to it.
     ///   - group: the event loops that run the connections.
+    ///   - observer: told of each request's method, outcome and start (the daemon's metrics).
     public init(router: RPCRouter, limits: @escaping @Sendable () -> ServerLimits, logger: Logger,
-                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, observer: RequestObserver? = nil) {
+        self.observer = observer
         self.router = router
         self.limits = limits
         self.logger = logger
@@ -53,7 +56,7 @@ public final class RPCServer: Sendable {
     /// Starts serving on an already bound socket (ours from `SocketBinder`, or systemd's).
     /// NIO makes it non-blocking and listens on it. Returns once it accepts connections.
     public func start(on listener: ListeningSocket) async throws {
-        let dispatcher = Dispatcher(router: router, limits: limits, registry: registry)
+        let dispatcher = Dispatcher(router: router, limits: limits, registry: registry, observer: observer)
         let registry = self.registry
         let limits = self.limits
         let metrics = self.metrics
