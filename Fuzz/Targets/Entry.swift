@@ -23,6 +23,7 @@ enum FuzzTargets {
         ProvidersTarget.target,
         HeaderValuesTarget.target,
         FilenameTarget.target,
+        StreamVerifyTarget.target,
     ]
 }
 

@@ -19,6 +19,10 @@ struct ic_jpeg_stream {
     /// Bytes libjpeg asked to skip past what had arrived (a long APPn/COM segment).
     size_t skip;
     int end_of_input;
+    /// libjpeg resumes a suspended unit (a marker segment, an MCU) from its start: it is run
+    /// again only once the held bytes have doubled since it suspended, so a unit trickling in
+    /// byte by byte costs O(n log n), not O(n^2).
+    size_t resume_at;
     int state;
     ic_jpeg_stream_info info;
     ic_jpeg_warnings warnings;
@@ -196,7 +200,12 @@ int ic_jpeg_stream_feed(ic_jpeg_stream *stream, const unsigned char *data, size_
         return IC_JPEG_STREAM_FAILED;
     }
     if (end_of_input) stream->end_of_input = 1;
-    return ic_stream_run(stream);
+    if (!stream->end_of_input && stream->source.bytes_in_buffer < stream->resume_at) {
+        return stream->state == HEADER_READ ? IC_JPEG_STREAM_HEADER : IC_JPEG_STREAM_NEED_MORE;
+    }
+    int status = ic_stream_run(stream);
+    stream->resume_at = status == IC_JPEG_STREAM_NEED_MORE ? 2 * stream->source.bytes_in_buffer : 0;
+    return status;
 }
 
 int ic_jpeg_stream_start(ic_jpeg_stream *stream, int out_color_space, int end_of_input) {
@@ -204,7 +213,9 @@ int ic_jpeg_stream_start(ic_jpeg_stream *stream, int out_color_space, int end_of
     stream->cinfo.out_color_space = (J_COLOR_SPACE)out_color_space;
     if (end_of_input) stream->end_of_input = 1;
     stream->state = STARTING;
-    return ic_stream_run(stream);
+    int status = ic_stream_run(stream);
+    stream->resume_at = status == IC_JPEG_STREAM_NEED_MORE ? 2 * stream->source.bytes_in_buffer : 0;
+    return status;
 }
 
 const ic_jpeg_stream_info *ic_jpeg_stream_info_of(const ic_jpeg_stream *stream) { return &stream->info; }

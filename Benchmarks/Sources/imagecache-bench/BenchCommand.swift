@@ -23,5 +23,6 @@ struct BenchCommand: AsyncParsableCommand {
         FlingBenchmark.self,
         SoakBenchmark.self,
         FootprintBenchmark.self,
+        VerifyBenchmark.self,
     ]
 }

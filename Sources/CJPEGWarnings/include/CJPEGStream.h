@@ -3,6 +3,10 @@
 // chunk and runs it as far as the bytes so far allow; the bytes it has not consumed yet (at
 // most one marker segment or one MCU's worth) are kept and the next chunk is appended.
 //
+// libjpeg resumes a suspended unit from its start, so a unit is retried only once the held
+// bytes have doubled since it suspended: a marker segment trickling in byte by byte costs
+// O(n log n), not O(n^2).
+//
 // The calls are jpeg_read_header, then (after the caller has seen the header and the memory
 // it will need: `IC_JPEG_STREAM_HEADER`) jpeg_start_decompress, jpeg_read_scanlines and
 // jpeg_finish_decompress, each resumed where it suspended. A multi-scan (progressive) frame is

@@ -185,3 +185,25 @@ struct StreamingVerifierTests {
         return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
     }
 }
+
+/// Inputs the `stream-verify` fuzz target found (Tests/ImageCacheKitTests/Fuzz/Inputs).
+@Suite("Streaming verification: fuzz findings")
+struct StreamingVerifierFuzzTests {
+    /// Found by `scripts/fuzz 120 stream-verify` (2026-11-26): a 32×32 Adobe CMYK JPEG whose
+    /// entropy data holds a bad Huffman code. Fed in the fuzzer's chunks, libjpeg warned
+    /// (JWRN_HUFF_BAD_CODE: probably its slow Huffman path, taken when few bytes are buffered)
+    /// and the body was refused; TurboJPEG on the whole buffer decodes it without that warning
+    /// and `validate` accepts it. Not fixed yet (the verdict may depend on the chunking):
+    /// recorded as a known issue so the suite says when the two verdicts agree.
+    @Test("a CMYK JPEG with a bad Huffman code: streaming refuses it, validate accepts it (known divergence)")
+    func cmykBadHuffmanCode() throws {
+        let bytes = try FuzzRegressionTests.input("stream-verify-cmyk-bad-huffman-code")
+        let whole = wholeFileVerdict(bytes, maxPixels: 1 << 20)
+        let streamed = streamedVerdict(bytes, maxPixels: 1 << 20) { 1 }
+        #expect(whole.isImage)
+        withKnownIssue("streaming warns of a bad Huffman code that TurboJPEG's whole-buffer decode does not",
+                       isIntermittent: true) {
+            #expect(streamed.verdict == whole)
+        }
+    }
+}
