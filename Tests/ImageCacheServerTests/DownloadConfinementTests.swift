@@ -16,22 +16,6 @@ struct DownloadConfinementTests {
     private static let body = SyntheticImages.jpeg(width: 320, height: 240, seed: 31)
     private static let other = SyntheticImages.jpeg(width: 200, height: 100, seed: 32)
 
-    private func withDaemon(_ body: (DownloadFixture, SearchDaemon, DownloadClient) async throws -> Void) async throws {
-        let fixture = try await DownloadFixture.make()
-        let daemon = try await fixture.start()
-        let client = try await DownloadClient.connect(daemon.socketPath)
-        do {
-            try await body(fixture, daemon, client)
-        } catch {
-            await client.close()
-            await daemon.stop()
-            await fixture.finish()
-            throw error
-        }
-        await client.close()
-        await daemon.stop()
-        await fixture.finish()
-    }
 
     /// A folder outside every root, with one file in it the daemon must never touch.
     private func makeOutside(_ fixture: DownloadFixture) throws -> String {
@@ -70,7 +54,7 @@ struct DownloadConfinementTests {
 
     @Test("(a) the folder renamed and replaced by a symlink to outside while the job runs: 1010, nothing outside")
     func folderSwappedWhileRunning() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let outside = try makeOutside(fixture)
             fixture.images.serve("/a.jpg", body: Self.body, faults: [.held])
             let job = try await client.download(["url": fixture.images.url("/a.jpg"), "directory": fixture.root + "/trip"])
@@ -88,7 +72,7 @@ struct DownloadConfinementTests {
 
     @Test("(d) the .part replaced by a symlink to an outside file while the job runs: 1010, the file untouched")
     func partSwappedWhileRunning() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let outside = try makeOutside(fixture)
             fixture.images.serve("/d.jpg", body: Self.body, faults: [.held])
             let job = try await client.download(["url": fixture.images.url("/d.jpg")])
@@ -162,7 +146,7 @@ struct DownloadConfinementTests {
 
     @Test("(item 3) a job asking for another's .part is refused by the name rules; overwrite of a held name is 1010")
     func oneJobNeverClobbersAnother() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/victim.jpg", body: Self.body, faults: [.held])
             fixture.images.serve("/attacker.jpg", body: Self.other)
             let victim = try await client.download(["url": fixture.images.url("/victim.jpg"), "filename": "victim.jpg"])
@@ -188,7 +172,7 @@ struct DownloadConfinementTests {
 
     @Test("(item 4) names: bidi refused with -32602, NFD saved as NFC and numbered beside it, trailing dots trimmed")
     func honestNames() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/n.jpg", body: Self.body)
             let bidi = try await client.ask("download", ["url": fixture.images.url("/n.jpg"), "filename": "\u{202E}gpj.exe"])
             let error = try #require(bidi["error"] as? [String: Any])

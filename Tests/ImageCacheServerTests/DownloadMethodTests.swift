@@ -12,27 +12,10 @@ struct DownloadMethodTests {
     private static let body = SyntheticImages.jpeg(width: 320, height: 240, seed: 9)
 
     /// Runs `body` with a started daemon and a connected client; everything is cleaned up.
-    private func withDaemon(stallTimeout: Duration? = nil,
-                            _ body: (DownloadFixture, SearchDaemon, DownloadClient) async throws -> Void) async throws {
-        let fixture = try await DownloadFixture.make()
-        let daemon = try await fixture.start(stallTimeout: stallTimeout)
-        let client = try await DownloadClient.connect(daemon.socketPath)
-        do {
-            try await body(fixture, daemon, client)
-        } catch {
-            await client.close()
-            await daemon.stop()
-            await fixture.finish()
-            throw error
-        }
-        await client.close()
-        await daemon.stop()
-        await fixture.finish()
-    }
 
     @Test("a URL download ends in download.finished with a complete, verified file and no .part")
     func urlDownloadFinishes() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/photos/sunset.jpg", body: Self.body)
             let job = try await client.download(["url": fixture.images.url("/photos/sunset.jpg")])
             let (method, params) = try await client.outcome(job: job)
@@ -54,7 +37,7 @@ struct DownloadMethodTests {
 
     @Test("download.progress reports received, total and a rate while bytes flow")
     func progressIsReported() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let big = SyntheticImages.jpeg(width: 1600, height: 1200, seed: 4)
             fixture.images.serve("/big.jpg", body: big, faults: [.slowBody(bytesPerSecond: big.count)])
             let job = try await client.download(["url": fixture.images.url("/big.jpg")])
@@ -68,7 +51,7 @@ struct DownloadMethodTests {
 
     @Test("the name comes from the sniffed format: a PNG at an extensionless URL is saved as .png")
     func defaultNameFollowsSniffedFormat() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let png = try Corpus.bytes("pngsuite/basn2c08.png")
             fixture.images.serve("/render", body: png, contentType: "application/octet-stream")
             let job = try await client.download(["url": fixture.images.url("/render")])
@@ -81,7 +64,7 @@ struct DownloadMethodTests {
 
     @Test("a photo's regular variant is about 1080 px wide; Unsplash's tracking endpoint is requested once")
     func photoRegularVariantAndTracking() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let photo = try await firstPhoto(client)
             let id = try #require(photo["id"] as? String)
             let job = try await client.download(["photo": id, "variant": "regular"])
@@ -102,7 +85,7 @@ struct DownloadMethodTests {
 
     @Test("a photo's full variant is the original size, and tracking is sent once per saved photo")
     func photoFullVariant() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let photo = try await firstPhoto(client)
             let id = try #require(photo["id"] as? String)
             let raw = String(id.dropFirst("unsplash:".count))
@@ -121,7 +104,7 @@ struct DownloadMethodTests {
 
     @Test("a Flickr photo is saved without any Unsplash tracking request")
     func flickrPhotoNoTracking() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let photo = try await firstPhoto(client, provider: "flickr")
             let id = try #require(photo["id"] as? String)
             let job = try await client.download(["photo": id, "variant": "regular"])
@@ -134,7 +117,7 @@ struct DownloadMethodTests {
 
     @Test("an unknown photo id is 1006 and leaves nothing behind")
     func unknownPhoto() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let answer = try await client.ask("download", ["photo": "unsplash:NOPE0000000"])
             #expect((answer["error"] as? [String: Any])?["code"] as? Int == 1006)
             #expect(fixture.files().isEmpty)
@@ -145,7 +128,7 @@ struct DownloadMethodTests {
 
     @Test("directory /etc is refused with 1010")
     func outsideDirectoryRefused() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body)
             let answer = try await client.ask("download", ["url": fixture.images.url("/a.jpg"), "directory": "/etc"])
             let error = try #require(answer["error"] as? [String: Any])
@@ -160,7 +143,7 @@ struct DownloadMethodTests {
 
     @Test("a symlink inside the root that points out of it is refused with 1010")
     func symlinkOutRefused() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body)
             let outside = fixture.folder + "/outside"
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
@@ -177,7 +160,7 @@ struct DownloadMethodTests {
 
     @Test("filename ../../x is sanitised into a plain name inside the folder")
     func traversalFilenameSanitised() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body)
             let job = try await client.download(["url": fixture.images.url("/a.jpg"), "filename": "../../x"])
             let (method, params) = try await client.outcome(job: job)
@@ -193,7 +176,7 @@ struct DownloadMethodTests {
 
     @Test("a missing folder under the root is created")
     func missingSubfolderCreated() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body)
             let job = try await client.download(["url": fixture.images.url("/a.jpg"), "directory": fixture.root + "/trip/day1"])
             let (method, params) = try await client.outcome(job: job)
@@ -204,7 +187,7 @@ struct DownloadMethodTests {
 
     @Test("an existing file is never touched: the download becomes name (1).jpg, name (2).jpg")
     func existingFileUntouched() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body)
             let mine = Array("my own notes, not an image".utf8)
             try Data(mine).write(to: URL(fileURLWithPath: fixture.root + "/keep.jpg"))
@@ -223,7 +206,7 @@ struct DownloadMethodTests {
 
     @Test("overwrite replaces the existing file only once the new one is complete")
     func overwriteReplaces() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body)
             try Data("old".utf8).write(to: URL(fileURLWithPath: fixture.root + "/keep.jpg"))
             let job = try await client.download(["url": fixture.images.url("/a.jpg"), "filename": "keep.jpg", "overwrite": true])
@@ -237,7 +220,7 @@ struct DownloadMethodTests {
 
     @Test("the final name is reserved at once: a second job for the same name takes name (1)")
     func nameReservedAtStart() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/a.jpg", body: Self.body, faults: [.held])
             let first = try await client.download(["url": fixture.images.url("/a.jpg")])
             // The first job's name is held (placeholder + .part) while its body is held.
@@ -256,7 +239,7 @@ struct DownloadMethodTests {
 
     @Test("bytes that do not decode end in download.failed decode_failed and no file")
     func undecodableFails() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/fake.jpg", body: Array(repeating: 0x41, count: 5000))
             let job = try await client.download(["url": fixture.images.url("/fake.jpg")])
             let (method, params) = try await client.outcome(job: job)
@@ -272,7 +255,7 @@ struct DownloadMethodTests {
 
     @Test("a 404 ends in download.failed not_found")
     func notFoundFails() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let job = try await client.download(["url": fixture.images.url("/missing.jpg")])
             let (method, params) = try await client.outcome(job: job)
             #expect(method == "download.failed")
@@ -283,7 +266,7 @@ struct DownloadMethodTests {
 
     @Test("a stalled server ends in download.failed timeout, and no .part is left after cancel")
     func stalledServerTimesOut() async throws {
-        try await withDaemon(stallTimeout: .seconds(1)) { fixture, _, client in
+        try await DownloadFixture.withDaemon(stallTimeout: .seconds(1)) { fixture, _, client in
             let big = SyntheticImages.jpeg(width: 800, height: 600, seed: 2)
             fixture.images.serve("/stall.jpg", body: big, faults: [.stall(afterBytes: 1000)])
             let job = try await client.download(["url": fixture.images.url("/stall.jpg")])
@@ -298,7 +281,7 @@ struct DownloadMethodTests {
 
     @Test("download.cancel stops a running job, tells its watchers, and removes the .part and the name")
     func cancelRemovesPart() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/held.jpg", body: Self.body, faults: [.held])
             let job = try await client.download(["url": fixture.images.url("/held.jpg")])
             try await fixture.images.waitUntil { $0.requests("/held.jpg") >= 1 }
@@ -320,7 +303,7 @@ struct DownloadMethodTests {
 
     @Test("download.watch from another session delivers the job's notifications to it")
     func watchFromAnotherSession() async throws {
-        try await withDaemon { fixture, daemon, client in
+        try await DownloadFixture.withDaemon { fixture, daemon, client in
             fixture.images.serve("/w.jpg", body: Self.body, faults: [.held])
             let job = try await client.download(["url": fixture.images.url("/w.jpg")])
             let watcher = try await DownloadClient.connect(daemon.socketPath)
@@ -337,7 +320,7 @@ struct DownloadMethodTests {
 
     @Test("a client that disconnects right after submitting finds the job finished when it reconnects")
     func jobOutlivesSession() async throws {
-        try await withDaemon { fixture, daemon, client in
+        try await DownloadFixture.withDaemon { fixture, daemon, client in
             fixture.images.serve("/gone.jpg", body: Self.body, faults: [.held])
             let job = try await client.download(["url": fixture.images.url("/gone.jpg")])
             await client.close()
@@ -425,7 +408,7 @@ struct DownloadMethodTests {
 
     @Test("download.list lists jobs newest first")
     func listNewestFirst() async throws {
-        try await withDaemon { fixture, _, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/1.jpg", body: Self.body)
             fixture.images.serve("/2.jpg", body: Self.body)
             let a = try await client.download(["url": fixture.images.url("/1.jpg")])

@@ -149,3 +149,25 @@ func firstPhoto(_ client: DownloadClient, provider: String = "unsplash") async t
     }
     return first
 }
+
+extension DownloadFixture {
+    /// A fixture, its daemon and a connected client for `body`, all torn down afterwards (on a
+    /// failure too): the frame of every download test that goes through the socket.
+    static func withDaemon(stallTimeout: Duration? = nil,
+                           _ body: (DownloadFixture, SearchDaemon, DownloadClient) async throws -> Void) async throws {
+        let fixture = try await DownloadFixture.make()
+        let daemon = try await fixture.start(stallTimeout: stallTimeout)
+        let client = try await DownloadClient.connect(daemon.socketPath)
+        do {
+            try await body(fixture, daemon, client)
+        } catch {
+            await client.close()
+            await daemon.stop()
+            await fixture.finish()
+            throw error
+        }
+        await client.close()
+        await daemon.stop()
+        await fixture.finish()
+    }
+}

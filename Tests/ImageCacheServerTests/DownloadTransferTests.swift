@@ -13,27 +13,11 @@ import TestSupport
 struct DownloadTransferTests {
     private static let body = SyntheticImages.jpeg(width: 1200, height: 900, seed: 31)
 
-    private func withDaemon(_ body: (DownloadFixture, DownloadClient) async throws -> Void) async throws {
-        let fixture = try await DownloadFixture.make()
-        let daemon = try await fixture.start()
-        let client = try await DownloadClient.connect(daemon.socketPath)
-        do {
-            try await body(fixture, client)
-        } catch {
-            await client.close()
-            await daemon.stop()
-            await fixture.finish()
-            throw error
-        }
-        await client.close()
-        await daemon.stop()
-        await fixture.finish()
-    }
 
     @Test("a drop mid-body resumes from the .part with Range + If-Range, no probe, and the file is the source",
           arguments: [10, 50, 99])
     func dropResumesFromPart(percent: Int) async throws {
-        try await withDaemon { fixture, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let cut = Self.body.count * percent / 100
             fixture.images.serve("/drop.jpg", body: Self.body, etag: "\"d1\"", faults: [.truncate(afterBytes: cut), .none])
             let job = try await client.download(["url": fixture.images.url("/drop.jpg")])
@@ -51,7 +35,7 @@ struct DownloadTransferTests {
 
     @Test("without a validator a drop restarts from byte 0 (a Range without If-Range could splice two versions)")
     func dropWithoutValidatorRestarts() async throws {
-        try await withDaemon { fixture, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/nov.jpg", body: Self.body, etag: nil, faults: [.truncate(afterBytes: Self.body.count / 2), .none])
             let job = try await client.download(["url": fixture.images.url("/nov.jpg")])
             #expect(try await client.outcome(job: job).method == "download.finished")
@@ -63,7 +47,7 @@ struct DownloadTransferTests {
 
     @Test("a 206 whose Content-Range starts elsewhere than asked restarts the file from 0; the file is the source")
     func wrongOffsetRestarts() async throws {
-        try await withDaemon { fixture, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let cut = Self.body.count / 2
             fixture.images.serve("/shift.jpg", body: Self.body, etag: "\"s1\"",
                                  faults: [.truncate(afterBytes: cut), .wrongRange(shift: 2000), .none])
@@ -80,7 +64,7 @@ struct DownloadTransferTests {
 
     @Test("an empty 206 never finishes a job", arguments: ["after a drop", "from the start"])
     func emptyPartialFails(when: String) async throws {
-        try await withDaemon { fixture, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let faults: [Fault] = when == "after a drop" ? [.truncate(afterBytes: 5000), .emptyPartial] : [.emptyPartial]
             fixture.images.serve("/empty.jpg", body: Self.body, faults: faults)
             let job = try await client.download(["url": fixture.images.url("/empty.jpg")])
@@ -95,7 +79,7 @@ struct DownloadTransferTests {
 
     @Test("a 416 to the resumed range restarts from 0, and a server answering only 416 fails the job")
     func unsatisfiableNeverFinishes() async throws {
-        try await withDaemon { fixture, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             fixture.images.serve("/r416.jpg", body: Self.body, faults: [.truncate(afterBytes: 5000), .status(416)])
             let job = try await client.download(["url": fixture.images.url("/r416.jpg")])
             #expect(try await client.outcome(job: job).method == "download.failed")
@@ -122,7 +106,7 @@ struct DownloadTransferTests {
 
     @Test("a corrupt body fails decode_failed while it arrives: the server never sends the rest")
     func corruptBodyFailsEarly() async throws {
-        try await withDaemon { fixture, client in
+        try await DownloadFixture.withDaemon { fixture, _, client in
             let bad = Self.damaged(Self.body, at: 0.3)
             // About four seconds for the whole body: the verifier has all the time it needs to
             // refuse it long before its end.
