@@ -5,6 +5,16 @@ import Testing
 
 @Suite("Stats, status, layout and error renderers", .timeLimit(.minutes(1)))
 struct RendererTests {
+    @Test("rates and durations from any figure: huge, negative, NaN and infinite ones render, never trap")
+    func hostileFigures() {
+        #expect(Units.rate(1536) == "1.5 KiB/s")
+        #expect(Units.rate(1e300).hasSuffix(" TiB/s"))
+        for bad in [-1.0, 0, .nan, .infinity, -.infinity] { #expect(Units.rate(bad) == "-- B/s") }
+        #expect(Units.duration(75) == "1m15s")
+        #expect(Units.duration(1e300).hasSuffix("h"))
+        for bad in [-1.0, .nan, .infinity] { #expect(Units.duration(bad) == "--") }
+    }
+
     @Test func statsSummaryShowsEveryFigure() {
         let text = StatsSummary.render(Fixtures.stats)
         for figure in ["1h02m", "3 sessions", "12 entries", "3.0 MiB", "128 MiB", "30 hits", "10 misses", "75.0%",

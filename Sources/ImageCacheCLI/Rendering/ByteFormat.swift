@@ -21,7 +21,8 @@ public enum Units {
     /// A transfer rate per second.
     public static func rate(_ bytesPerSecond: Double) -> String {
         guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "-- B/s" }
-        return bytes(Int(bytesPerSecond)) + "/s"
+        // Computed from a daemon's byte counts: a figure past Int (1e300) is shown, never a trap.
+        return bytes(Int(min(bytesPerSecond, 1e18))) + "/s"
     }
 
     /// `75` → `"1m15s"`, `3700` → `"1h01m"`; seconds below a minute as `"42s"`.
