@@ -34,12 +34,15 @@ struct MetricsEndpointTests {
         let statsBefore = try #require(try await client.ask(1, "stats").resultObject)
         let first = try #require(try await client.ask(2, "thumbnail.show", ["slot": 0, "url": url, "size": 300]).resultObject)
         #expect(first["source"] as? String == "network")
-        let afterMiss = try await scrape(metrics)
+        // A request is counted when it completes, just after its answer is written; a memory
+        // hit completes on the event loop that answered it, so the answer to the next request
+        // on the same connection (`stats`) comes after the count, and the scrape after that.
         let statsAfterMiss = try #require(try await client.ask(3, "stats").resultObject)
+        let afterMiss = try await scrape(metrics)
         let second = try #require(try await client.ask(4, "thumbnail.show", ["slot": 1, "url": url, "size": 300]).resultObject)
         #expect(second["source"] as? String == "memory")
-        let afterHit = try await scrape(metrics)
         let statsAfterHit = try #require(try await client.ask(5, "stats").resultObject)
+        let afterHit = try await scrape(metrics)
 
         func delta(_ a: Exposition, _ b: Exposition, _ name: String, _ labels: [String: String]) -> Double {
             b.value(name, labels) - a.value(name, labels)

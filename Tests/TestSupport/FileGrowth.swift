@@ -15,6 +15,23 @@ public enum FileGrowth {
     /// Returns the file's size once it is at least `bytes`; throws after `seconds`, or with
     /// `CancellationError` as soon as the calling task is cancelled (a suite's time limit).
     public static func waitUntil(_ path: String, hasAtLeast bytes: Int, seconds: Double = 60) async throws -> Int {
+        try await waitUntil(path, seconds: seconds, wanted: "\(bytes) bytes") { size($0) >= bytes ? size($0) : nil }
+    }
+
+    /// Returns once the file at `path` holds `needle` (a file rewritten by rename, such as the
+    /// download job table, is read whole on each change in its folder); throws like `waitUntil`.
+    public static func waitUntil(_ path: String, contains needle: String, seconds: Double = 60) async throws {
+        let bytes = Array(needle.utf8)
+        _ = try await waitUntil(path, seconds: seconds, wanted: "the text \(needle)") { path -> Int? in
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            return [UInt8](data).firstRange(of: bytes) != nil ? data.count : nil
+        }
+    }
+
+    /// The one wait both public waits use: `check` is asked after the watch is in place and on
+    /// every change in the file's folder, until it returns a value, the deadline or a cancel.
+    private static func waitUntil(_ path: String, seconds: Double, wanted: String,
+                                  check: @escaping @Sendable (String) -> Int?) async throws -> Int {
         let wakeUp = WakeUp()
         return try await withTaskCancellationHandler {
             try await offCooperativePool {
@@ -30,11 +47,10 @@ public enum FileGrowth {
                 var events = [UInt8](repeating: 0, count: 4096)
                 while true {
                     // Checked after the watch is in place, so no write can fall between.
-                    let current = size(path)
-                    if current >= bytes { return current }
+                    if let reached = check(path) { return reached }
                     if wakeUp.cancelled { throw CancellationError() }
                     let left = deadline.timeIntervalSinceNow
-                    guard left > 0 else { throw FileGrowthTimeout(path: path, wanted: bytes, reached: current) }
+                    guard left > 0 else { throw FileGrowthTimeout(path: path, wanted: wanted, reached: size(path)) }
                     var pollers = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                                    pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0)]
                     if poll(&pollers, 2, Int32(min(left, 60) * 1000) + 1) > 0, pollers[0].revents != 0 {
@@ -86,7 +102,9 @@ public enum FileGrowth {
 /// A file that did not grow to the size a test waited for in time.
 public struct FileGrowthTimeout: Error, CustomStringConvertible {
     public let path: String
-    public let wanted: Int
+    /// What the wait was for: a size ("30000 bytes") or a text.
+    public let wanted: String
+    /// The file's size when the wait gave up.
     public let reached: Int
-    public var description: String { "\(path) reached \(reached) bytes, not \(wanted), in time" }
+    public var description: String { "\(path) did not reach \(wanted) in time (it has \(reached) bytes)" }
 }
