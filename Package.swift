@@ -3,7 +3,9 @@
 //
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
-//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux
+//                    → ProviderSimulator (demo) → ImageCacheSupport, CTurboJPEG, CPNG
+//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux
+//   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables): no C library, no NIO
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
 
@@ -64,13 +66,18 @@ let package = Package(
         .target(
             name: "ImageCacheProtocol"
         ),
+        // Locks, observed values and the three concurrency primitives (a shared outcome, a
+        // demand group, a task table): no C library, no SwiftNIO, so the simulator and the
+        // command line can use them without linking the engine.
+        .target(
+            name: "ImageCacheSupport"
+        ),
         .target(
             name: "ImageCacheKit",
             dependencies: [
-                "ImageCacheProtocol", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
+                "ImageCacheProtocol", "ImageCacheSupport", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -114,13 +121,16 @@ let package = Package(
             dependencies: [
                 "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The simulator needs the support target's locks and TurboJPEG/libpng to make its
+        // synthetic images; not the engine (no libcurl, no GRDB), so the CLI does not link it.
         .target(
             name: "ProviderSimulator",
             dependencies: [
-                "ImageCacheKit",
+                "ImageCacheSupport", "CTurboJPEG", "CPNG",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -156,6 +166,10 @@ let package = Package(
         .testTarget(
             name: "ImageCacheProtocolTests",
             dependencies: ["ImageCacheProtocol"]
+        ),
+        .testTarget(
+            name: "ImageCacheSupportTests",
+            dependencies: ["ImageCacheSupport", "TestSupport"]
         ),
         .testTarget(
             name: "ImageCacheClientTests",

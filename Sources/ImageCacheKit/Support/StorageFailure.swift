@@ -4,7 +4,7 @@ import Glibc
 import ImageCacheProtocol
 
 /// The one mapping from a failed file operation's `errno` (on the cache folder, a download
-/// folder, a body's spill file) to the contract's error kind (CONTRACT §3).
+/// folder, a body's spill file) to the contract's error kind (docs/protocol.md, "Errors").
 ///
 /// A full, read-only, unwritable or vanished folder is the machine's state, not a bug, so it
 /// is `storage_unavailable` (1013) rather than `internal`; running out of descriptors

@@ -3,7 +3,7 @@ import ImageCacheKit
 import ImageCacheProtocol
 import Testing
 
-/// The one errno → error kind table of file operations (issue 19, item 9).
+/// The one errno → error kind table of file operations.
 @Suite("Storage failures map to their kinds")
 struct StorageFailureTests {
     @Test("full, read-only, refused or gone is storage_unavailable; out of descriptors is busy; the rest internal",

@@ -11,7 +11,7 @@ public final class Observed<Value: Sendable>: Sendable {
     private struct Waiter {
         let id: UInt64
         let condition: @Sendable (Value) -> Bool
-        let continuation: CheckedContinuation<Bool, Never>
+        let met: SharedOutcome<Void, Never>
     }
 
     private struct State {
@@ -37,45 +37,37 @@ public final class Observed<Value: Sendable>: Sendable {
 
     /// Changes the value in place (`count += 1`) and resumes every waiter whose condition holds.
     public func update(_ change: (inout Value) -> Void) {
-        let ready = state.withLock { s -> [CheckedContinuation<Bool, Never>] in
+        let ready = state.withLock { s -> [SharedOutcome<Void, Never>] in
             change(&s.value)
             let value = s.value
-            var ready: [CheckedContinuation<Bool, Never>] = []
+            var ready: [SharedOutcome<Void, Never>] = []
             s.waiters.removeAll { waiter in
                 guard waiter.condition(value) else { return false }
-                ready.append(waiter.continuation)
+                ready.append(waiter.met)
                 return true
             }
             return ready
         }
-        for continuation in ready { continuation.resume(returning: true) }
+        for met in ready { met.settle(()) }
     }
 
     /// Returns once `condition` holds for the value (at once if it already does).
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func wait(until condition: @escaping @Sendable (Value) -> Bool) async throws {
-        let id = state.withLock { s -> UInt64 in
-            s.nextID += 1
+        let met = SharedOutcome<Void, Never>()
+        // Checked and registered under the lock: a publish cannot slip in between.
+        let id = state.withLock { s -> UInt64? in
+            if condition(s.value) { return nil }
+            s.nextID &+= 1
+            s.waiters.append(Waiter(id: s.nextID, condition: condition, met: met))
             return s.nextID
         }
-        let met = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                // Checked and registered under the lock: a publish cannot slip in between.
-                let settled = state.withLock { s -> Bool? in
-                    if condition(s.value) { return true }
-                    if Task.isCancelled { return false }
-                    s.waiters.append(Waiter(id: id, condition: condition, continuation: continuation))
-                    return nil
-                }
-                if let settled { continuation.resume(returning: settled) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { s -> Waiter? in
-                guard let index = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return s.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(returning: false)
+        guard let id else { return }
+        do {
+            try await met.value()
+        } catch {
+            state.withLock { $0.waiters.removeAll { $0.id == id } }
+            throw error
         }
-        if !met { throw CancellationError() }
     }
 }

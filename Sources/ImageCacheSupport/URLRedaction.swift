@@ -1,10 +1,12 @@
 import Foundation
 
 /// The one place where URLs and texts lose their secrets before they are logged, put in an
-/// error, shown in `stats` or used as a cache key (CONTRACT §7): Flickr and Pixabay carry API
-/// keys in query strings, Unsplash in a header that some proxies echo back, and a URL with
-/// credentials in its user-info part would leak them just the same. The engine and the
-/// providers both call it, so there is a single list of secret parameter names.
+/// error, shown in `stats` or used as a cache key (docs/protocol.md, "Redirects and
+/// credentials"): Flickr and Pixabay carry API keys in query strings, Unsplash in a header
+/// that some proxies echo back, and a URL with credentials in its user-info part would leak
+/// them just the same. The engine, the cache and the providers all call it, so there is a
+/// single list of secret parameter names; it lives in the support target because none of
+/// them owns it.
 public enum URLRedaction {
     /// What a removed secret is replaced with.
     public static let placeholder = "REDACTED"
@@ -54,7 +56,7 @@ public enum URLRedaction {
     }
 
     /// Request headers (lower-case names) whose values are credentials: redacted in logs, and
-    /// never sent on to another origin by a redirect (CONTRACT §7).
+    /// never sent on to another origin by a redirect (docs/protocol.md, "Redirects and credentials").
     public static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
 
     /// Header pairs fit for a log: `Authorization` and the like keep their name only.

@@ -1,4 +1,4 @@
-@testable import ImageCacheKit
+import ImageCacheSupport
 import Testing
 
 @Suite("Support: awaiting a condition on an observed value", .timeLimit(.minutes(1)))
