@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A client that stops reading cannot make the daemon's memory grow, and cannot slow down
-/// anyone else (CONTRACT §2). Checked on the server's own counters, never on timing.
+/// anyone else (docs/protocol.md, "Sessions"). Checked on the server's own counters, never on timing.
 @Suite("Slow readers", .timeLimit(.minutes(3)))
 struct SlowReaderTests {
     @Test("past the first bound progress notifications are dropped, the buffer stays bounded, and the response still arrives")
@@ -86,7 +86,7 @@ struct SlowReaderTests {
         // 20 000 requests queued at once (not awaited: once the server stops reading, this
         // write can never complete, which is the point).
         stalled.channel.writeAndFlush(ByteBuffer(bytes: batch), promise: nil)
-        try await withTimeout(seconds: 60) { await server.server.metrics.waitForReadPause() }
+        try await withTimeout(seconds: 60) { try await server.server.metrics.readPauseCount.wait { $0 > 0 } }
 
         // The other session is answered while the stalled one is paused.
         let other = try await server.connect()
@@ -131,7 +131,7 @@ struct ConnectionChurnTests {
             try await group.waitForAll()
         }
         // The server has accepted all 301, then seen 300 of them go.
-        try await withTimeout(seconds: 60) { await server.server.metrics.waitForConnectionsAccepted(atLeast: 301) }
+        try await withTimeout(seconds: 60) { try await server.server.metrics.acceptedCount.wait { $0 >= 301 } }
         await server.server.waitUntilSessionCount(atMost: 1)
         #expect(server.server.sessionCount == 1)
         let hello = try await survivor.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)

@@ -39,7 +39,7 @@ struct ThumbnailInlineFileTests {
         var batch = ""
         for slot in 0..<count { batch += rpcLine(100 + slot, "thumbnail.show", params.merging(["slot": slot]) { $1 }) + "\n" }
         try await stalled.send(bytes: Array(batch.utf8))
-        try await withTimeout(seconds: 60) { await f.daemon.server.metrics.waitForReadPause() }
+        try await withTimeout(seconds: 60) { try await f.daemon.server.metrics.readPauseCount.wait { $0 > 0 } }
 
         // The memory tier lets go of the entry and its file.
         let evicted = try await client.ask(3, "cache.evict", ["url": url])

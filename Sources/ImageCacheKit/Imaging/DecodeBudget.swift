@@ -226,10 +226,4 @@ public final class DecodeBudget: Sendable {
     public func waitForWaiting(atLeast count: Int) async throws {
         try await queueChanges.wait { [self] _ in waiting >= count }
     }
-
-    /// Returns once at least `count` heavy decodes run (woken as the queue changes).
-    /// - Throws: `CancellationError` when the task is cancelled first.
-    public func waitForHeavyRunning(atLeast count: Int) async throws {
-        try await queueChanges.wait { [self] _ in heavyRunning >= count }
-    }
 }

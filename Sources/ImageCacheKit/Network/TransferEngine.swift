@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Use `start(_:events:)` for images and downloads (progress, chunks, cancellation through
 /// the handle) and `fetch(_:)` (the `HTTPFetching` seam) for provider API calls. Coalescing
-/// many demands for one image into one transfer is `TransferCoalescer`'s job, on top.
+/// many demands for one image into one transfer is the pipeline's job, on top (`ThumbnailFetch`,
+/// a `DemandGroup` over one transfer).
 /// Call `shutdown()` when done: it cancels what is left and ends the thread.
 public final class TransferEngine: HTTPFetching, Sendable {
     /// Tuning that is not part of `cache.conf`: sensible defaults, overridable by tests and
@@ -90,12 +91,9 @@ public final class TransferEngine: HTTPFetching, Sendable {
         loop.environment.stats.value
     }
 
-    /// Returns once `condition` holds for the counters (woken as they change): a caller that
-    /// must know "four transfers are queued" awaits it instead of polling `stats`.
-    /// - Throws: `CancellationError` when the task is cancelled first.
-    public func waitForStats(until condition: @escaping @Sendable (NetworkStats) -> Bool) async throws {
-        try await loop.environment.stats.wait(until: condition)
-    }
+    /// The counters as they change: a caller that must know "four transfers are queued"
+    /// awaits `observedStats.wait { $0.queued == 4 }` instead of polling `stats`.
+    public var observedStats: Observed<NetworkStats> { loop.environment.stats }
 
     /// Takes a reloaded configuration (SIGHUP): its `[network]` limits, timeouts, proxy and
     /// URL policy (allowed hosts, `allow_http`, providers' `api_url` hosts) apply to transfers

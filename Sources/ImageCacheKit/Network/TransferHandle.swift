@@ -2,19 +2,15 @@ import ImageCacheProtocol
 
 /// A started transfer: await its result, cancel it, or change its priority while it waits.
 ///
-/// Any number of tasks may await the same handle (the coalescer does). The result is kept
-/// once reached, so a late waiter gets it at once.
+/// Any number of tasks may await the same handle. The result is kept once reached, so a late
+/// waiter gets it at once (a `SharedOutcome`).
 public final class TransferHandle: Sendable {
     /// Unique per engine; also the key of the transfer on the curl thread.
     public let id: UInt64
     private let commands: CommandSink
-    private let state = LockedState(State())
-
-    private struct State {
-        var outcome: Result<TransferResult, RPCError>?
-        var waiters: [UInt64: CheckedContinuation<TransferResult, any Error>] = [:]
-        var nextWaiter: UInt64 = 0
-    }
+    private let outcome = SharedOutcome<TransferResult, RPCError>(cancellation: {
+        RPCError(.cancelled, "wait cancelled", reason: "cancelled")
+    })
 
     init(id: UInt64, commands: CommandSink) {
         self.id = id
@@ -34,21 +30,7 @@ public final class TransferHandle: Sendable {
     /// Waits for the transfer's end without owning it: a cancelled waiter stops waiting (throwing
     /// `cancelled`) but the transfer goes on for its other demands.
     public func wait() async throws -> TransferResult {
-        let waiter = state.withLock { s -> UInt64 in s.nextWaiter += 1; return s.nextWaiter }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransferResult, any Error>) in
-                let immediate: Result<TransferResult, any Error>? = state.withLock { s in
-                    if let outcome = s.outcome { return outcome.mapError { $0 } }
-                    if Task.isCancelled { return .failure(RPCError(.cancelled, "wait cancelled", reason: "cancelled")) }
-                    s.waiters[waiter] = continuation
-                    return nil
-                }
-                if let immediate { continuation.resume(with: immediate) }
-            }
-        } onCancel: {
-            let continuation = state.withLock { $0.waiters.removeValue(forKey: waiter) }
-            continuation?.resume(throwing: RPCError(.cancelled, "wait cancelled", reason: "cancelled"))
-        }
+        try await outcome.value()
     }
 
     /// Stops the transfer now: a queued one never starts, a running one is removed from the
@@ -67,21 +49,10 @@ public final class TransferHandle: Sendable {
     }
 
     /// True once a result or an error is in.
-    public var isFinished: Bool {
-        state.withLock { s in
-            if case .some = s.outcome { return true }
-            return false
-        }
-    }
+    public var isFinished: Bool { outcome.isSettled }
 
     /// Called once by the engine's thread with the final outcome.
     func finish(_ outcome: Result<TransferResult, RPCError>) {
-        let waiters = state.withLock { s -> [CheckedContinuation<TransferResult, any Error>] in
-            guard case .none = s.outcome else { return [] }
-            s.outcome = outcome
-            defer { s.waiters = [:] }
-            return Array(s.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 }) }
+        self.outcome.settle(outcome)
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// session, slot or prefetch, share one `ThumbnailFetch`: its transfer runs at the highest of
 /// their priorities and is cancelled when the last of them is withdrawn. That one mechanism
 /// gives coalescing across sessions, the priority upgrade of a prefetched image that becomes
-/// visible, and the cancellation of a recycled slot's bytes (CONTRACT §5, ARCHITECTURE step 2).
+/// visible, and the cancellation of a recycled slot's bytes (docs/protocol.md, "thumbnail.show").
 ///
 /// A fetched body is probed for its header as it arrives (dimensions out early and recorded
 /// for `layout`), then validated by decoding, scaled when twice as wide as asked or more,
@@ -210,7 +210,7 @@ public final class ImagePipeline: Sendable {
         let stored: ThumbnailFetch.Stored
         do {
             stored = try await withTaskCancellationHandler {
-                try await fetch.wait(id)
+                try await fetch.wait()
             } onCancel: {
                 withdraw(id, from: fetch)
             }
@@ -363,7 +363,7 @@ public final class ImagePipeline: Sendable {
                     }
                     // The path goes straight to the waiting clients: hand it out, so it stays
                     // readable for `path_grace` whatever eviction or clearing comes next.
-                    _ = cache.disk.lookup(key, wantBytes: false, wantPath: true, allowStale: true, counted: false)
+                    cache.handOutPath(key)
                     guard let path = stored.path else {
                         let reason = stored.diskError.map { "\($0)" } ?? "no path"
                         logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])

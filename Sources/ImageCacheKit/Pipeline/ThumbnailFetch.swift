@@ -23,24 +23,17 @@ final class ThumbnailFetch: Sendable {
         var bytes: Data
     }
 
-    private struct Demand {
-        var priority: TransferPriority
-        var events: (@Sendable (ThumbnailEvent) -> Void)?
-    }
-
+    /// What the fetch knows of the body so far; its demands and outcome have their own
+    /// primitives (`DemandGroup`, `SharedOutcome`).
     private struct State {
-        var demands: [UInt64: Demand] = [:]
-        var priority: TransferPriority
-        var handle: TransferHandle?
-        var outcome: Result<Stored, RPCError>?
-        var waiters: [UInt64: CheckedContinuation<Stored, any Error>] = [:]
         var header: ImageHeader?
         /// The first bytes of the body, kept until the header is read.
         var probeBuffer: [UInt8] = []
         var probing = true
         /// Why the transfer was stopped early (not an image, too many pixels), if it was.
         var earlyFailure: RPCError?
-        var abandoned = false
+        /// The transfer, once started (the probe cancels it when the body is not usable).
+        var handle: TransferHandle?
     }
 
     /// Header bytes kept at most while probing: a JPEG whose header is not complete within
@@ -49,12 +42,17 @@ final class ThumbnailFetch: Sendable {
 
     let key: FetchKey
     let plan: FetchPlan
-    private let state: LockedState<State>
+    private let state = LockedState(State())
+    /// The demands: each with its priority and its event handler (nil: it wants none).
+    private let demands: DemandGroup<UInt64, TransferPriority, (@Sendable (ThumbnailEvent) -> Void)?>
+    private let outcome = SharedOutcome<Stored, RPCError>(cancellation: {
+        RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
+    })
 
     init(plan: FetchPlan, priority: TransferPriority) {
         self.plan = plan
         key = plan.fetchKey
-        state = LockedState(State(priority: priority))
+        demands = DemandGroup(priority: priority)
     }
 
     // MARK: Demands
@@ -62,79 +60,41 @@ final class ThumbnailFetch: Sendable {
     /// Adds a demand; raises the transfer's priority when this one is higher. Returns false
     /// when the fetch was already abandoned (its last demand left): the caller starts a new one.
     func add(_ id: UInt64, priority: TransferPriority, events: (@Sendable (ThumbnailEvent) -> Void)?) -> Bool {
-        let (added, raise, header) = state.withLock { s -> (Bool, TransferHandle?, ImageHeader?) in
-            guard !s.abandoned else { return (false, nil, nil) }
-            s.demands[id] = Demand(priority: priority, events: events)
-            var raise: TransferHandle?
-            if priority > s.priority {
-                s.priority = priority
-                raise = s.handle
-            }
-            return (true, raise, s.header)
+        guard demands.join(id, priority: priority, member: events) else { return false }
+        if let events, let header = state.withLock({ $0.header }) {
+            events(.dimensions(width: header.width, height: header.height))
         }
-        raise?.setPriority(priority)
-        if added, let header, let events { events(.dimensions(width: header.width, height: header.height)) }
-        return added
+        return true
     }
 
     /// Removes a demand. The last one out abandons the fetch: its transfer is cancelled and
     /// `true` is returned so the pipeline forgets it.
     func remove(_ id: UInt64) -> Bool {
-        let (abandon, handle, lower, waiter) = state.withLock { s -> (Bool, TransferHandle?, TransferPriority?, CheckedContinuation<Stored, any Error>?) in
-            let waiter = s.waiters.removeValue(forKey: id)
-            guard s.demands.removeValue(forKey: id) != nil else { return (false, nil, nil, waiter) }
-            if s.demands.isEmpty {
-                if case .some = s.outcome { return (false, nil, nil, waiter) }
-                s.abandoned = true
-                return (true, s.handle, nil, waiter)
-            }
-            let highest = s.demands.values.map(\.priority).max() ?? s.priority
-            guard highest != s.priority else { return (false, nil, nil, waiter) }
-            s.priority = highest
-            return (false, s.handle, highest, waiter)
-        }
-        waiter?.resume(throwing: RPCError(.cancelled, "the request was cancelled", reason: "cancelled"))
-        if abandon {
-            handle?.cancel(reason: "no demand left")
-        } else if let lower {
-            handle?.setPriority(lower)
-        }
-        return abandon
+        demands.withdraw(id)
     }
 
     /// Demands waiting on this fetch now.
-    var demandCount: Int { state.withLock { $0.demands.count } }
+    var demandCount: Int { demands.count }
 
     /// Whether no demand wants the result any more.
-    var isAbandoned: Bool { state.withLock { $0.abandoned } }
+    var isAbandoned: Bool { demands.isAbandoned }
 
     /// The priority the transfer should run at now.
-    var priority: TransferPriority { state.withLock { $0.priority } }
+    var priority: TransferPriority { demands.priority }
 
-    /// Waits for the outcome on behalf of demand `id`.
-    func wait(_ id: UInt64) async throws -> Stored {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Stored, any Error>) in
-            let ready: Result<Stored, any Error>? = state.withLock { s in
-                if let outcome = s.outcome { return outcome.mapError { $0 } }
-                guard s.demands[id] != nil else {
-                    return .failure(RPCError(.cancelled, "the request was cancelled", reason: "cancelled"))
-                }
-                s.waiters[id] = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
+    /// Waits for the outcome on behalf of a demand; a demand whose task is cancelled stops
+    /// waiting with `cancelled` (withdrawing it is the caller's part).
+    func wait() async throws -> Stored {
+        try await outcome.value()
     }
 
     // MARK: The transfer
 
     /// Records the transfer's handle; cancels it at once if every demand left meanwhile.
     func attach(_ handle: TransferHandle) {
-        let abandoned = state.withLock { s -> Bool in
-            s.handle = handle
-            return s.abandoned
-        }
-        if abandoned { handle.cancel(reason: "no demand left") }
+        state.withLock { $0.handle = handle }
+        demands.attach(.init(setPriority: { handle.setPriority($0) },
+                             cancel: { handle.cancel(reason: "no demand left") }))
     }
 
     /// Handles one engine event (on the engine's thread): progress goes to every demand, the
@@ -202,20 +162,15 @@ final class ThumbnailFetch: Sendable {
     var earlyFailure: RPCError? { state.withLock { $0.earlyFailure } }
 
     private func send(_ event: ThumbnailEvent) {
-        let handlers = state.withLock { s in s.demands.values.compactMap(\.events) }
-        for handler in handlers { handler(event) }
+        for handler in demands.members { handler?(event) }
     }
 
     // MARK: The end
 
-    /// Delivers the outcome to every waiting demand (once; later calls are ignored).
+    /// Delivers the outcome to every waiting demand (once; later calls are ignored). From
+    /// here on the last demand out cancels nothing.
     func finish(_ outcome: Result<Stored, RPCError>) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Stored, any Error>] in
-            if case .some = s.outcome { return [] }
-            s.outcome = outcome
-            defer { s.waiters = [:] }
-            return Array(s.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 }) }
+        demands.end()
+        self.outcome.settle(outcome)
     }
 }

@@ -2,7 +2,7 @@ import ImageCacheKit
 import Logging
 import NIOCore
 
-/// One client connection, and everything it owns (CONTRACT §2: a connection is a session).
+/// One client connection, and everything it owns (docs/protocol.md, "Sessions": a connection is a session).
 ///
 /// The session is the single arbiter of "answered exactly once": a request is answered by
 /// whoever takes it from the pending table first — its handler finishing (`claim`), `cancel`,
@@ -34,23 +34,21 @@ public final class Session: Sendable {
         var serial: UInt64
     }
 
+    /// What the session keeps about a pending entry besides its task.
     private struct Pending {
-        var serial: UInt64
-        var task: Task<Void, Never>?
         var countsTowardCap: Bool
         /// Its answer is being sent; too late to cancel.
         var answered = false
     }
 
     private struct State {
-        var pending: [PendingKey: Pending] = [:]
+        /// The pending work, each entry with the task doing it (the session owns them).
+        var pending = TaskTable<PendingKey, Pending, Void, Never>()
         var counted = 0
-        var nextSerial: UInt64 = 0
         var closed = false
         var inputClosed = false
         var draining = false
         var closeHandlers: [@Sendable () -> Void] = []
-        var drainWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     init(id: UInt64, peer: PeerCredentials?, channel: any Channel, logger: Logger) {
@@ -81,17 +79,15 @@ public final class Session: Sendable {
                 // An answered request leaves the table just after its answer is queued, so a
                 // client may legally reuse the id before that: the new request takes the
                 // entry (the old one's `release` then finds another serial and does nothing).
-                guard existing.answered else { return .duplicateID }
-                state.pending[.request(id)] = nil
-                if existing.countsTowardCap { state.counted -= 1 }
+                guard existing.entry.answered else { return .duplicateID }
+                _ = state.pending.remove(.request(id))
+                if existing.entry.countsTowardCap { state.counted -= 1 }
             }
             if let cap, state.counted >= cap { return .busy(cap: cap) }
-            state.nextSerial += 1
-            let serial = state.nextSerial
-            let key: PendingKey = id.map { .request($0) } ?? .notification(serial)
-            state.pending[key] = Pending(serial: serial, task: nil, countsTowardCap: cap != nil)
+            let key = { (serial: UInt64) -> PendingKey in id.map { .request($0) } ?? .notification(serial) }
+            guard let serial = state.pending.reserve(Pending(countsTowardCap: cap != nil), keyedBy: key) else { return .closed }
             if cap != nil { state.counted += 1 }
-            return .admitted(serial: serial, key: key)
+            return .admitted(serial: serial, key: key(serial))
         }
     }
 
@@ -101,7 +97,7 @@ public final class Session: Sendable {
         state.withLock { state in
             if state.closed { return .closed }
             // An entry already answered is on its way out (see `admit`): its id is free again.
-            if let id, let existing = state.pending[.request(id)], !existing.answered { return .duplicateID }
+            if let id, let existing = state.pending[.request(id)], !existing.entry.answered { return .duplicateID }
             return .admitted
         }
     }
@@ -115,12 +111,8 @@ public final class Session: Sendable {
     /// Records the task doing the admitted work, so `cancel` and closing can stop it. If the
     /// entry is already gone (cancelled in between), the task is cancelled at once.
     func attach(_ task: Task<Void, Never>, key: PendingKey, serial: UInt64) {
-        let orphaned = state.withLock { state -> Bool in
-            guard state.pending[key]?.serial == serial else { return true }
-            state.pending[key]?.task = task
-            return false
-        }
-        if orphaned { task.cancel() }
+        let owned = state.withLock { $0.pending.attach(task, to: key, serial: serial) }
+        if !owned { task.cancel() }
     }
 
     /// Claims the right to answer when the work is done: true when nobody cancelled it
@@ -128,30 +120,22 @@ public final class Session: Sendable {
     /// until `release`, which the caller invokes after queueing the answer.
     func claim(key: PendingKey, serial: UInt64) -> Bool {
         state.withLock { state in
-            guard var entry = state.pending[key], entry.serial == serial, !entry.answered else { return false }
-            entry.answered = true
-            // A plain store: the optional-chained `pending[key]?.answered` goes through the
-            // dictionary's `_modify` coroutine, whose frame is allocated on each call.
-            state.pending[key] = entry
-            return true
+            state.pending.update(key, serial: serial) { entry -> Bool in
+                guard !entry.answered else { return false }
+                entry.answered = true
+                return true
+            } ?? false
         }
     }
 
     /// Removes a finished entry (claimed or not). When it was the last pending work of a
     /// client that closed its input, the connection is closed after the queued answers.
     func release(key: PendingKey, serial: UInt64) {
-        let (closeNow, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-            guard let entry = state.pending[key], entry.serial == serial else { return (false, []) }
-            state.pending[key] = nil
-            if entry.countsTowardCap { state.counted -= 1 }
-            var waiters: [CheckedContinuation<Void, Never>] = []
-            if state.pending.isEmpty {
-                waiters = state.drainWaiters
-                state.drainWaiters = []
-            }
-            return (state.pending.isEmpty && state.inputClosed && !state.closed, waiters)
+        let closeNow = state.withLock { state -> Bool in
+            guard let entry = state.pending.remove(key, serial: serial) else { return false }
+            if entry.entry.countsTowardCap { state.counted -= 1 }
+            return state.pending.isEmpty && state.inputClosed && !state.closed
         }
-        for waiter in waiters { waiter.resume() }
         if closeNow { closeAfterPendingWrites() }
     }
 
@@ -164,10 +148,10 @@ public final class Session: Sendable {
     /// at once and its task is cancelled. Returns false when no such request is pending.
     @discardableResult
     public func cancel(id: RequestID) -> Bool {
-        let removed = state.withLock { state -> Pending? in
-            guard let entry = state.pending[.request(id)], !entry.answered else { return nil }
-            state.pending[.request(id)] = nil
-            if entry.countsTowardCap { state.counted -= 1 }
+        let removed = state.withLock { state -> TaskTable<PendingKey, Pending, Void, Never>.Slot? in
+            guard state.pending[.request(id)]?.entry.answered == false,
+                  let entry = state.pending.remove(.request(id)) else { return nil }
+            if entry.entry.countsTowardCap { state.counted -= 1 }
             return entry
         }
         guard let removed else { return false }
@@ -221,36 +205,30 @@ public final class Session: Sendable {
     }
 
     /// Refuses new work from now on (shutdown) and waits until the pending work is done.
+    /// A cancelled caller stops waiting (the pending work goes on until the session closes).
     func drain() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state -> Bool in
-                state.draining = true
-                if state.pending.isEmpty || state.closed { return true }
-                state.drainWaiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
+        let drained = state.withLock { state in
+            state.draining = true
+            return state.pending.drained()
         }
+        try? await drained.value()
     }
 
     /// The connection has ended: cancel everything the session owns. Nothing is answered;
     /// there is nobody left to read it.
     func didClose() {
-        let (tasks, handlers, waiters) = state.withLock { state -> ([Task<Void, Never>], [@Sendable () -> Void], [CheckedContinuation<Void, Never>]) in
-            guard !state.closed else { return ([], [], []) }
+        let (tasks, handlers) = state.withLock { state -> ([Task<Void, Never>], [@Sendable () -> Void]) in
+            guard !state.closed else { return ([], []) }
             state.closed = true
-            let tasks = state.pending.values.compactMap(\.task)
-            state.pending = [:]
+            // Closing the table also releases `drain`.
+            let tasks = state.pending.close()
             state.counted = 0
             let handlers = state.closeHandlers
             state.closeHandlers = []
-            let waiters = state.drainWaiters
-            state.drainWaiters = []
-            return (tasks, handlers, waiters)
+            return (tasks, handlers)
         }
-        for task in tasks { task.cancel() }
+        tasks.cancelAll()
         for handler in handlers { handler() }
-        for waiter in waiters { waiter.resume() }
         if !tasks.isEmpty {
             logger.debug("session closed with work pending; cancelled", metadata: ["cancelled": "\(tasks.count)"])
         }

@@ -15,18 +15,8 @@ final class PrefetchTable: Sendable {
         var size: Int
     }
 
-    private struct Item {
-        var serial: UInt64
-        var task: Task<Void, Never>?
-    }
-
-    private struct State {
-        var items: [Key: Item] = [:]
-        var nextSerial: UInt64 = 0
-        var closed = false
-    }
-
-    private let state = LockedState(State())
+    /// The queued items with their loading tasks; a closed table takes no more.
+    private let state = LockedState(TaskTable<Key, Void, Void, Never>())
     private let session: Session
 
     init(session: Session) {
@@ -34,25 +24,21 @@ final class PrefetchTable: Sendable {
     }
 
     /// Items queued now.
-    var count: Int { state.withLock { $0.items.count } }
+    var count: Int { state.withLock { $0.count } }
 
     /// Reserves the keys not already queued, all or none.
     /// - Returns: each newly queued key with its serial (keys already queued are left out).
     /// - Throws: `busy` when the session's queue would pass `cap`.
     func reserve(_ keys: [Key], cap: Int) throws(RPCError) -> [(key: Key, serial: UInt64)] {
-        let outcome = state.withLock { state -> Result<[(key: Key, serial: UInt64)], RPCError> in
-            if state.closed { return .success([]) }
+        let outcome = state.withLock { items -> Result<[(key: Key, serial: UInt64)], RPCError> in
+            if items.isClosed { return .success([]) }
             var fresh: [Key] = []
-            for key in keys where state.items[key] == nil && !fresh.contains(key) { fresh.append(key) }
-            guard state.items.count + fresh.count <= cap else {
+            for key in keys where items[key] == nil && !fresh.contains(key) { fresh.append(key) }
+            guard items.count + fresh.count <= cap else {
                 return .failure(RPCError(.busy, "too many queued prefetches on this connection "
-                                         + "(\(state.items.count) queued, max_pending_per_session = \(cap))"))
+                                         + "(\(items.count) queued, max_pending_per_session = \(cap))"))
             }
-            return .success(fresh.map { key in
-                state.nextSerial += 1
-                state.items[key] = Item(serial: state.nextSerial, task: nil)
-                return (key, state.nextSerial)
-            })
+            return .success(fresh.compactMap { key in items.reserve(key, ()).map { (key, $0) } })
         }
         return try outcome.get()
     }
@@ -60,20 +46,15 @@ final class PrefetchTable: Sendable {
     /// Hands an item its loading task; when the item was withdrawn meanwhile the task is
     /// cancelled at once.
     func attach(_ task: Task<Void, Never>, key: Key, serial: UInt64) {
-        let orphaned = state.withLock { state -> Bool in
-            guard state.items[key]?.serial == serial else { return true }
-            state.items[key]?.task = task
-            return false
-        }
-        if orphaned { task.cancel() }
+        let owned = state.withLock { $0.attach(task, to: key, serial: serial) }
+        if !owned { task.cancel() }
     }
 
     /// Ends an item with `finished`, unless it was withdrawn already.
     func finish(key: Key, serial: UInt64, _ finished: PrefetchFinished) {
         let message = Self.encode(finished)
-        state.withLock { state in
-            guard state.items[key]?.serial == serial else { return }
-            state.items[key] = nil
+        state.withLock { items in
+            guard items.remove(key, serial: serial) != nil else { return }
             if let message { queue(message) }
         }
     }
@@ -82,15 +63,13 @@ final class PrefetchTable: Sendable {
     /// 1007 `cancelled`.
     /// - Returns: how many were withdrawn.
     func cancel(where matches: (Key) -> Bool) -> Int {
-        let tasks = state.withLock { state -> [Task<Void, Never>?] in
-            let keys = state.items.keys.filter(matches)
-            return keys.map { key in
-                let item = state.items.removeValue(forKey: key)
+        let tasks = state.withLock { items -> [Task<Void, Never>?] in
+            items.removeAll(where: matches).map { key, item in
                 let error = RPCError(.cancelled, "the prefetch was cancelled", reason: "cancelled")
                 if let message = Self.encode(PrefetchFinished(image: key.reference, ok: false, error: error)) {
                     queue(message)
                 }
-                return item?.task
+                return item.task
             }
         }
         for task in tasks { task?.cancel() }
@@ -99,12 +78,7 @@ final class PrefetchTable: Sendable {
 
     /// The session ended: every item is withdrawn, silently.
     func close() {
-        let tasks = state.withLock { state -> [Task<Void, Never>] in
-            state.closed = true
-            defer { state.items = [:] }
-            return state.items.values.compactMap(\.task)
-        }
-        for task in tasks { task.cancel() }
+        state.withLock { $0.close() }.cancelAll()
     }
 
     /// Sends a notification that needs no item bookkeeping (an item finished before it was

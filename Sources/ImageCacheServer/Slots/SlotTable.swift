@@ -1,7 +1,7 @@
 import ImageCacheKit
 import Logging
 
-/// A slot's name within a session: slots are numbered per view (CONTRACT §5 `view`).
+/// A slot's name within a session: slots are numbered per view (docs/protocol.md, "thumbnail.show", `view`).
 struct SlotKey: Hashable, Sendable, CustomStringConvertible {
     var view: String
     var slot: Int
@@ -44,18 +44,13 @@ struct SlotTicket: Sendable {
 /// Tasks are cancelled only after the lock is released: a cancellation runs handlers
 /// synchronously (the pipeline withdraws the demand), and those must never wait for us.
 final class SlotTable: Sendable {
-    private struct Entry {
-        var generation: UInt64
-        /// The `thumbnail.show` request the slot is loading for (its claim).
-        var context: RequestContext
-        /// The task that loads it (owned by the slot: recycling cancels it).
-        var task: Task<ThumbnailDelivery, any Error>?
-    }
+    /// A slot's entry: the `thumbnail.show` request it is loading for (its claim), the task
+    /// that loads it (owned by the slot: recycling cancels it), and its generation (the serial).
+    private typealias Entries = TaskTable<SlotKey, RequestContext, ThumbnailDelivery, any Error>
 
     private struct State {
         /// Slots with a request still pending (loading or held); delivered slots leave.
-        var entries: [SlotKey: Entry] = [:]
-        var nextGeneration: UInt64 = 0
+        var entries = Entries()
         var fling = FlingDetector<ContinuousClock.Instant>()
         /// Messages queued on the event loop and not written yet.
         var queuedOnLoop = 0
@@ -77,18 +72,19 @@ final class SlotTable: Sendable {
     /// slot is recycled: it answers 1007 `recycled` (if nobody answered it yet), nothing more
     /// is ever sent for it, its task is cancelled, and the recycle counts towards a fling.
     func show(_ key: SlotKey, context: RequestContext) -> SlotTicket {
-        let (ticket, recycled, direct) = state.withLock { state -> (SlotTicket, Entry?, OutboundMessage?) in
-            state.nextGeneration += 1
-            let previous = state.entries[key]
+        let (ticket, recycled, direct) = state.withLock { state -> (SlotTicket, Entries.Slot?, OutboundMessage?) in
+            let previous = state.entries.remove(key)
             let instant = now()
             var direct: OutboundMessage?
             if let previous {
                 state.fling.recordRecycle(at: instant)
-                direct = answerRecycled(previous.context, &state).direct
+                direct = answerRecycled(previous.entry, &state).direct
             }
-            let ticket = SlotTicket(key: key, generation: state.nextGeneration,
+            // A closed table takes no entry: generation 0 is never current, so nothing is sent
+            // for the request and its task is cancelled as soon as it is attached.
+            let generation = state.entries.reserve(key, context) ?? 0
+            let ticket = SlotTicket(key: key, generation: generation,
                                     arrivedDuringFling: state.fling.isFlinging(at: instant))
-            state.entries[key] = Entry(generation: ticket.generation, context: context, task: nil)
             return (ticket, previous, direct)
         }
         write(direct)
@@ -102,13 +98,13 @@ final class SlotTable: Sendable {
     /// - Returns: whether a pending request was recycled.
     @discardableResult
     func recycle(_ key: SlotKey, context: RequestContext) -> Bool {
-        let (cancelled, recycled, direct) = state.withLock { state -> (Bool, Entry?, [OutboundMessage]) in
-            let previous = state.entries.removeValue(forKey: key)
+        let (cancelled, recycled, direct) = state.withLock { state -> (Bool, Entries.Slot?, [OutboundMessage]) in
+            let previous = state.entries.remove(key)
             var cancelled = false
             var direct: [OutboundMessage] = []
             if let previous {
                 state.fling.recordRecycle(at: now())
-                let answered = answerRecycled(previous.context, &state)
+                let answered = answerRecycled(previous.entry, &state)
                 cancelled = answered.claimed
                 if let message = answered.direct { direct.append(message) }
             }
@@ -137,17 +133,13 @@ final class SlotTable: Sendable {
     /// Hands the slot the task that loads its request. False when the slot moved on
     /// meanwhile: the caller cancels the task then.
     func attach(_ task: Task<ThumbnailDelivery, any Error>, to ticket: SlotTicket) -> Bool {
-        state.withLock { state in
-            guard state.entries[ticket.key]?.generation == ticket.generation else { return false }
-            state.entries[ticket.key]?.task = task
-            return true
-        }
+        state.withLock { $0.entries.attach(task, to: ticket.key, serial: ticket.generation) }
     }
 
     /// Sends a notification for the request of `ticket`, only while it is still the slot's.
     func notify(_ message: OutboundMessage, for ticket: SlotTicket) {
         let direct = state.withLock { state -> OutboundMessage? in
-            guard state.entries[ticket.key]?.generation == ticket.generation else { return nil }
+            guard state.entries[ticket.key]?.serial == ticket.generation else { return nil }
             return route(message, &state)
         }
         write(direct)
@@ -157,9 +149,8 @@ final class SlotTable: Sendable {
     /// is still the slot's and nobody else answered it. Returns whether it was the slot's.
     func finish(_ ticket: SlotTicket, answer: (RequestID) -> OutboundMessage) -> Bool {
         let (current, direct) = state.withLock { state -> (Bool, OutboundMessage?) in
-            guard let entry = state.entries[ticket.key], entry.generation == ticket.generation else { return (false, nil) }
-            state.entries[ticket.key] = nil
-            guard entry.context.claimAnswer(), let id = entry.context.requestID else { return (true, nil) }
+            guard let slot = state.entries.remove(ticket.key, serial: ticket.generation) else { return (false, nil) }
+            guard slot.entry.claimAnswer(), let id = slot.entry.requestID else { return (true, nil) }
             return (true, route(answer(id), &state))
         }
         write(direct)
@@ -182,12 +173,7 @@ final class SlotTable: Sendable {
     /// The session ended: every slot's task is cancelled (withdrawing its demands); nothing is
     /// sent, there is nobody left to read it.
     func close() {
-        let tasks = state.withLock { state -> [Task<ThumbnailDelivery, any Error>] in
-            let tasks = state.entries.values.compactMap(\.task)
-            state.entries = [:]
-            return tasks
-        }
-        for task in tasks { task.cancel() }
+        state.withLock { $0.entries.close() }.cancelAll()
     }
 
     // MARK: Sending

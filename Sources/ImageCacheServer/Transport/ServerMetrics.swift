@@ -1,7 +1,8 @@
 import ImageCacheKit
 import Synchronization
 
-/// Counters the server keeps about itself, readable at any time without a lock.
+/// Counters the server keeps about itself, readable at any time without a lock (the two
+/// rare ones, read pauses and accepts, are `Observed`, so a caller can await them).
 ///
 /// They exist so that the slow-reader policy can be verified by what the server did (bytes
 /// it held, messages it dropped, connections it closed) rather than by timing, and so that
@@ -11,13 +12,16 @@ public final class ServerMetrics: Sendable {
     private let _peakQueuedOutboundBytes = Atomic<Int>(0)
     private let _droppedProgressNotifications = Atomic<Int>(0)
     private let _slowReaderDisconnects = Atomic<Int>(0)
-    private let _connectionsAccepted = Atomic<Int>(0)
     private let _requestsAnswered = Atomic<Int>(0)
-    private let _readPauses = Atomic<Int>(0)
     private let _acceptFailures = Atomic<Int>(0)
-    private let pauseWaiters = LockedState<[(id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
-    private let nextWaiter = Atomic<UInt64>(0)
-    private let acceptWaiters = LockedState<[(count: Int, id: UInt64, continuation: CheckedContinuation<Void, Never>)]>([])
+
+    /// Times a connection stopped reading requests because its client was not reading
+    /// answers: a caller can wait for backpressure to engage (`wait { $0 > 0 }`) rather than
+    /// guess when it will.
+    public let readPauseCount = Observed(0)
+    /// Connections accepted and set up since start: a caller that opened connections can wait
+    /// until the server has seen them all.
+    public let acceptedCount = Observed(0)
 
     public init() {}
 
@@ -32,44 +36,15 @@ public final class ServerMetrics: Sendable {
     /// Times accept() failed (out of descriptors, mostly) and accepting paused for a while.
     public var acceptFailures: Int { _acceptFailures.load(ordering: .relaxed) }
     /// Connections accepted since start.
-    public var connectionsAccepted: Int { _connectionsAccepted.load(ordering: .relaxed) }
+    public var connectionsAccepted: Int { acceptedCount.value }
     /// Responses (results and errors) queued since start.
     public var requestsAnswered: Int { _requestsAnswered.load(ordering: .relaxed) }
 
     /// Times a connection stopped reading requests because its client was not reading
     /// answers (backpressure past the soft bound).
-    public var readPauses: Int { _readPauses.load(ordering: .relaxed) }
+    public var readPauses: Int { readPauseCount.value }
 
-    /// Returns once some connection has paused reading (at once if one already has): lets a
-    /// caller wait for backpressure to engage rather than guess when it will.
-    public func waitForReadPause() async {
-        let id = nextWaiter.add(1, ordering: .relaxed).newValue
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = pauseWaiters.withLock { waiters -> Bool in
-                    if readPauses > 0 { return true }
-                    waiters.append((id, continuation))
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let mine = pauseWaiters.withLock { waiters -> CheckedContinuation<Void, Never>? in
-                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters.remove(at: index).continuation
-            }
-            mine?.resume()
-        }
-    }
-
-    func readPaused() {
-        let waiters = pauseWaiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
-            _readPauses.add(1, ordering: .relaxed)
-            defer { waiters = [] }
-            return waiters.map(\.continuation)
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func readPaused() { readPauseCount.update { $0 += 1 } }
 
     func queued(_ delta: Int, connectionTotal: Int) {
         _queuedOutboundBytes.add(delta, ordering: .relaxed)
@@ -80,37 +55,7 @@ public final class ServerMetrics: Sendable {
 
     func droppedProgress() { _droppedProgressNotifications.add(1, ordering: .relaxed) }
     func slowReaderDisconnected() { _slowReaderDisconnects.add(1, ordering: .relaxed) }
-    /// Returns once at least `count` connections have been accepted and set up: lets a caller
-    /// that opened connections know the server has seen them all.
-    public func waitForConnectionsAccepted(atLeast count: Int) async {
-        let id = nextWaiter.add(1, ordering: .relaxed).newValue
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = acceptWaiters.withLock { waiters -> Bool in
-                    if connectionsAccepted >= count { return true }
-                    waiters.append((count, id, continuation))
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let mine = acceptWaiters.withLock { waiters -> CheckedContinuation<Void, Never>? in
-                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters.remove(at: index).continuation
-            }
-            mine?.resume()
-        }
-    }
-
-    func accepted() {
-        let ready = acceptWaiters.withLock { waiters -> [CheckedContinuation<Void, Never>] in
-            let total = _connectionsAccepted.add(1, ordering: .relaxed).newValue
-            let ready = waiters.filter { total >= $0.count }.map(\.continuation)
-            waiters.removeAll { total >= $0.count }
-            return ready
-        }
-        for waiter in ready { waiter.resume() }
-    }
+    func accepted() { acceptedCount.update { $0 += 1 } }
     func answered() { _requestsAnswered.add(1, ordering: .relaxed) }
     /// Counts a failed accept(); returns the count, so the caller can log the first of a run.
     func acceptFailed() -> Int { _acceptFailures.add(1, ordering: .relaxed).newValue }

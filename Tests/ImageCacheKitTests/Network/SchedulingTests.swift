@@ -20,7 +20,7 @@ struct NetworkSchedulingTests {
             // queue: the limit is the engine's admission, not the server's pace. (The server's
             // own peak is not asserted after the release: it counts a response as in flight
             // until its connection's write completes, which can lag the client's completion.)
-            try await withTimeout(seconds: 30) { try await engine.waitForStats { $0.queued == 4 } }
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.queued == 4 } }
             #expect(server.counters.inFlight == 2)
             #expect(server.counters.requests("/p.jpg") == 2)
             server.release("/p.jpg")

@@ -77,7 +77,7 @@ struct PipelineDemandTests {
             try await withTimeout(seconds: 30) { try await f.server.waitUntil { $0.requests("/blocker.jpg") == 1 } }
             let a = Task { try await pipeline.load(ThumbnailRequest(image: first, size: 256, priority: .prefetch)) }
             let b = Task { try await pipeline.load(ThumbnailRequest(image: second, size: 256, priority: .prefetch)) }
-            try await withTimeout(seconds: 30) { try await f.engine.waitForStats { $0.queued >= 2 } }
+            try await withTimeout(seconds: 30) { try await f.engine.observedStats.wait { $0.queued >= 2 } }
             let visible = Task { try await pipeline.load(ThumbnailRequest(image: second, size: 256, priority: .visible)) }
             // Four demands registered means the visible one has joined (and raised its fetch).
             try await withTimeout(seconds: 30) { try await f.pipeline.waitForActiveDemands(atLeast: 4) }
