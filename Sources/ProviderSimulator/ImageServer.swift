@@ -1,5 +1,5 @@
 import Foundation
-import ImageCacheKit
+import ImageCacheSupport
 import NIOCore
 
 /// The image-serving half of the simulator: real JPEG/PNG bodies on 127.0.0.1 with faults on

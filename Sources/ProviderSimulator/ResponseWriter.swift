@@ -1,4 +1,4 @@
-import ImageCacheKit
+import ImageCacheSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix

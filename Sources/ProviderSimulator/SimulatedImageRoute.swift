@@ -1,4 +1,4 @@
-import ImageCacheKit
+import ImageCacheSupport
 
 /// Serves the image URLs the provider-API simulator hands out:
 /// `/img/<w>x<h>/<seed>.jpg` is a JPEG of exactly w×h pixels, and `?w=N` asks for it N pixels

@@ -149,7 +149,7 @@ struct CacheDaemonTests {
         _ = try #require(try await client.request(2, "cache.clear", ["what": "all"]).resultObject)
         #expect(FileManager.default.contents(atPath: evicted.path) == bytes)
         #expect(readable(cleared.path))
-        #expect(daemon.services.cache.disk.deferredUnlinkCount >= 2)
+        #expect(daemon.services.cache.deferredUnlinkCount >= 2)
         #expect(try await daemon.cachedThumbnail(ids[0]) == nil, "readable, but no longer an entry")
         await client.close()
         await daemon.stop()

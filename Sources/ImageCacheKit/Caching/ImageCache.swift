@@ -11,8 +11,7 @@ import Synchronization
 /// continues from memory and the network when the disk is full or read-only.
 ///
 /// Search pages live in the same tiers with an expiry of `search_ttl` and can be read stale
-/// when the network is down. Failures can be remembered briefly (negative entries), never
-/// for longer than `maximumFailureMemory`.
+/// when the network is down.
 public final class ImageCache: Sendable {
     /// A value of the memory tier.
     struct MemoryEntry: Sendable {
@@ -40,15 +39,6 @@ public final class ImageCache: Sendable {
         return MemoryEntry(bytes: bytes, info: info, created: created, digest: digest, path: disk.contentPath(digest))
     }
 
-    /// A remembered failure.
-    struct Failure: Sendable {
-        var error: RPCError
-        var until: Double
-    }
-
-    /// Longest time a failure may be remembered, whatever a caller asks.
-    public static let maximumFailureMemory: Duration = .seconds(300)
-
     /// Bytes charged per memory entry on top of its content and kept path (key, metadata,
     /// digest, list node), so that many tiny entries cannot exceed `memory_limit` unnoticed.
     static let memoryOverhead = 256
@@ -58,9 +48,9 @@ public final class ImageCache: Sendable {
     /// (or wrote a memory entry back to it) while one ran must not keep what it read or
     /// wrote: the evicted image would come back, in memory and then on disk again.
     private let removals = Atomic<UInt64>(0)
-    let failures = MemoryCache<CacheKey, Failure>(costLimit: 4096, countLimit: 4096)
-    /// The disk tier.
-    public let disk: DiskCache
+    /// The disk tier. Callers go through the operations below, never to it directly, so the
+    /// two tiers' rules (promotion, write-back, eviction order) stay in this type.
+    let disk: DiskCache
     let searchTTL: Double
     let clock: CacheClock
     let logger: Logger
@@ -163,6 +153,29 @@ public final class ImageCache: Sendable {
         public var diskError: CacheWriteError?
     }
 
+    /// Marks the disk copy of `key` as handed out, so its path stays readable for
+    /// `path_grace` whatever eviction or clearing comes next (a path going straight to clients).
+    public func handOutPath(_ key: CacheKey) {
+        _ = disk.lookup(key, wantBytes: false, wantPath: true, allowStale: true, counted: false)
+    }
+
+    /// Removed entries whose files wait for their handed-out paths' grace before they are
+    /// unlinked (for stats and tests).
+    public var deferredUnlinkCount: Int { disk.deferredUnlinkCount }
+
+    /// Stores a record on disk only: what must survive a restart but is never served from
+    /// memory (a photo's provider record).
+    /// - Returns: the record's path.
+    @discardableResult
+    public func putRecord(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) throws(CacheWriteError) -> String {
+        try disk.put(key, bytes: bytes, info: info)
+    }
+
+    /// A record stored with `putRecord`, read from disk (nil when absent or expired).
+    public func record(_ key: CacheKey) -> Data? {
+        disk.get(key, wantBytes: true, wantPath: false)?.bytes
+    }
+
     /// Stores `bytes` for `key` on disk and in memory.
     @discardableResult
     public func put(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) -> StoreResult {
@@ -173,31 +186,6 @@ public final class ImageCache: Sendable {
             result.diskError = error
         }
         remember(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())), forKey: key)
-        failures.removeValue(forKey: key)
-        return result
-    }
-
-    /// Moves the complete file at `source` in as the entry for `key` (see
-    /// `DiskCache.temporaryFilePath()`), keeping its bytes in memory too. When the disk
-    /// refuses it, the bytes still go to memory and the file is removed.
-    @discardableResult
-    public func put(_ key: CacheKey, movingFileAt source: String, info: CacheEntryInfo) -> StoreResult {
-        var result = StoreResult()
-        let bytes: Data
-        do {
-            bytes = try disk.fileSystem.readFile(atPath: source)
-        } catch {
-            result.diskError = .fileSystem(error)
-            return result
-        }
-        do {
-            result.path = try disk.put(key, movingFileAt: source, contents: bytes, info: info)
-        } catch {
-            result.diskError = error
-            try? disk.fileSystem.removeFile(atPath: source)
-        }
-        remember(memoryEntry(key, bytes: bytes, info: info, created: Date(timeIntervalSince1970: clock.now())), forKey: key)
-        failures.removeValue(forKey: key)
         return result
     }
 
@@ -216,27 +204,6 @@ public final class ImageCache: Sendable {
     /// with `isStale` set. Survives restarts.
     public func searchPage(_ key: CacheKey, allowStale: Bool = false) -> CacheHit? {
         get(key, wantBytes: true, wantPath: false, allowStale: allowStale)
-    }
-
-    // MARK: Negative entries
-
-    /// Remembers that fetching `key` failed with `error`, for `duration` capped at
-    /// `maximumFailureMemory`, so a burst of requests for a broken image does not hammer the
-    /// host. Kept in memory only: a restart forgets every failure.
-    public func rememberFailure(_ error: RPCError, for key: CacheKey, duration: Duration) {
-        let seconds = min(duration.cacheSeconds, Self.maximumFailureMemory.cacheSeconds)
-        guard seconds > 0 else { return }
-        failures.insert(Failure(error: error, until: clock.now() + seconds), forKey: key, cost: 1)
-    }
-
-    /// The remembered failure for `key`, if it has not expired.
-    public func rememberedFailure(for key: CacheKey) -> RPCError? {
-        guard let failure = failures.value(forKey: key) else { return nil }
-        guard failure.until > clock.now() else {
-            failures.removeValue(forKey: key)
-            return nil
-        }
-        return failure.error
     }
 
     // MARK: Evicting and clearing
@@ -279,12 +246,11 @@ public final class ImageCache: Sendable {
     }
 
     /// Empties a part of both tiers (`cache.clear`). Handed-out paths stay valid for their
-    /// grace. `all` also forgets remembered photo metadata and failures.
+    /// grace. `all` also forgets remembered photo metadata.
     public func clear(_ scope: ClearScope) {
         let namespaces = scope.namespaces
         removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeAll { namespaces.contains($0.namespace) }
-        if scope == .all { failures.removeAll() }
         disk.removeAll(in: namespaces)
     }
 

@@ -1,4 +1,4 @@
-import ImageCacheKit
+import ImageCacheSupport
 import Foundation
 
 /// The three providers' APIs on the loopback server, as tests, the offline demo and the

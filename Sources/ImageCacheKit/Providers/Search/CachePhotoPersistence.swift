@@ -1,7 +1,7 @@
 import Foundation
 
 /// Remembered photos in the daemon's disk cache (namespace `metadata`, key `photo|<id>`), so a
-/// photo id resolves after a restart (CONTRACT §4) and the records count against `disk_limit`.
+/// photo id resolves after a restart (docs/protocol.md, "Objects") and the records count against `disk_limit`.
 ///
 /// Disk tier only: `PhotoRegistry` is the memory layer, so keeping the JSON in the cache's
 /// memory tier too would only take room from thumbnails. A record that does not decode, or
@@ -25,8 +25,8 @@ public struct CachePhotoPersistence: PhotoPersisting {
             let encoder = JSONEncoder()
             for photo in photos {
                 guard let json = try? encoder.encode(photo) else { continue }
-                _ = try? cache.disk.put(CacheKey.photo(id: photo.id), bytes: json,
-                                        info: CacheEntryInfo(contentType: "application/json"))
+                _ = try? cache.putRecord(CacheKey.photo(id: photo.id), bytes: json,
+                                         info: CacheEntryInfo(contentType: "application/json"))
             }
         }
     }
@@ -35,7 +35,7 @@ public struct CachePhotoPersistence: PhotoPersisting {
     public func load(id: String) async -> ProviderPhoto? {
         let cache = cache
         return await BlockingIO.read {
-            guard let hit = cache.disk.get(CacheKey.photo(id: id), wantBytes: true, wantPath: false), let bytes = hit.bytes,
+            guard let bytes = cache.record(CacheKey.photo(id: id)),
                   let photo = try? JSONDecoder().decode(ProviderPhoto.self, from: bytes), photo.id == id else { return nil }
             return photo
         }
