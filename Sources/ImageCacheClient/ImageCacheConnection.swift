@@ -12,7 +12,7 @@ import NIOPosix
 /// When the connection breaks, every pending call fails with
 /// `ImageCacheClientError.connectionClosed` and never hangs.
 ///
-/// The session's slots and prefetches live as long as this connection (CONTRACT §2), so a
+/// The session's slots and prefetches live as long as this connection (docs/protocol.md, "Sessions"), so a
 /// client keeps one connection for as long as its grid is on screen.
 public final class ImageCacheConnection: Sendable {
     /// The socket this connection reached.

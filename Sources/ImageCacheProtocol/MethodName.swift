@@ -1,4 +1,4 @@
-/// Every method a client may call (CONTRACT §5), spelled once.
+/// Every method a client may call (docs/protocol.md, "Methods"), spelled once.
 ///
 /// The daemon dispatches on these values and the client sends them, so a typo cannot make
 /// the two disagree; an incoming name that is not a case here is `method_not_found`.

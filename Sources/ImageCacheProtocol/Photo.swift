@@ -1,4 +1,4 @@
-/// A photo as every method returns it (CONTRACT §4), whatever provider it came from.
+/// A photo as every method returns it (docs/protocol.md, "Objects"), whatever provider it came from.
 ///
 /// `id` is `"<provider>:<provider's id>"` so a photo can be named by id alone later: the
 /// daemon remembers every photo it returned. Optional fields are null when the provider

@@ -1,4 +1,4 @@
-/// Where the daemon's socket is when neither `--socket` nor `socket =` says (CONTRACT §2).
+/// Where the daemon's socket is when neither `--socket` nor `socket =` says (docs/protocol.md, "Transport").
 ///
 /// A pure function of the environment so the daemon and every client compute the same
 /// answer, and so tests can check it without touching the real environment.

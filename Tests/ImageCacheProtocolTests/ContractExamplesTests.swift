@@ -2,7 +2,7 @@ import Foundation
 import ImageCacheProtocol
 import Testing
 
-/// The examples of CONTRACT §4–§5 (and docs/protocol.md), decoded into the types and
+/// The examples of docs/protocol.md ("Objects", "Methods"), decoded into the types and
 /// encoded back with the same field names, nulls where the contract shows null.
 @Suite("Contract examples", .timeLimit(.minutes(1)))
 struct ContractExamplesTests {

@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// The real `imagecached` process: start-up, signals, systemd integration (CONTRACT §1, §2).
+/// The real `imagecached` process: start-up, signals, systemd integration (docs/protocol.md, "Transport").
 @Suite("imagecached process", .serialized, .timeLimit(.minutes(3)))
 struct DaemonProcessTests {
     /// A folder with a socket path and a home for the child.

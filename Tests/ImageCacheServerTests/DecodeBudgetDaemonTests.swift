@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Decode memory and CPU as budgets (issue 19, items 2 and 3), through the daemon's socket
+/// Decode memory and CPU as budgets, through the daemon's socket
 /// against hostile images served on loopback.
 @Suite("Decode budget on the socket", .timeLimit(.minutes(5)))
 struct DecodeBudgetDaemonTests {

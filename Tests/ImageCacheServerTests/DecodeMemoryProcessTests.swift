@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// The real `imagecached` process under hostile decodes (issue 19, item 2): its peak resident
+/// The real `imagecached` process under hostile decodes: its peak resident
 /// memory (`VmHWM`, read from /proc) stays within `decode_memory` plus the README's other terms.
 @Suite("imagecached process: decode memory", .serialized, .timeLimit(.minutes(5)))
 struct DecodeMemoryProcessTests {

@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// The real daemon at its open-file limit (issue 19, item 8): started under `prlimit` with a
+/// The real daemon at its open-file limit: started under `prlimit` with a
 /// low, unraisable limit, then given more connections than it has descriptors. It must not
 /// spin while idle, must answer work that needs a descriptor with `1012 busy`, and must serve
 /// again once connections close.

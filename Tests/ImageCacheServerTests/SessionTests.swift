@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A connection is a session: concurrent requests, exactly one answer each, `cancel`,
-/// per-session caps, and everything cancelled when it closes (CONTRACT §2).
+/// per-session caps, and everything cancelled when it closes (docs/protocol.md, "Sessions").
 @Suite("Sessions", .timeLimit(.minutes(2)))
 struct SessionTests {
     @Test("requests on one connection run concurrently: a later request is answered while an earlier one runs")

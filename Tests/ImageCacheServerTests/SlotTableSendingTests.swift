@@ -10,7 +10,7 @@ import Testing
 
 /// How a slot's lines reach the connection: a memory hit decided on the event loop is written
 /// at once, without a trip through the loop's task queue, yet never ahead of a line another
-/// thread decided before it (CONTRACT §5, no late results). A real event loop and a real
+/// thread decided before it (docs/protocol.md, "thumbnail.show": no late results). A real event loop and a real
 /// socket pair: the order is the one a client reads.
 @Suite("Slot table: the order lines are written in", .timeLimit(.minutes(1)))
 struct SlotTableSendingTests {

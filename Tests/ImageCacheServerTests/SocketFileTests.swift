@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The socket file: its mode, its group, and the probe that never replaces a live daemon's
-/// socket but does clear a stale one (CONTRACT §2).
+/// socket but does clear a stale one (docs/protocol.md, "Transport").
 @Suite("Socket file", .timeLimit(.minutes(2)))
 struct SocketFileTests {
     private func mode(of path: String) -> (mode: mode_t, gid: gid_t)? {

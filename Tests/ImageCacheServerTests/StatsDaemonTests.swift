@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// The full `stats` of CONTRACT §5 through a real daemon on a real socket: every section and
+/// The full `stats` of docs/protocol.md through a real daemon on a real socket: every section and
 /// figure present with its type, limits from the configuration, figures that move with real
 /// work, search pages counted on disk.
 @Suite("stats on the socket", .timeLimit(.minutes(5)))

@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// A cache folder that cannot be written answers `1013 storage_unavailable` (issue 19,
+/// A cache folder that cannot be written answers `1013 storage_unavailable` (
 /// item 9), not `-32603 internal`: on a real tmpfs mounted for the test, filled to the last
 /// byte (ENOSPC) and then with its folders bound read-only (EROFS), and the daemon serves
 /// again once the folder is writable.

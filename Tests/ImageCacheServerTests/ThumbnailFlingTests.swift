@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Flings through the socket (CONTRACT §5): after 3 recycles of loading slots within 250 ms a
+/// Flings through the socket (docs/protocol.md, "thumbnail.show"): after 3 recycles of loading slots within 250 ms a
 /// new network request waits up to `fling_dwell`; the test sets the dwell to a minute, so
 /// anything answered well within the test's bounds was not held for the dwell. Holding is
 /// observed through the daemon's own log events, never by sleeping.

@@ -8,7 +8,7 @@ import TestSupport
 /// sends exactly the hostile body: wrong pixels are refused (1008), complete pixels with a
 /// damaged trailer are shown, 16-bit PNGs have the right brightness, and what reaches a client
 /// carries no outsized metadata and has bytes bounded by its pixels.
-@Suite("Thumbnails: right pixels, clean files (issue 19)", .timeLimit(.minutes(5)))
+@Suite("Thumbnails: right pixels, clean files", .timeLimit(.minutes(5)))
 struct ThumbnailPixelsAndCleanFilesTests {
     private func show(_ f: ThumbnailFixture, _ client: RawClient, id: Int, path: String, body: [UInt8],
                       contentType: String = "image/jpeg", size: Int, inline: Bool = false) async throws -> [String: Any] {

@@ -1,5 +1,5 @@
 /// The demo daemon's cache.conf: everything inside one temporary folder, providers pointed
-/// at the loopback simulator (CONTRACT §6 `api_url`), plain http to 127.0.0.1 allowed.
+/// at the loopback simulator (`api_url` in cache.conf), plain http to 127.0.0.1 allowed.
 public enum DemoConfig {
     /// The files and folders of one demo run.
     public struct Paths: Sendable, Equatable {

@@ -7,8 +7,6 @@ extension DiskCache {
     /// Where a put's content comes from.
     enum Content {
         case bytes(Data)
-        /// A complete file to move in (renamed when on the same file system).
-        case file(String)
     }
 
     /// Stores `bytes` for `key`, replacing any earlier entry, and returns the content path.
@@ -20,34 +18,6 @@ extension DiskCache {
     @discardableResult
     public func put(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) throws(CacheWriteError) -> String {
         try store(key, content: .bytes(bytes), size: bytes.count, checksum: Self.checksum(of: bytes), info: info)
-    }
-
-    /// Moves the complete file at `source` in as the entry for `key` (the pipeline streams a
-    /// body to `temporaryFilePath()` and then calls this). On success the file no longer
-    /// exists at `source`; on failure it is left there for the caller to remove.
-    @discardableResult
-    public func put(_ key: CacheKey, movingFileAt source: String, info: CacheEntryInfo) throws(CacheWriteError) -> String {
-        let data: Data
-        do {
-            data = try fileSystem.readFile(atPath: source)
-        } catch {
-            throw .fileSystem(error)
-        }
-        return try put(key, movingFileAt: source, contents: data, info: info)
-    }
-
-    /// Moves `source` in when its bytes are already at hand (the memory tier reads them).
-    func put(_ key: CacheKey, movingFileAt source: String, contents: Data,
-             info: CacheEntryInfo) throws(CacheWriteError) -> String {
-        try store(key, content: .file(source), size: contents.count, checksum: Self.checksum(of: contents), info: info)
-    }
-
-    /// A fresh path inside the cache's `tmp/` folder (same file system as the entries, so a
-    /// later `put(_:movingFileAt:info:)` is a rename). Left-over temp files are removed at
-    /// the next open.
-    public func temporaryFilePath() -> String {
-        let n = tempCounter.add(1, ordering: .relaxed).newValue
-        return tempDirectory + "/incoming.\(getpid()).\(n)"
     }
 
     func store(_ key: CacheKey, content: Content, size: Int, checksum: CacheDigest,
@@ -79,7 +49,7 @@ extension DiskCache {
                            now: Double) throws(CacheWriteError) {
         let n = tempCounter.add(1, ordering: .relaxed).newValue
         let hex = digest.hex
-        var tempContent = "\(tempDirectory)/\(hex).\(n)"
+        let tempContent = "\(tempDirectory)/\(hex).\(n)"
         switch content {
         case .bytes(let data):
             do {
@@ -87,10 +57,7 @@ extension DiskCache {
             } catch {
                 throw .fileSystem(error)
             }
-        case .file(let source):
-            tempContent = source
         }
-        let ownsTempContent: Bool = if case .bytes = content { true } else { false }
 
         let result: Result<[(CacheDigest, DiskRecord)], CacheWriteError> = writer.withLock { w in
             guard let index = w.index else { return .failure(.closed) }
@@ -106,18 +73,6 @@ extension DiskCache {
             }
             do throws(CacheFileSystemError) {
                 try renameCreatingShard(tempContent, to: finalContent)
-            } catch let error where error.code == EXDEV {
-                // A file from another file system: copy its bytes in instead.
-                do throws(CacheFileSystemError) {
-                    let data = try fileSystem.readFile(atPath: tempContent)
-                    try fileSystem.writeNewFile(atPath: finalContent + ".\(n).copy", contents: data)
-                    try fileSystem.rename(finalContent + ".\(n).copy", to: finalContent)
-                    try? fileSystem.removeFile(atPath: tempContent)
-                } catch {
-                    try? fileSystem.removeFile(atPath: finalContent + ".\(n).copy")
-                    try? fileSystem.removeFile(atPath: finalSidecar)
-                    return .failure(.fileSystem(error))
-                }
             } catch {
                 try? fileSystem.removeFile(atPath: finalSidecar)
                 return .failure(.fileSystem(error))
@@ -168,7 +123,7 @@ extension DiskCache {
             return .success([])
         }
         if case .failure(let error) = result {
-            if ownsTempContent { try? fileSystem.removeFile(atPath: tempContent) }
+            try? fileSystem.removeFile(atPath: tempContent)
             throw error
         }
         reapDeferred()

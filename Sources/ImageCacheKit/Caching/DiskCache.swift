@@ -134,7 +134,6 @@ public final class DiskCache: Sendable {
 
     // MARK: Paths
 
-    func shardDirectory(_ hex: String) -> String { dataDirectory + "/" + hex.prefix(2) }
     func contentPath(_ digest: CacheDigest) -> String {
         let hex = digest.hex
         return dataDirectory + "/" + hex.prefix(2) + "/" + hex

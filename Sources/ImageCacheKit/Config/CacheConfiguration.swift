@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// The daemon's whole configuration, typed: every key of `cache.conf` (CONTRACT §6).
+/// The daemon's whole configuration, typed: every key of `cache.conf` (the annotated
+/// file at the repository root).
 ///
 /// Values are already in the units the code uses (bytes, `Duration`), so no consumer ever
 /// parses a string. `CacheConfiguration()` is the documented default of every key; the

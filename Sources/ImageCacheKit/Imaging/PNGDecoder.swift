@@ -3,7 +3,7 @@ import ImageCacheProtocol
 
 /// Decodes PNG bodies with libpng's classic reader (through `CPNGReader`, which keeps the
 /// `setjmp` in C), row by row: a non-interlaced image feeds the resampler in bands, so a large
-/// PNG never needs a full-size buffer (issue 19, item 2), and validation reads every row
+/// PNG never needs a full-size buffer, and validation reads every row
 /// through one band. Adam7 images are read whole (their rows only exist after the last pass).
 ///
 /// Validation means the pixels are right, as browsers judge them: every row must decode (a

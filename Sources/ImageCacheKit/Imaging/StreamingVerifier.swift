@@ -1,7 +1,6 @@
 import ImageCacheProtocol
 
-/// Verifies that a body decodes while its bytes arrive (issue 20, "the decision on
-/// verification"), so a download is proven within milliseconds of its last byte instead of
+/// Verifies that a body decodes while its bytes arrive, so a download is proven within milliseconds of its last byte instead of
 /// costing a whole decode after it, and a corrupt body is refused before it has all arrived.
 ///
 /// Its verdict is `Thumbnailer.validate`'s on the same bytes (the corpus tests hold them

@@ -1,4 +1,4 @@
-/// The shortest-column masonry of CONTRACT §5 (`layout`), as a pure computation: no I/O, no
+/// The shortest-column masonry of `layout` (docs/protocol.md), as a pure computation: no I/O, no
 /// lookups, so the daemon, the CLI and tests get the same frames from the same inputs.
 ///
 /// Each item goes to the column whose height is least (the leftmost of equal ones), at the

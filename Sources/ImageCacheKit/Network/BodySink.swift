@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Where a body's bytes go while they arrive: memory up to a small bound, then a file, so a
-/// 40 MB photo costs a file, not 40 MB of RAM per transfer (CONTRACT §7 memory bound).
+/// 40 MB photo costs a file, not 40 MB of RAM per transfer (docs/protocol.md, "Limits").
 /// Confined to the curl thread, like the transfer that owns it.
 final class BodySink {
     /// The body while in memory (empty once spilled).

@@ -338,7 +338,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             target = try job.settings.policy.check(next)
             if !target.sameOrigin(as: job.target) || !job.credentialsAllowed {
                 // Another origin gets neither the credential headers nor a key the first host
-                // copied into its Location (CONTRACT §7).
+                // copied into its Location (docs/protocol.md, "Redirects and credentials").
                 job.dropCredentials()
                 let clean = URLRedaction.removingParameters(carrying: job.secrets, from: target.url)
                 if clean != target.url { target = try job.settings.policy.check(clean) }

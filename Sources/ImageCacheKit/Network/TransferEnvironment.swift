@@ -13,7 +13,7 @@ final class TransferEnvironment: Sendable {
 
         /// The `CURLOPT_PROXY` value: the configured proxy, or "" — an explicit empty proxy
         /// makes libcurl ignore `http_proxy`/`https_proxy`/`all_proxy` from the environment,
-        /// so whoever sets the daemon's environment cannot route its traffic (CONTRACT §6 `proxy`).
+        /// so whoever sets the daemon's environment cannot route its traffic (`proxy` in cache.conf).
         var proxyOption: String { network.proxy ?? "" }
     }
 

@@ -17,6 +17,6 @@ public enum TransferEvent: Sendable, Equatable {
     /// over; else the `.part`'s length, a checked `206`), the body's complete length when the
     /// server said it, and the validator a later `If-Range` needs (strong `ETag`, else
     /// `Last-Modified`; nil when neither). A resumable download records these at once instead
-    /// of paying a probe request (issue 20).
+    /// of paying a probe request.
     case response(offset: Int, total: Int?, validator: String?)
 }

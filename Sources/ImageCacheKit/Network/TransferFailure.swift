@@ -76,7 +76,7 @@ enum TransferFailure {
                             retryAfter: retryAfter.flatMap(OutsideSeconds.clamped))
         default:
             // A 5xx (503 included) is the host failing, not a quota: `upstream_error` with the
-            // status, and the server's `Retry-After` when it sent one (CONTRACT §3).
+            // status, and the server's `Retry-After` when it sent one (docs/protocol.md, "Errors").
             let body = String(decoding: excerpt.prefix(512), as: UTF8.self)
             var error = RPCError(.upstreamError, "HTTP \(status): \(where_)", status: status,
                                  body: body.isEmpty ? nil : URLRedaction.redact(body))

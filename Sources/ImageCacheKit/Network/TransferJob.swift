@@ -86,7 +86,7 @@ final class TransferJob {
     }
 
     /// A redirect hop left the first origin: its credential headers stay behind for good
-    /// (CONTRACT §7), as browsers and curl do.
+    /// (docs/protocol.md, "Redirects and credentials"), as browsers and curl do.
     func dropCredentials() {
         credentialsAllowed = false
         requestHeaders.removeAll { URLRedaction.credentialHeaders.contains($0.0.lowercased()) }

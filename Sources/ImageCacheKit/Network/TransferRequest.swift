@@ -23,7 +23,7 @@ public struct TransferRequest: Sendable {
         /// returns a descriptor, or `-errno`. A download job passes one that re-checks its
         /// folder against the download roots and opens the `.part` beneath it with
         /// `O_NOFOLLOW` (`DirectoryHandle.openForAppend`), so a `.part` or folder swapped for a
-        /// symlink during a retry's back-off is refused, never followed (issue 20, item 1).
+        /// symlink during a retry's back-off is refused, never followed.
         public var open: @Sendable () -> Int32
 
         /// A resume of the file at `path` whose bytes came with `validator`, opened by `open`;

@@ -1,5 +1,5 @@
 /// Where a finished body lives: small bodies stay in memory, large ones were streamed to a file
-/// so memory does not grow with image size (CONTRACT §7).
+/// so memory does not grow with image size (docs/protocol.md, "Limits").
 public enum TransferBody: Sendable, Equatable {
     case memory([UInt8])
     /// A file the caller now owns (move it into place or delete it).

@@ -1,7 +1,7 @@
 import CCurl
 import ImageCacheProtocol
 
-/// Which URLs the daemon may fetch, decided in one place (CONTRACT §7) for the first URL and
+/// Which URLs the daemon may fetch, decided in one place (docs/protocol.md, "Redirects and credentials") for the first URL and
 /// every redirect hop alike: the URLs come from provider answers and clients, so they are
 /// untrusted input that must not turn the daemon into a probe of the local network.
 ///

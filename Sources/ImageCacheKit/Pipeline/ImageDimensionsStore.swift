@@ -5,7 +5,7 @@ import Logging
 /// The real dimensions of images, read from their headers by the thumbnail pipeline, by photo
 /// id and by image URL.
 ///
-/// `layout` never fetches (CONTRACT §5): it places each photo with what is known, and decoded
+/// `layout` never fetches (docs/protocol.md, "layout"): it places each photo with what is known, and decoded
 /// dimensions win over the provider's. Every thumbnail fetch records here the moment the header
 /// is parsed (before the body ends), so a client that re-asks `layout` after a
 /// `thumbnail.dimensions` notification gets the decoded size. Memory is bounded by a count,

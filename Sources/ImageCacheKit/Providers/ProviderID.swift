@@ -25,7 +25,7 @@ public enum ProviderID: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// The environment variable that overrides the file (CONTRACT §6).
+    /// The environment variable that overrides the file (see cache.conf at the repository root).
     public var environmentVariable: String {
         switch self {
         case .unsplash: return "UNSPLASH_ACCESS_KEY"

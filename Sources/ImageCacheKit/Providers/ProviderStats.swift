@@ -1,4 +1,4 @@
-/// One provider's figures for `stats.providers.<name>` (CONTRACT §5): requests sent, errors,
+/// One provider's figures for `stats.providers.<name>` (docs/protocol.md, "Methods"): requests sent, errors,
 /// and the quota the provider last reported. Holds no key and no URL.
 public struct ProviderStats: Sendable, Hashable, Codable {
     public var requests: Int

@@ -273,7 +273,7 @@ public struct DownloadFailed: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.downloadFailed
     /// The job id.
     public var job: String
-    /// Why it stopped, an error object as in CONTRACT §3.
+    /// Why it stopped, an error object as in docs/protocol.md, "Errors".
     public var error: RPCError
 
     public init(job: String, error: RPCError) {

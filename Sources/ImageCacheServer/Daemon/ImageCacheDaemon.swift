@@ -52,7 +52,7 @@ public final class ImageCacheDaemon: Sendable {
     public let stats = StatsRegistry()
     /// The server (available for its metrics; started by `run()`).
     public let server: RPCServer
-    /// `search` and `photo.get` (issue 7): the providers, their page cache and photo registry.
+    /// `search` and `photo.get`: the providers, their page cache and photo registry.
     public let search: SearchMethods
     /// The engine parts the method families share (transfers, cache, registry, dimensions);
     /// shut down with the daemon.
@@ -94,7 +94,7 @@ public final class ImageCacheDaemon: Sendable {
         self.metrics = metrics
         let services = try DaemonServices(configuration: store, logger: logger, metrics: metrics.factory)
         self.services = services
-        // Search (issue 7): built from the configuration, registered beside the core methods.
+        // Search: built from the configuration, registered beside the core methods.
         let searchMethods = SearchMethods.forDaemon(services: services)
         searchMethods.register(in: &router, stats: stats)
         search = searchMethods

@@ -51,7 +51,7 @@ public final class SearchMethods: Sendable {
     /// - Parameters:
     ///   - configuration: read at every call, so a reload's keys apply to the next search.
     ///   - fetcher: the transfer engine (or any `HTTPFetching`).
-    ///   - store: where result pages are kept (memory, layered over disk in the daemon).
+    ///   - store: where result pages are kept (the cache's two tiers in the daemon, `CacheSearchPageStore`).
     ///   - registry: remembered photos (persisted in the daemon).
     public init(configuration: ConfigurationStore, fetcher: any HTTPFetching, store: any SearchPageStore,
                 registry: PhotoRegistry, logger: Logger) {

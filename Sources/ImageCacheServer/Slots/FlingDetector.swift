@@ -1,4 +1,4 @@
-/// Tells whether a session is *flinging* (CONTRACT §5): it has recycled at least `threshold`
+/// Tells whether a session is *flinging* (docs/protocol.md, "thumbnail.show"): it has recycled at least `threshold`
 /// still-loading slots within the last `window`.
 ///
 /// A fling makes most slots scroll past before their image could be drawn; holding new

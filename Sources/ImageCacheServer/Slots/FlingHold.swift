@@ -1,6 +1,6 @@
 import Logging
 
-/// The wait a new network request of a flinging session makes before it starts (CONTRACT §5:
+/// The wait a new network request of a flinging session makes before it starts (docs/protocol.md, "thumbnail.show":
 /// held for up to `fling_dwell`, started at once when the fling ends).
 ///
 /// It sleeps until the earlier of the dwell's end and the fling's end, and looks again when

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 
 /// Stops accepting connections for a moment when `accept()` fails for want of descriptors or
-/// kernel memory, instead of retrying at once (issue 19, item 8).
+/// kernel memory, instead of retrying at once.
 ///
 /// At the open-file limit a client stays in the listening socket's backlog, so the socket
 /// stays readable and every `accept()` fails with EMFILE: the event loop spins at 100 % CPU

@@ -2,7 +2,7 @@ import ImageCacheKit
 import Logging
 import NIOCore
 
-/// The slow-reader policy of one connection (CONTRACT §2), as a pipeline stage.
+/// The slow-reader policy of one connection (docs/protocol.md, "Sessions"), as a pipeline stage.
 ///
 /// It counts the bytes handed to the channel and not yet written to the kernel. Past the
 /// soft bound it drops `*.progress` notifications and stops reading requests (so a client

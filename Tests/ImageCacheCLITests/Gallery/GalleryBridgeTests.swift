@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import ImageCacheCLI
 
-/// The gallery bridge's door (issue 25, "safe on a shared machine"), over real HTTP on
+/// The gallery bridge's door, over real HTTP on
 /// 127.0.0.1: the token, the `Host` and `Origin` checks, and images served only when the
 /// daemon delivered them on this bridge. The page itself is tested in a real browser
 /// (Tests/Browser/gallery_test.py).

@@ -120,22 +120,6 @@ struct ImageCacheTests {
         #expect(healed.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(0))
     }
 
-    @Test("a complete file moved in becomes the entry in both tiers and leaves its temp path")
-    func moveFileIn() throws {
-        let folder = TemporaryFolder()
-        defer { folder.remove() }
-        let cache = try open(folder)
-        defer { cache.close() }
-        let incoming = cache.disk.temporaryFilePath()
-        try T.bytes(5, count: 9_000).write(to: URL(fileURLWithPath: incoming))
-        let stored = cache.put(T.thumbKey(5), movingFileAt: incoming, info: T.jpeg)
-        #expect(stored.diskError == nil)
-        #expect(!FileManager.default.fileExists(atPath: incoming))
-        #expect(stored.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(5, count: 9_000))
-        #expect(cache.get(T.thumbKey(5))?.source == .memory)
-        #expect(cache.disk.get(T.thumbKey(5))?.bytes == T.bytes(5, count: 9_000))
-    }
-
     @Test("an inline hit's base64 is made once, kept with the entry and charged to the memory tier")
     func base64IsKeptWithTheEntry() throws {
         let folder = TemporaryFolder()
@@ -195,24 +179,6 @@ struct ImageCacheTests {
         defer { cache.close() }
         let stale = try #require(cache.searchPage(key, allowStale: true))
         #expect(stale.isStale && stale.source == .disk && stale.bytes == Data(#"{"photos":[]}"#.utf8))
-    }
-
-    @Test("a failure is remembered briefly and never longer than the cap")
-    func negativeEntries() throws {
-        let folder = TemporaryFolder()
-        defer { folder.remove() }
-        let clock = CacheTestClock()
-        let cache = try open(folder, clock: clock)
-        defer { cache.close() }
-        let error = RPCError(.notFound, "HTTP 404")
-        cache.rememberFailure(error, for: T.thumbKey(0), duration: .seconds(30))
-        cache.rememberFailure(error, for: T.thumbKey(1), duration: .seconds(100_000))
-        #expect(cache.rememberedFailure(for: T.thumbKey(0)) == error)
-        clock.advance(by: 31)
-        #expect(cache.rememberedFailure(for: T.thumbKey(0)) == nil)
-        #expect(cache.rememberedFailure(for: T.thumbKey(1)) == error)
-        clock.advance(by: 300)
-        #expect(cache.rememberedFailure(for: T.thumbKey(1)) == nil)
     }
 
     @Test("evict and clear empty both tiers")

@@ -4,7 +4,7 @@ import ImageCacheProtocol
 import Testing
 import TestSupport
 
-/// The cost model and the CPU limits, from headers and markers alone (issue 19, items 2 and 3).
+/// The cost model and the CPU limits, from headers and markers alone.
 @Suite("Imaging: decode cost and scan limit", .timeLimit(.minutes(2)))
 struct DecodeCostTests {
     @Test("a non-interlaced 7000² PNG, 16-bit or 8-bit, is read in bands: it costs its narrowed rows, not its picture")

@@ -60,7 +60,7 @@ struct PNGDecodingTests {
         let entries = expectations.under("png/image-png") + expectations.under("png/libpng-crashers")
             + expectations.under("png/pillow")
         #expect(entries.count == 53)
-        // Policy difference, by design (issue 19): the baseline read to IEND with png_read_end,
+        // Policy difference, by design: the baseline read to IEND with png_read_end,
         // so complete rows with a damaged trailer failed there; they are accepted here.
         let completeRows: Set<String> = ["png/pillow/truncated_end_chunk.png"]
         for entry in entries {

@@ -1,7 +1,7 @@
 import ImageCacheKit
 import Testing
 
-/// The shortest-column masonry of CONTRACT §5: placement, ties, spacing, unknown sizes,
+/// The shortest-column masonry of `layout` (docs/protocol.md): placement, ties, spacing, unknown sizes,
 /// paging, and the exactness of the (unrounded) coordinates.
 @Suite("Masonry: shortest-column placement", .timeLimit(.minutes(1)))
 struct MasonryTests {

@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Numbers a hostile or broken server sends where seconds are expected (issue 19, item 1):
+/// Numbers a hostile or broken server sends where seconds are expected:
 /// every one used to be a `Double → Int` conversion away from SIGILL. Each is parsed by the one
 /// parser of its header and clamped by `OutsideSeconds`, and the engine answers the right kind.
 @Suite("Network: hostile Retry-After and rate-limit headers never trap", .timeLimit(.minutes(3)))

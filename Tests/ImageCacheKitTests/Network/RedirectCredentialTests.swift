@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Credentials never cross to another origin on a redirect (issue 19, item 7; CONTRACT §7):
+/// Credentials never cross to another origin on a redirect (docs/protocol.md, "Redirects and credentials"):
 /// two loopback servers on different ports are two origins, as for browsers and curl.
 @Suite("Network: redirects keep credentials on their origin", .timeLimit(.minutes(3)))
 struct RedirectCredentialTests {

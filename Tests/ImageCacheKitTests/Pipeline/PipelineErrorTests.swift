@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Every way an image can fail, as the pipeline reports it (CONTRACT §3, §7), and that a
+/// Every way an image can fail, as the pipeline reports it (docs/protocol.md, "Errors" and "Limits"), and that a
 /// failure caches nothing.
 @Suite("Pipeline: every error kind an image can produce", .timeLimit(.minutes(3)))
 struct PipelineErrorTests {

@@ -24,21 +24,6 @@ struct SearchPageStoreTests {
         #expect(await store.count == 2)
     }
 
-    @Test("A layered store finds a backing page and copies it into memory; saves go to both")
-    func layered() async {
-        let memory = InMemorySearchPageStore()
-        let disk = InMemorySearchPageStore()
-        let store = LayeredSearchPageStore(memory: memory, backing: disk)
-        await disk.save(stored(total: 7), for: key("kept"))
-        #expect(await store.load(key("kept"))?.page.total == 7)
-        #expect(await memory.load(key("kept"))?.page.total == 7)
-        await store.save(stored(total: 9), for: key("new"))
-        #expect(await disk.load(key("new"))?.page.total == 9)
-        await store.removeAll()
-        #expect(await memory.count == 0)
-        #expect(await disk.count == 0)
-    }
-
     @Test("Page keys differ by every part of the query and contain no secret")
     func keys() {
         let base = key("red car")

@@ -63,7 +63,7 @@ public struct DownloadStart: ClientCommand {
     /// Starts a job per image, in order. A photo the daemon refuses (unknown id, folder outside
     /// the roots…) does not stop the others and is never hidden: each refusal is reported at
     /// once and in the summary, each started job is followed (or, with `--detach`, listed), and
-    /// the exit status is the first failure's in argument order (issue 20, item 6). If the
+    /// the exit status is the first failure's in argument order. If the
     /// connection itself fails while starting, the jobs already started are named before the
     /// error, with the commands that watch or cancel them.
     public func run(connection: ImageCacheConnection) async throws {

@@ -5,7 +5,7 @@ import Glibc
 import ImageCacheProtocol
 
 /// A download folder held open by descriptor, reached from a download root without following
-/// a single symlink below that root (issue 20, item 1).
+/// a single symlink below that root.
 ///
 /// Why a descriptor: a path is looked up again at every call, so a folder renamed and replaced
 /// by a symlink while a job runs (or while the daemon is stopped) would redirect every later

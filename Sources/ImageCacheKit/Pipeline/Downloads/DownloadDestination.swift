@@ -5,7 +5,7 @@ import Glibc
 import ImageCacheProtocol
 
 /// Where a download may land and what it is called: the checks that keep `download` from
-/// writing anywhere the user did not allow (CONTRACT §5, `download`).
+/// writing anywhere the user did not allow (docs/protocol.md, "download").
 ///
 /// Roots and directories are compared after resolving them with `realpath`, so a symlink
 /// inside a root that points elsewhere resolves to where it points and is refused, and `..`
@@ -80,7 +80,7 @@ public enum DownloadDestination {
     /// partial body.
     public static let reservedSuffixes = [".part"]
 
-    /// A client's `filename`, checked and cleaned (issue 20, item 4; docs/protocol.md):
+    /// A client's `filename`, checked and cleaned (docs/protocol.md):
     /// refused when it holds format characters (Unicode `Cf`: bidi overrides such as U+202E,
     /// zero-width characters — a name that shows as something it is not) or ends with a reserved
     /// suffix once cleaned; otherwise `sanitise`d. nil when nothing is left (the default name

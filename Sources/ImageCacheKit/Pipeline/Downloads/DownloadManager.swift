@@ -2,7 +2,7 @@ import Foundation
 import ImageCacheProtocol
 import Logging
 
-/// The daemon's download jobs (CONTRACT §5 `download*`): owned by the daemon, not by the
+/// The daemon's download jobs (docs/protocol.md, "download"): owned by the daemon, not by the
 /// session that asked, so they go on when the client disconnects and resume when the daemon
 /// starts again.
 ///
@@ -29,7 +29,7 @@ import Logging
 /// two versions). A validator left stale by a restarted body (a 200 after `If-Range`) is safe
 /// too: the server's resource no longer matches it, so `If-Range` makes it send the whole body.
 ///
-/// Confinement (issue 20): a job's folder is held open (`DirectoryHandle`, opened beneath its
+/// Confinement: a job's folder is held open (`DirectoryHandle`, opened beneath its
 /// root without following symlinks) and every filesystem step is relative to it; the folder is
 /// re-checked against the current configuration's roots at the job's (re)start, at every
 /// attempt of its transfer (the `.part` opener) and before the move, and a job whose folder
@@ -320,7 +320,7 @@ public actor DownloadManager {
     }
 
     /// The names (final and `.part`) that live jobs other than `id` hold in `directory`:
-    /// no job may take or replace them, `overwrite` or not (issue 20, item 3).
+    /// no job may take or replace them, `overwrite` or not.
     private func heldNames(in directory: String, except id: String) -> Set<String> {
         var names = Set<String>()
         for record in records.values where record.id != id && record.isUnfinished && record.reservation.directory == directory {

@@ -4,8 +4,7 @@ import Glibc
 #endif
 import ImageCacheProtocol
 
-/// Verifies a download's `.part` while the engine writes it (issue 20, "the decision on
-/// verification"): a `StreamingVerifier` fed by `pread` from the file, on the blocking-I/O
+/// Verifies a download's `.part` while the engine writes it: a `StreamingVerifier` fed by `pread` from the file, on the blocking-I/O
 /// threads, woken by the transfer's progress events. The curl thread only records how far the
 /// file has grown, so verification never slows the transfers; a photo is verified within
 /// milliseconds of its last byte on any link slower than the decoder, and a corrupt body is

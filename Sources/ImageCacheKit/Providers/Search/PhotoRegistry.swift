@@ -7,7 +7,7 @@ public protocol PhotoPersisting: Sendable {
     func load(id: String) async -> ProviderPhoto?
 }
 
-/// Every photo the daemon returned, by id (CONTRACT §4: later calls may name a photo by id
+/// Every photo the daemon returned, by id (docs/protocol.md, "Objects": later calls may name a photo by id
 /// alone), with the variants the thumbnail pipeline chooses from.
 ///
 /// Memory holds the most recent `capacity` photos; with a persistence, every photo is also

@@ -81,34 +81,3 @@ public actor InMemorySearchPageStore: SearchPageStore {
         order.append(key)
     }
 }
-
-/// Memory first, then a second (disk) store: a page found only on disk is copied into memory;
-/// a saved page goes to both.
-public struct LayeredSearchPageStore: SearchPageStore {
-    /// The fast layer, asked first.
-    public let memory: any SearchPageStore
-    /// The persistent layer (the disk cache), asked on a memory miss.
-    public let backing: any SearchPageStore
-
-    public init(memory: any SearchPageStore, backing: any SearchPageStore) {
-        self.memory = memory
-        self.backing = backing
-    }
-
-    public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
-        if let page = await memory.load(key) { return page }
-        guard let page = await backing.load(key) else { return nil }
-        await memory.save(page, for: key)
-        return page
-    }
-
-    public func save(_ page: StoredSearchPage, for key: SearchPageKey) async {
-        await memory.save(page, for: key)
-        await backing.save(page, for: key)
-    }
-
-    public func removeAll() async {
-        await memory.removeAll()
-        await backing.removeAll()
-    }
-}
