@@ -14,11 +14,17 @@ struct DemandGroupTests {
         var recorded: [Action] { actions.withLock { $0 } }
     }
 
-    @Test("the work runs at the highest member's priority: raised by a join, lowered by a withdrawal")
-    func maxPriority() {
+    /// A group at priority 1 with its work attached, and what the group did to that work.
+    private static func attached() -> (DemandGroup<Int, Int, String>, Recorder) {
         let group = DemandGroup<Int, Int, String>(priority: 1)
         let recorder = Recorder()
         group.attach(recorder.work)
+        return (group, recorder)
+    }
+
+    @Test("the work runs at the highest member's priority: raised by a join, lowered by a withdrawal")
+    func maxPriority() {
+        let (group, recorder) = Self.attached()
         #expect(group.join(1, priority: 1, member: "prefetch"))
         #expect(group.join(2, priority: 5, member: "visible"))
         #expect(group.priority == 5)
@@ -33,9 +39,7 @@ struct DemandGroupTests {
 
     @Test("the last one out cancels the work, once; the group then takes nobody")
     func lastOutCancels() {
-        let group = DemandGroup<Int, Int, String>(priority: 1)
-        let recorder = Recorder()
-        group.attach(recorder.work)
+        let (group, recorder) = Self.attached()
         group.join(1, priority: 1, member: "a")
         group.join(2, priority: 1, member: "b")
         #expect(!group.withdraw(1))
@@ -59,9 +63,7 @@ struct DemandGroupTests {
 
     @Test("once the work has ended, the last one out cancels nothing")
     func endedWorkIsNotCancelled() {
-        let group = DemandGroup<Int, Int, String>(priority: 1)
-        let recorder = Recorder()
-        group.attach(recorder.work)
+        let (group, recorder) = Self.attached()
         group.join(1, priority: 1, member: "a")
         group.end()
         #expect(!group.withdraw(1))

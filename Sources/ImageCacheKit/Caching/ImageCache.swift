@@ -155,24 +155,24 @@ public final class ImageCache: Sendable {
 
     /// Marks the disk copy of `key` as handed out, so its path stays readable for
     /// `path_grace` whatever eviction or clearing comes next (a path going straight to clients).
-    public func handOutPath(_ key: CacheKey) {
+    func handOutPath(_ key: CacheKey) {
         _ = disk.lookup(key, wantBytes: false, wantPath: true, allowStale: true, counted: false)
     }
 
     /// Removed entries whose files wait for their handed-out paths' grace before they are
     /// unlinked (for stats and tests).
-    public var deferredUnlinkCount: Int { disk.deferredUnlinkCount }
+    package var deferredUnlinkCount: Int { disk.deferredUnlinkCount }
 
     /// Stores a record on disk only: what must survive a restart but is never served from
     /// memory (a photo's provider record).
     /// - Returns: the record's path.
     @discardableResult
-    public func putRecord(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) throws(CacheWriteError) -> String {
+    func putRecord(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) throws(CacheWriteError) -> String {
         try disk.put(key, bytes: bytes, info: info)
     }
 
     /// A record stored with `putRecord`, read from disk (nil when absent or expired).
-    public func record(_ key: CacheKey) -> Data? {
+    func record(_ key: CacheKey) -> Data? {
         disk.get(key, wantBytes: true, wantPath: false)?.bytes
     }
 

@@ -73,7 +73,8 @@ final class SlotTable: Sendable {
     /// is ever sent for it, its task is cancelled, and the recycle counts towards a fling.
     func show(_ key: SlotKey, context: RequestContext) -> SlotTicket {
         let (ticket, recycled, direct) = state.withLock { state -> (SlotTicket, Entries.Slot?, OutboundMessage?) in
-            let previous = state.entries.remove(key)
+            // Read, not removed: `reserve` below replaces it in place (one hash, no re-insert).
+            let previous = state.entries[key]
             let instant = now()
             var direct: OutboundMessage?
             if let previous {

@@ -18,10 +18,10 @@ public final class ServerMetrics: Sendable {
     /// Times a connection stopped reading requests because its client was not reading
     /// answers: a caller can wait for backpressure to engage (`wait { $0 > 0 }`) rather than
     /// guess when it will.
-    public let readPauseCount = Observed(0)
+    package let readPauseCount = Observed(0)
     /// Connections accepted and set up since start: a caller that opened connections can wait
     /// until the server has seen them all.
-    public let acceptedCount = Observed(0)
+    package let acceptedCount = Observed(0)
 
     public init() {}
 
