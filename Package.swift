@@ -160,7 +160,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "TestSupport",
-            dependencies: ["ImageCacheKit", "ProviderSimulator"],
+            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ProviderSimulator"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
@@ -177,15 +177,19 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheCLITests",
-            dependencies: ["ImageCacheCLI", "ImageCacheGallery", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator", "TestSupport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer"],
+            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
+                           "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fuzz/Inputs"]  // inputs the fuzzers found, read by the regression tests beside them
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "TestSupport", "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "TestSupport",
+                                                              .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
                     exclude: ["Fuzz/Inputs"]),
     ]
 )
