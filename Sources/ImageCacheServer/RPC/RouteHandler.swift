@@ -41,9 +41,18 @@ public struct RouteHandler<M: RPCMethod>: Sendable {
         arrival: @escaping @Sendable (M.Params, RequestContext) throws -> Arrival<Input>,
         run: @escaping @Sendable (Input, RequestContext) async throws -> Reply<M.Result>
     ) -> Self {
-        Self(body: .admitted { raw, context in
+        Self(body: orderedBody(arrival, run))
+    }
+
+    /// The route of `ordered`: params decoded and validated, `arrival`, then `run` bound to
+    /// what it gave.
+    fileprivate static func orderedBody<Input: Sendable>(
+        _ arrival: @escaping @Sendable (M.Params, RequestContext) throws -> Arrival<Input>,
+        _ run: @escaping @Sendable (Input, RequestContext) async throws -> Reply<M.Result>
+    ) -> RouteBody {
+        .admitted { raw, context in
             bind(try arrival(try StrictParamsDecoder.decodeAndValidate(M.Params.self, from: raw), context), run)
-        })
+        }
     }
 
     /// What `arrival` gave, with the task that runs the rest bound to it.
@@ -65,9 +74,7 @@ extension RouteHandler where M.Params: ScannableParams {
         arrival: @escaping @Sendable (M.Params, RequestContext) throws -> Arrival<Input>,
         run: @escaping @Sendable (Input, RequestContext) async throws -> Reply<M.Result>
     ) -> Self {
-        var handler = Self(body: .admitted { raw, context in
-            bind(try arrival(try StrictParamsDecoder.decodeAndValidate(M.Params.self, from: raw), context), run)
-        })
+        var handler = Self(body: orderedBody(arrival, run))
         handler.scan = { scanner in
             guard let params = M.Params.scan(&scanner) else { return nil }
             return { context in
