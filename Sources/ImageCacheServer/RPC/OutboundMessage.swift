@@ -2,7 +2,7 @@ import Foundation
 import ImageCacheKit
 import NIOCore
 
-/// How much a message matters when its client reads slowly (CONTRACT §2): progress may be
+/// How much a message matters when its client reads slowly (docs/protocol.md, Sessions): progress may be
 /// dropped, everything else must arrive or the connection must end.
 public enum OutboundPriority: Sendable, Hashable {
     /// A response: never dropped.
