@@ -1,8 +1,8 @@
 @testable import ImageCacheProtocol
 @testable import ImageCacheServer
 
-/// `params`: `StrictParamsDecoder` on any JSON a line can carry, into every method's params
-/// type, then the type's `validate()`, as the routes run them. Each must answer a value or an
+/// `params`: `StrictParamsDecoder.decodeAndValidate` on any JSON a line can carry, into every
+/// method's params type, as the router runs it. Each must answer a value or an
 /// `invalid_params` error naming a field, never trap; a value that passed must survive its
 /// own encoding (results and logs encode params).
 enum ParamsTarget {
@@ -11,8 +11,7 @@ enum ParamsTarget {
     /// Decodes `value` as `P`: either a value, or an error of kind invalid_params with a field.
     static func decode<P: RPCParams>(_: P.Type, _ value: JSONValue) {
         do {
-            let decoded = try StrictParamsDecoder.decode(P.self, from: value)
-            try decoded.validate()
+            let decoded = try StrictParamsDecoder.decodeAndValidate(P.self, from: value)
             _ = try JSONValue(encoding: decoded)
         } catch let error as RPCError {
             FuzzCheck.require(error.code == ErrorKind.invalidParams.code && error.data.field != nil,
@@ -39,7 +38,7 @@ enum ParamsTarget {
         decode(CacheClearParams.self, value)
         // Methods without params (`hello`, `stats`, `download.list`) accept `{}` alone.
         do {
-            _ = try StrictParamsDecoder.decode(ImageCacheServer.NoParams.self, from: value)
+            _ = try StrictParamsDecoder.decodeAndValidate(NoParams.self, from: value)
         } catch {
             FuzzCheck.require(error.code == ErrorKind.invalidParams.code && error.data.field != nil,
                               "NoParams: an error other than invalid_params with a field: \(error)")

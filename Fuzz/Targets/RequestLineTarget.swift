@@ -8,7 +8,7 @@ import NIOEmbedded
 /// the general path (`IncomingMessageParser`, then `StrictParamsDecoder`), differentially.
 ///
 /// Whatever the scanner takes, the general path must read as the same request (id, method,
-/// params); the general path must never trap on any line. The same property as
+/// params, or the same validation error); the general path must never trap on any line. The same property as
 /// RequestScannerTests' "fuzzed lines", over libFuzzer's mutations of raw bytes.
 enum RequestLineTarget {
     static let target = FuzzTarget(name: "request-line", summary: "RequestScanner vs IncomingMessageParser + StrictParamsDecoder", run: run)
@@ -20,10 +20,10 @@ enum RequestLineTarget {
     /// that is not, as the daemon's has.
     static let router: RPCRouter = {
         var router = RPCRouter()
-        router.register(MethodName.thumbnailShow.rawValue, arrival: { (params: ThumbnailShowParams, _) -> Int in
+        router.register(Methods.ThumbnailShow.self, .ordered(arrival: { params, _ -> Arrival<Int> in
             throw Captured(params: params)
-        }) { (_: Int, _) in 0 }
-        router.register(MethodName.hello.rawValue) { (_: RequestContext) in 0 }
+        }, run: { _, _ in .sent }))
+        router.register(Methods.Hello.self, .inline { _, _ in .result(HelloResult(version: "0", providers: [])) })
         return router
     }()
 
@@ -33,12 +33,14 @@ enum RequestLineTarget {
         let general = IncomingMessageParser.parse(ByteBuffer(bytes: bytes))
         guard let scanned = router.scan(bytes) else { return }
         let context = RequestContext(session: session, requestID: scanned.id, method: scanned.method)
-        let params: ThumbnailShowParams
+        let params: Result<ThumbnailShowParams, RPCError>
         do {
             _ = try scanned.arrive(context)
             FuzzCheck.fail("the arrival step returned instead of being given the params")
         } catch let captured as Captured {
-            params = captured.params
+            params = .success(captured.params)
+        } catch let error as RPCError {
+            params = .failure(error)  // validation, which runs before the arrival step
         } catch {
             FuzzCheck.fail("the arrival step threw \(error)")
         }
@@ -47,11 +49,7 @@ enum RequestLineTarget {
         }
         FuzzCheck.require(id == scanned.id && method == scanned.method,
                           "scanned id \(scanned.id) method \(scanned.method); general id \(id) method \(method)")
-        do {
-            let decoded = try StrictParamsDecoder.decode(ThumbnailShowParams.self, from: raw)
-            FuzzCheck.require(decoded == params, "scanned params \(params); general \(decoded)")
-        } catch {
-            FuzzCheck.fail("the scanner took params \(params) the strict decoder refuses: \(error)")
-        }
+        let decoded = Result { () throws(RPCError) in try StrictParamsDecoder.decodeAndValidate(ThumbnailShowParams.self, from: raw) }
+        FuzzCheck.require(decoded == params, "scanned params \(params); general \(decoded)")
     }
 }

@@ -1,24 +1,5 @@
-/// The JSON-RPC 2.0 messages that cross the socket, one per line.
-///
-/// Requests carry `params` as raw JSON so the framing never needs to know a method's
-/// shape; each handler decodes its own typed params.
-public struct RPCRequest: Sendable, Hashable, Codable {
-    /// Always "2.0"; the server refuses anything else with -32600.
-    public var jsonrpc: String
-    /// Absent for a JSON-RPC notification, which is carried out and never answered.
-    public var id: RequestID?
-    /// The method name (see `MethodName`).
-    public var method: String
-    /// Named params, decoded per method by `ParamsDecoder`; nil when absent.
-    public var params: JSONValue?
-
-    public init(id: RequestID?, method: String, params: JSONValue? = nil) {
-        self.jsonrpc = "2.0"
-        self.id = id
-        self.method = method
-        self.params = params
-    }
-}
+/// The JSON-RPC 2.0 messages the daemon sends, one per line. (Requests are read by the
+/// server's own parsers, never decoded into a type of this module.)
 
 /// The one answer to a request: either `result` or `error`, never both.
 public struct RPCResponse: Sendable, Hashable, Codable {

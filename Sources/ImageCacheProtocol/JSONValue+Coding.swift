@@ -12,7 +12,7 @@ extension JSONValue {
 
     /// Decodes this JSON into a typed value (lenient: unknown keys are ignored, as a client
     /// reading a newer daemon's answers should). Servers decoding params use
-    /// `ParamsDecoder` instead, which is strict.
+    /// `StrictParamsDecoder` instead, which is strict.
     public func decode<T: Decodable>(as type: T.Type) throws -> T {
         try JSONDecoder().decode(T.self, from: JSONEncoder().encode(self))
     }

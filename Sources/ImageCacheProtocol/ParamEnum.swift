@@ -2,7 +2,7 @@
 /// `feed`, `source`, `dims`, `state`).
 ///
 /// Decoding an unknown value fails with a message listing the accepted ones, which
-/// `ParamsDecoder` passes on to the client in its -32602: "param 'variant' must be one of
+/// `StrictParamsDecoder` passes on to the client in its -32602: "param 'variant' must be one of
 /// full, regular" tells a person what to type, "invalid data" does not.
 public protocol ParamEnum: RawRepresentable, CaseIterable, Codable, Sendable, Hashable where RawValue == String {}
 

@@ -1,10 +1,11 @@
 /// Ties a method name to its params and result types, so a call site cannot send one
 /// method's params and decode another's result.
 ///
-/// The client's `call(_:_:)` and the server's dispatch are both generic over this, which is
-/// what keeps the two ends of the socket from drifting apart.
+/// The client's `call(_:_:)` and the server's router (`RPCRouter.register`) are both generic
+/// over this, which is what keeps the two ends of the socket from drifting apart: a handler
+/// gets `Params` and must give back `Result`.
 public protocol RPCMethod: Sendable {
-    /// What the client sends; decoded strictly by the server (`ParamsDecoder`).
+    /// What the client sends; decoded strictly by the server (`StrictParamsDecoder`).
     associatedtype Params: RPCParams
     /// What the daemon answers on success.
     associatedtype Result: Codable & Sendable
@@ -14,14 +15,15 @@ public protocol RPCMethod: Sendable {
 
 /// The params of one method: named fields only, with the contract's defaults.
 ///
-/// `fieldNames` lists every accepted name so that `ParamsDecoder` can refuse a misspelled
-/// param (`"pag": 2`) instead of silently using the default: a client bug surfaces as -32602
-/// naming the field, not as a wrong page.
+/// Decoded by `StrictParamsDecoder`, which refuses a name the type does not read (`"pag": 2`)
+/// instead of silently using the default: a client bug surfaces as -32602 naming the field,
+/// not as a wrong page. When the type's `CodingKeys` are `CaseIterable`, the refusal lists
+/// the accepted names.
 public protocol RPCParams: Codable, Sendable {
-    /// Every param name this method accepts.
-    static var fieldNames: Set<String> { get }
     /// Checks what the types alone cannot (ranges, mutually exclusive fields); throws
-    /// `invalid_params` naming the field. Called by `ParamsDecoder` after decoding.
+    /// `invalid_params` naming the field. Called once per request, by
+    /// `StrictParamsDecoder.decodeAndValidate` (what the server's router runs), never by a
+    /// handler.
     func validate() throws(RPCError)
 }
 
@@ -47,11 +49,16 @@ public enum Methods {}
 ///
 /// Still strict: any param sent to such a method is an unknown name and gets -32602.
 public struct NoParams: RPCParams, Hashable {
-    public static let fieldNames: Set<String> = []
+    /// No params, for calling a method that takes none.
     public init() {}
-    public init(from decoder: any Decoder) throws {}
+    /// Accepts `{}` only: opening the container lets a strict decoder see the object's
+    /// members, every one of which is then reported as an unknown param.
+    public init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: NoKeys.self)
+    }
+    /// Writes `{}`.
     public func encode(to encoder: any Encoder) throws {
         _ = encoder.container(keyedBy: NoKeys.self)
     }
-    private enum NoKeys: CodingKey {}
+    private enum NoKeys: CodingKey, CaseIterable {}
 }

@@ -6,7 +6,7 @@ import TestSupport
 /// Canned answers in the contract's shapes, as a daemon would send them.
 enum Canned {
     static let hello = #"{"name":"imagecached","version":"0.1.0","protocol":1,"providers":[{"name":"unsplash","configured":true}]}"#
-    static let stats = #"{"memory":{"entries":1,"bytes":2,"limit":3,"hits":4,"misses":5},"disk":{"entries":1,"bytes":2,"limit":3,"hits":4,"misses":5},"network":{"inFlight":0,"queued":0,"requests":1,"bytesReceived":10,"bytesDiscarded":0},"providers":{},"sessions":1,"uptimeSeconds":2.5}"#
+    static let stats = #"{"memory":{"entries":1,"bytes":2,"limit":3,"hits":4,"misses":5},"disk":{"entries":1,"bytes":2,"limit":3,"hits":4,"misses":5},"network":{"inFlight":0,"queued":0,"requests":1,"bytesReceived":10,"bytesDiscarded":0},"providers":{},"sessions":1,"uptimeSeconds":2}"#
     static let photo = #"{"id":"unsplash:a","provider":"unsplash","width":400,"height":300,"thumbURL":"https://x.test/t","fullURL":"https://x.test/f","author":{"name":"A","profileURL":null},"likes":null,"description":null,"pageURL":null}"#
     static let search = #"{"query":"cats","provider":"unsplash","page":1,"perPage":10,"total":1,"totalPages":1,"hasMore":false,"photos":[\#(photo)],"fromCache":false,"stale":false}"#
     static let thumbnail = #"{"slot":3,"view":"main","photo":"unsplash:a","path":"/c/a.jpg","width":256,"height":192,"bytes":900,"mime":"image/jpeg","source":"network"}"#

@@ -85,7 +85,7 @@ struct TypedMethodsTests {
             }
             #expect(layout.frames.first?.dims == .provider)
             let stats = try await exchange(peer, &events, method: "stats", params: [:], result: Canned.stats) { try await c.stats() }
-            #expect(stats.uptimeSeconds == 2.5)
+            #expect(stats.uptimeSeconds == 2)
             let evicted = try await exchange(peer, &events, method: "cache.evict", params: ["photo": .string("unsplash:a")],
                                              result: #"{"removed":2,"bytes":900}"#) { try await c.evict(.photo("unsplash:a")) }
             #expect(evicted.removed == 2)

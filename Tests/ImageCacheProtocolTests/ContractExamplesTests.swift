@@ -148,7 +148,7 @@ struct ContractExamplesTests {
           "disk": {"entries": 20, "bytes": 4096, "limit": 1073741824, "hits": 1, "misses": 2},
           "network": {"inFlight": 1, "queued": 0, "requests": 9, "bytesReceived": 123456, "bytesDiscarded": 789},
           "providers": {"unsplash": {"requests": 3, "errors": 0, "rateLimitRemaining": 47}, "flickr": {"requests": 0, "errors": 0, "rateLimitRemaining": null}},
-          "sessions": 2, "uptimeSeconds": 61.5 }
+          "sessions": 2, "uptimeSeconds": 61 }
         """#
         let stats = try decode(StatsResult.self, text)
         #expect(stats.network.bytesDiscarded == 789)

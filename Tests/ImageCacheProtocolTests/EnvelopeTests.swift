@@ -32,10 +32,10 @@ struct EnvelopeTests {
 
     @Test("ids are strings or integers, nothing else")
     func ids() throws {
-        #expect(try JSONDecoder().decode(RPCRequest.self, from: Data(#"{"jsonrpc":"2.0","id":"a","method":"hello"}"#.utf8)).id == .string("a"))
-        #expect(try JSONDecoder().decode(RPCRequest.self, from: Data(#"{"jsonrpc":"2.0","id":3,"method":"hello"}"#.utf8)).id == .int(3))
+        #expect(try JSONDecoder().decode(RequestID.self, from: Data(#""a""#.utf8)) == .string("a"))
+        #expect(try JSONDecoder().decode(RequestID.self, from: Data(#"3"#.utf8)) == .int(3))
         #expect(throws: (any Error).self) {
-            try JSONDecoder().decode(RPCRequest.self, from: Data(#"{"jsonrpc":"2.0","id":[1],"method":"hello"}"#.utf8))
+            try JSONDecoder().decode(RequestID.self, from: Data(#"[1]"#.utf8))
         }
     }
 }

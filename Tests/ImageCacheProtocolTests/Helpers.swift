@@ -16,7 +16,7 @@ func jsonObject(_ value: some Encodable) throws -> [String: Any] {
     return object
 }
 
-/// Decodes params from a JSON text with the server's strict rules.
+/// Decodes params from a JSON text with the server's strict rules (decoded, then validated, as its router does).
 func decodeParams<T: RPCParams>(_ type: T.Type, _ text: String?) throws(RPCError) -> T {
     let value: JSONValue?
     do {
@@ -24,7 +24,7 @@ func decodeParams<T: RPCParams>(_ type: T.Type, _ text: String?) throws(RPCError
     } catch {
         throw RPCError(.parseError, "test literal is not JSON: \(error)")
     }
-    return try ParamsDecoder.decode(T.self, from: value)
+    return try StrictParamsDecoder.decodeAndValidate(T.self, from: value)
 }
 
 /// The RPCError a strict decode throws, or nil when it succeeds.

@@ -44,7 +44,7 @@ struct ProtocolDocTests {
     func check<M: RPCMethod>(_ method: M.Type, _ example: Example) throws {
         let (params, result) = Self.split(example.text)
         if let params, !params.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            _ = try ParamsDecoder.decode(M.Params.self, from: jsonValue(params))
+            _ = try StrictParamsDecoder.decodeAndValidate(M.Params.self, from: jsonValue(params))
         }
         let shown = try jsonValue(result)
         let typed = try shown.decode(as: M.Result.self)

@@ -7,7 +7,7 @@ import Testing
 @Suite("Params round trips", .timeLimit(.minutes(1)))
 struct RoundTripTests {
     func roundTrip<T: RPCParams & Equatable>(_ value: T) throws -> T {
-        try ParamsDecoder.decode(T.self, from: JSONValue(encoding: value))
+        try StrictParamsDecoder.decodeAndValidate(T.self, from: JSONValue(encoding: value))
     }
 
     @Test("every params type survives client encoding and strict server decoding")

@@ -37,7 +37,7 @@ struct JSONWriterTests {
     @Test("a generic result with the longest ids still fits its envelope's bound",
           arguments: [RequestID.int(Int.min), .int(Int.max), .string(String(repeating: "\u{02}", count: 40))])
     func envelopeBound(id: RequestID) throws {
-        let line = try MessageEncoder.success(id: id, result: EncodedJSON(encoding: [1, 2, 3])).bytes
+        let line = try MessageEncoder.success(id: id, encoded: EncodedResult([1, 2, 3])).bytes
         let object = try #require(try JSONSerialization.jsonObject(with: Data(Array(line.readableBytesView))) as? [String: Any])
         #expect(object["result"] as? [Int] == [1, 2, 3])
         switch id {

@@ -34,9 +34,8 @@ struct MetricsEndpointTests {
         let statsBefore = try #require(try await client.ask(1, "stats").resultObject)
         let first = try #require(try await client.ask(2, "thumbnail.show", ["slot": 0, "url": url, "size": 300]).resultObject)
         #expect(first["source"] as? String == "network")
-        // A request is counted when it completes, just after its answer is written; a memory
-        // hit completes on the event loop that answered it, so the answer to the next request
-        // on the same connection (`stats`) comes after the count, and the scrape after that.
+        // A request is counted when its answer is claimed, before the answer is written
+        // (RequestCountingTests), so a scrape after an answer always includes it.
         let statsAfterMiss = try #require(try await client.ask(3, "stats").resultObject)
         let afterMiss = try await scrape(metrics)
         let second = try #require(try await client.ask(4, "thumbnail.show", ["slot": 1, "url": url, "size": 300]).resultObject)

@@ -6,12 +6,18 @@ import TestSupport
 /// A handler registered with such a type gets -32602 with the exact field on any mistake.
 @Suite("Typed params", .timeLimit(.minutes(1)))
 struct ParamsDecodingTests {
-    struct Author: Decodable, Sendable { var name: String; var likes: Int? }
-    struct Params: Decodable, Sendable { var photos: [String]; var author: Author?; var size: Int? }
+    struct Author: Codable, Sendable { var name: String; var likes: Int? }
+    struct Params: RPCParams { var photos: [String]; var author: Author?; var size: Int? }
+
+    enum Typed: RPCMethod {
+        typealias Params = ParamsDecodingTests.Params
+        typealias Result = Int
+        static let name: MethodName = "test.typed"
+    }
 
     private func call(_ params: String) async throws -> [String: Any] {
         let server = try await TestServer.start { router in
-            router.register("test.typed") { (params: Params, _) -> Int in params.photos.count + (params.size ?? 0) }
+            router.register(Typed.self, .task { params, _ in params.photos.count + (params.size ?? 0) })
         }
         let client = try await server.connect()
         let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"test.typed","params":\#(params)}"#)

@@ -8,8 +8,9 @@ import TestSupport
 @testable import ImageCacheServer
 
 /// A plain `thumbnail.show` line read by `RPCRouter.scan` is exactly the request the general
-/// path (`IncomingMessageParser`, then `StrictParamsDecoder`) reads from it; anything the
-/// scanner does not take is left to the general path, so errors keep their wording and field.
+/// path (`IncomingMessageParser`, then `StrictParamsDecoder`) reads from it, validated alike;
+/// anything the scanner does not take is left to the general path, so errors keep their
+/// wording and field.
 @Suite("Request scanner: the fast path of thumbnail.show agrees with the general path", .timeLimit(.minutes(1)))
 struct RequestScannerTests {
     /// What a route's arrival step was given; thrown so the step stops there.
@@ -23,29 +24,35 @@ struct RequestScannerTests {
 
     static let router: RPCRouter = {
         var router = RPCRouter()
-        router.register(MethodName.thumbnailShow.rawValue, arrival: { (params: ThumbnailShowParams, _) -> Int in
+        router.register(Methods.ThumbnailShow.self, .ordered(arrival: { params, _ -> Arrival<Int> in
             throw Captured(params: params)
-        }) { (_: Int, _) in 0 }
-        router.register(MethodName.hello.rawValue) { (_: RequestContext) in 0 }
+        }, run: { _, _ in .sent }))
+        router.register(Methods.Hello.self, .inline { _, _ in .result(HelloResult(version: "0", providers: [])) })
         return router
     }()
 
     static let session = Session(id: 1, peer: nil, channel: EmbeddedChannel(), logger: Logger(label: "test"))
 
-    /// The request as the scanner reads it; nil when it declines.
-    static func scanned(_ line: String) throws -> Request? {
+    /// The request as the scanner reads it (its params validated before the arrival step, as
+    /// on the general path), or the error validation answers; nil when it declines.
+    static func scanned(_ line: String) -> Result<Request, RPCError>? {
         guard let scanned = Array(line.utf8).withUnsafeBytes({ router.scan($0) }) else { return nil }
         let context = RequestContext(session: session, requestID: scanned.id, method: scanned.method)
         do {
             _ = try scanned.arrive(context)
         } catch let captured as Captured {
-            return Request(id: scanned.id, method: scanned.method, params: captured.params)
+            return .success(Request(id: scanned.id, method: scanned.method, params: captured.params))
+        } catch let error as RPCError {
+            return .failure(error)
+        } catch {
+            Issue.record("the arrival step threw \(error)")
+            return nil
         }
         Issue.record("the arrival step returned instead of being given the params")
         return nil
     }
 
-    /// The request as the general path reads it, or the error it answers.
+    /// The request as the general path reads it (decoded, then validated), or the error it answers.
     static func general(_ line: String) -> Result<Request, RPCError> {
         switch IncomingMessageParser.parse(ByteBuffer(string: line)) {
         case nil: return .failure(RPCError(.parseError, "blank"))
@@ -53,7 +60,7 @@ struct RequestScannerTests {
         case .success(.notification)?: return .failure(RPCError(.invalidRequest, "notification"))
         case .success(.request(let id, let method, let params))?:
             return Result { () throws(RPCError) in
-                Request(id: id, method: method, params: try StrictParamsDecoder.decode(ThumbnailShowParams.self, from: params))
+                Request(id: id, method: method, params: try StrictParamsDecoder.decodeAndValidate(ThumbnailShowParams.self, from: params))
             }
         }
     }
@@ -145,8 +152,8 @@ struct RequestScannerTests {
 
     @Test("plain lines: the scanner reads what the general path reads", arguments: plain)
     func sameRequest(_ line: String) throws {
-        let scanned = try #require(try Self.scanned(line))
-        #expect(Self.general(line) == .success(scanned))
+        let scanned = try #require(Self.scanned(line))
+        #expect(Self.general(line) == scanned)
     }
 
     /// A request as the client library writes it (`JSONEncoder`, members in declaration
@@ -162,14 +169,14 @@ struct RequestScannerTests {
         let params = ThumbnailShowParams(slot: 3, image: .url("http://127.0.0.1:8080/a/b.jpg?x=1"), size: 256, inline: true)
         let line = String(decoding: try JSONEncoder().encode(Envelope(id: 41, method: MethodName.thumbnailShow.rawValue, params: params)), as: UTF8.self)
         #expect(line.contains(#"http:\/\/"#), "\(line)")
-        let scanned = try #require(try Self.scanned(line))
-        #expect(scanned == Request(id: .int(41), method: MethodName.thumbnailShow.rawValue, params: params))
-        #expect(Self.general(line) == .success(scanned))
+        let scanned = try #require(Self.scanned(line))
+        #expect(scanned == .success(Request(id: .int(41), method: MethodName.thumbnailShow.rawValue, params: params)))
+        #expect(Self.general(line) == scanned)
     }
 
     @Test("anything else: the scanner declines", arguments: declined)
     func declines(_ line: String) throws {
-        #expect(try Self.scanned(line) == nil)
+        #expect(Self.scanned(line) == nil)
     }
 
     /// Random edits of plain lines: whenever the scanner accepts one, the general path reads
@@ -192,11 +199,11 @@ struct RequestScannerTests {
                 if bytes.isEmpty { break }
             }
             let line = String(decoding: bytes, as: UTF8.self)
-            guard let scanned = try Self.scanned(line) else { continue }
+            guard let scanned = Self.scanned(line) else { continue }
             accepted += 1
             let general = Self.general(line)
-            #expect(general == .success(scanned), "\(line)")
-            if general != .success(scanned) { return }
+            #expect(general == scanned, "\(line)")
+            if general != scanned { return }
         }
         #expect(accepted > 1_000, "only \(accepted) of the fuzzed lines were scanned")
     }

@@ -161,7 +161,7 @@ struct SessionTests {
     func helloAfterReload() async throws {
         var router = RPCRouter()
         let store = ConfigurationStore(CacheConfiguration())
-        CoreMethods.register(in: &router, configuration: store, stats: StatsRegistry())
+        CoreMethods(configuration: store, stats: StatsRegistry()).register(in: &router)
         let server = RPCServer(router: router, limits: { ServerLimits() }, logger: TestServer.logger)
         let folder = TestServer.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

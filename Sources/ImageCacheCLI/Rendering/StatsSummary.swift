@@ -44,7 +44,7 @@ public enum StatsSummary {
     /// The summary, lines joined with `\n`.
     public static func render(_ stats: StatsResult) -> String {
         var lines: [String] = []
-        lines.append("uptime     \(Units.duration(stats.uptimeSeconds)), \(stats.sessions) session\(stats.sessions == 1 ? "" : "s") connected")
+        lines.append("uptime     \(Units.duration(Double(stats.uptimeSeconds))), \(stats.sessions) session\(stats.sessions == 1 ? "" : "s") connected")
         lines.append(cache("memory", stats.memory))
         lines.append(cache("disk", stats.disk, rateOf: "of memory misses"))
         lines.append(thumbnails(stats))

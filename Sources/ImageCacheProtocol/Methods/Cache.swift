@@ -24,7 +24,6 @@ public struct CacheEvictParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case photo, url }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -61,7 +60,6 @@ public struct CacheClearParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case what }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 }
 
 /// The answer to `cache.evict` and `cache.clear`. Files still inside their `path_grace`

@@ -18,7 +18,6 @@ public struct CancelParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case id }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 }
 
 /// The answer of `cancel`, `thumbnail.recycle` and `download.cancel`: false when there was

@@ -68,7 +68,6 @@ public struct DownloadParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case photo, url, variant, directory, filename, overwrite }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -116,7 +115,6 @@ public struct DownloadJobParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public func validate() throws(RPCError) {
         if job.isEmpty { throw .invalidParam("job", "'job' must not be empty") }

@@ -32,7 +32,6 @@ public struct LayoutParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case photos, columns, width, spacing, columnHeights }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -17,7 +17,6 @@ public struct PhotoGetParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case photo }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public func validate() throws(RPCError) {
         try FieldCheck.photoID(photo, field: "photo")

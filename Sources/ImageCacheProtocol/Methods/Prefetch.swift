@@ -30,7 +30,6 @@ public struct PrefetchParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case photos, urls, size }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public func validate() throws(RPCError) {
         if photos == nil && urls == nil {
@@ -65,7 +64,6 @@ public struct PrefetchCancelParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case photos, urls }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     /// True when the request names nothing and so cancels every prefetch of the session.
     public var cancelsAll: Bool { photos == nil && urls == nil }

@@ -55,8 +55,6 @@ public struct SearchParams: RPCParams, Hashable {
         case query, feed, provider, page, perPage, debounceMs, channel, safe
     }
 
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
-
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         query = try c.decodeIfPresent(String.self, forKey: .query)

@@ -85,10 +85,10 @@ public struct StatsResult: Codable, Sendable, Hashable {
     public var providers: [String: Provider]
     /// Connected sessions now.
     public var sessions: Int
-    /// Seconds since the daemon started.
-    public var uptimeSeconds: Double
+    /// Whole seconds since the daemon started (an integer on the wire).
+    public var uptimeSeconds: Int
 
-    public init(memory: Cache, disk: Cache, network: Network, providers: [String: Provider], sessions: Int, uptimeSeconds: Double) {
+    public init(memory: Cache, disk: Cache, network: Network, providers: [String: Provider], sessions: Int, uptimeSeconds: Int) {
         self.memory = memory
         self.disk = disk
         self.network = network

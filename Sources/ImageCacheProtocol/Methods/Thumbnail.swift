@@ -44,7 +44,6 @@ public struct ThumbnailShowParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case slot, photo, url, size, inline, view }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -166,7 +165,6 @@ public struct ThumbnailRecycleParams: RPCParams, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case slot, view }
-    public static let fieldNames = Set(CodingKeys.allCases.map(\.stringValue))
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -87,20 +87,25 @@ public final class ImageCacheDaemon: Sendable {
         self.options = options
         self.logger = logger
         self.notifier = SystemdNotifier(environment: options.environment)
-        var router = RPCRouter()
         let stats = self.stats
-        CoreMethods.register(in: &router, configuration: store, stats: stats)
         let metrics = DaemonMetrics()
         self.metrics = metrics
         let services = try DaemonServices(configuration: store, logger: logger, metrics: metrics.factory)
         self.services = services
-        // Search: built from the configuration, registered beside the core methods.
         let searchMethods = SearchMethods.forDaemon(services: services)
-        searchMethods.register(in: &router, stats: stats)
+        searchMethods.registerStats(stats)
         search = searchMethods
-        ThumbnailMethods.register(in: &router, services: services)
-        CacheMethods.register(in: &router, services: services, stats: stats, search: searchMethods)
-        let downloads = DownloadMethods.register(in: &router, services: services, stats: stats)
+        let downloads = DownloadMethods(services: services)
+        // Every method the daemon serves, by family.
+        let families: [any MethodFamily] = [
+            CoreMethods(configuration: store, stats: stats),
+            searchMethods,
+            ThumbnailMethods(services: services),
+            CacheMethods(services: services, stats: stats, search: searchMethods),
+            downloads,
+        ]
+        var router = RPCRouter()
+        for family in families { family.register(in: &router) }
         extend(&router, stats)
         eventLoopCount = EventLoopSizing.threadCount
         eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopCount)
@@ -109,10 +114,9 @@ public final class ImageCacheDaemon: Sendable {
         let server = self.server
         metrics.attach(.init(services: services, server: server, search: searchMethods, downloads: downloads))
         let startTime = self.startTime
-        stats.register("sessions") { .int(server.sessionCount) }
-        stats.register("uptimeSeconds") {
-            let elapsed = ContinuousClock.now - startTime
-            return .int(Int(elapsed.components.seconds))
+        stats.register("daemon") { result in
+            result.sessions = server.sessionCount
+            result.uptimeSeconds = Int((ContinuousClock.now - startTime).components.seconds)
         }
     }
 

@@ -1,8 +1,8 @@
 import ImageCacheKit
 
 /// `cache.evict`, `cache.clear`, `layout` and the `memory`, `disk` and `network` sections of
-/// `stats` (CONTRACT §5): the methods that read or trim what the daemon holds rather than
-/// fetch anything. One `register` call in the daemon adds them all.
+/// `stats` (docs/protocol.md, Methods): the methods that read or trim what the daemon holds rather than
+/// fetch anything.
 ///
 /// Removal never breaks a path already handed out: the disk cache defers the unlink of a file
 /// whose `path_grace` has not ended, so a client drawing from a delivered path keeps reading
@@ -11,28 +11,38 @@ import ImageCacheKit
 /// `removed` and `bytes` in the answers are what the tiers shrank by while the removal ran
 /// (entries of memory and disk together; bytes of disk, content plus sidecars): exact when
 /// nothing is stored meanwhile, lower (never negative) when a fetch lands during it.
-public enum CacheMethods {
-    /// Adds `cache.evict`, `cache.clear`, `layout` and the three `stats` sections.
-    /// - Parameter search: its coordinator forgets learnt page totals on `cache.clear searches`.
-    public static func register(in router: inout RPCRouter, services: DaemonServices, stats: StatsRegistry,
-                                search: SearchMethods) {
+public struct CacheMethods: MethodFamily {
+    let services: DaemonServices
+    /// Its coordinator forgets learnt page totals on `cache.clear searches`.
+    let search: SearchMethods
+
+    /// The family over the daemon's parts; registers the `memory`, `disk` and `network`
+    /// sections of `stats` now.
+    public init(services: DaemonServices, stats: StatsRegistry, search: SearchMethods) {
+        self.services = services
+        self.search = search
+        Self.registerStats(stats, services: services)
+    }
+
+    /// Adds `cache.evict`, `cache.clear` and `layout`.
+    public func register(in router: inout RPCRouter) {
+        let services = self.services
+        let search = self.search
         let cache = services.cache
-        router.register("cache.evict") { (params: CacheEvictParams, _) in
-            try params.validate()
+        router.register(Methods.CacheEvict.self, .task { params, _ in
             let before = cache.statistics
             try await services.pipeline.evict(params.image)
-            return removal(from: before, to: cache.statistics)
-        }
-        router.register("cache.clear") { (params: CacheClearParams, _) in
+            return Self.removal(from: before, to: cache.statistics)
+        })
+        router.register(Methods.CacheClear.self, .task { params, _ in
             let before = cache.statistics
             // Unlinking a full cache's files can take seconds: not on the cooperative pool,
             // whose few threads serve every session.
             if params.what != .searches { _ = await BlockingIO.run { cache.clear(.thumbnails) } }
             if params.what != .thumbnails { await search.coordinator.clearSearches() }
-            return removal(from: before, to: cache.statistics)
-        }
+            return Self.removal(from: before, to: cache.statistics)
+        })
         LayoutMethods.register(in: &router, services: services)
-        registerStats(stats, services: services)
     }
 
     /// `stats.memory`, `stats.disk` (sizes from the cache, hits and misses from the pipeline's
@@ -48,28 +58,21 @@ public enum CacheMethods {
         let cache = services.cache
         let transfers = services.transfers
         let lookups = services.pipeline.lookups
-        stats.register("memory") {
+        stats.register("cache") { result in
             let counts = lookups.counts
-            return tier(cache.statistics.memory, hits: counts.memoryHits, misses: counts.memoryMisses)
+            let statistics = cache.statistics
+            result.memory = tier(statistics.memory, hits: counts.memoryHits, misses: counts.memoryMisses)
+            result.disk = tier(statistics.disk, hits: counts.diskHits, misses: counts.diskMisses)
         }
-        stats.register("disk") {
-            let counts = lookups.counts
-            return tier(cache.statistics.disk, hits: counts.diskHits, misses: counts.diskMisses)
-        }
-        stats.register("network") {
+        stats.register("network") { result in
             let figures = transfers.stats
-            return .object([
-                "inFlight": .int(figures.inFlight), "queued": .int(figures.queued), "requests": .int(figures.requests),
-                "bytesReceived": .int(figures.bytesReceived), "bytesDiscarded": .int(figures.bytesDiscarded),
-            ])
+            result.network = .init(inFlight: figures.inFlight, queued: figures.queued, requests: figures.requests,
+                                   bytesReceived: figures.bytesReceived, bytesDiscarded: figures.bytesDiscarded)
         }
     }
 
-    private static func tier(_ figures: CacheTierStatistics, hits: Int, misses: Int) -> JSONValue {
-        .object([
-            "entries": .int(figures.entries), "bytes": .int(figures.bytes), "limit": .int(figures.limit),
-            "hits": .int(hits), "misses": .int(misses),
-        ])
+    private static func tier(_ figures: CacheTierStatistics, hits: Int, misses: Int) -> StatsResult.Cache {
+        .init(entries: figures.entries, bytes: figures.bytes, limit: figures.limit, hits: hits, misses: misses)
     }
 
     /// How much the tiers shrank between two snapshots.

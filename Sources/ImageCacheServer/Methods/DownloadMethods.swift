@@ -2,13 +2,13 @@ import ImageCacheKit
 import Logging
 
 /// `download`, `download.status`, `download.list`, `download.cancel` and `download.watch`
-/// (CONTRACT §5) on the socket, over the daemon's one `DownloadManager`.
+/// (docs/protocol.md, `download`) on the socket, over the daemon's one `DownloadManager`.
 ///
 /// Jobs belong to the manager (and so to the daemon); what belongs to sockets is who hears
 /// about them: the session that submitted a job and every session that watches it get its
 /// `download.progress`, `download.finished` and `download.failed`. A closed session is
 /// dropped from every job it followed, so it simply stops receiving; the job goes on.
-public final class DownloadMethods: Sendable {
+public final class DownloadMethods: MethodFamily {
     /// The jobs themselves.
     public let manager: DownloadManager
     /// Job id → the sessions to tell, by session id.
@@ -33,18 +33,9 @@ public final class DownloadMethods: Sendable {
         Task { await manager.start() }
     }
 
-    /// Builds the download methods over `services` and adds them to `router`.
-    @discardableResult
-    public static func register(in router: inout RPCRouter, services: DaemonServices, stats: StatsRegistry) -> DownloadMethods {
-        let methods = DownloadMethods(services: services)
-        methods.register(in: &router)
-        return methods
-    }
-
     /// Adds the five methods.
     public func register(in router: inout RPCRouter) {
-        router.register("download") { [self] (params: DownloadParams, context) in
-            try params.validate()
+        router.register(Methods.Download.self, .task { [self] params, context in
             let id = DownloadManager.makeJobID()
             // Subscribe first: a small file can finish before the answer is even sent.
             watch(id, session: context.session)
@@ -55,20 +46,17 @@ public final class DownloadMethods: Sendable {
                 unwatch(id, session: context.session.id)
                 throw error
             }
-        }
-        router.register("download.status") { [self] (params: DownloadJobParams, _) in
-            try params.validate()
-            return try await manager.status(params.job)
-        }
-        router.register("download.list") { [self] (_: RequestContext) in
+        })
+        router.register(Methods.DownloadStatus.self, .task { [self] params, _ in
+            try await manager.status(params.job)
+        })
+        router.register(Methods.DownloadList.self, .task { [self] _, _ in
             DownloadListResult(jobs: await manager.list())
-        }
-        router.register("download.cancel") { [self] (params: DownloadJobParams, _) in
-            try params.validate()
-            return CancelledResult(cancelled: try await manager.cancel(params.job))
-        }
-        router.register("download.watch") { [self] (params: DownloadJobParams, context) in
-            try params.validate()
+        })
+        router.register(Methods.DownloadCancel.self, .task { [self] params, _ in
+            CancelledResult(cancelled: try await manager.cancel(params.job))
+        })
+        router.register(Methods.DownloadWatch.self, .task { [self] params, context in
             // Subscribe before reading the state, so nothing between the two is missed.
             watch(params.job, session: context.session)
             do {
@@ -79,7 +67,7 @@ public final class DownloadMethods: Sendable {
                 unwatch(params.job, session: context.session.id)
                 throw error
             }
-        }
+        })
     }
 
     /// Adds `session` to the job's listeners, and makes sure its close removes it everywhere.

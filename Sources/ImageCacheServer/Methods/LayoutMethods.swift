@@ -1,6 +1,6 @@
 import ImageCacheKit
 
-/// `layout` (CONTRACT §5) on the socket: the `Masonry` of the photos named, each sized by the
+/// `layout` (docs/protocol.md, `layout`) on the socket: the `Masonry` of the photos named, each sized by the
 /// best dimensions the daemon already has. It never fetches: a photo no thumbnail fetch has
 /// decoded yet is placed by the provider's size, or as a square when there is none, and the
 /// client re-asks after `thumbnail.dimensions`.
@@ -15,10 +15,9 @@ public enum LayoutMethods {
     /// Adds `layout`. It runs as a task (the registry is an actor and a memory miss reads the
     /// disk), not inline.
     public static func register(in router: inout RPCRouter, services: DaemonServices) {
-        router.register("layout") { (params: LayoutParams, _) in
-            try params.validate()
-            return try await layout(params, dimensions: services.dimensions, registry: services.registry)
-        }
+        router.register(Methods.Layout.self, .task { params, _ in
+            try await layout(params, dimensions: services.dimensions, registry: services.registry)
+        })
     }
 
     /// The frames for `params`, validated already.

@@ -6,12 +6,11 @@ extension ThumbnailMethods {
     /// priority (below every visible request), into the caches only; `prefetch.finished`
     /// reports each item. `prefetch.cancel` withdraws the session's matching items.
     func registerPrefetch(in router: inout RPCRouter) {
-        router.register(MethodName.prefetch.rawValue) { [self] (params: PrefetchParams, context) -> PrefetchResult in
-            try params.validate()
-            return try await prefetch(params, session: context.session)
-        }
-        router.register(MethodName.prefetchCancel.rawValue, options: RouteOptions(countsTowardPendingCap: false)) {
-            [self] (params: PrefetchCancelParams, context) -> PrefetchCancelResult in
+        router.register(Methods.Prefetch.self, .task { [self] params, context in
+            try await prefetch(params, session: context.session)
+        })
+        router.register(Methods.PrefetchCancel.self, options: RouteOptions(countsTowardPendingCap: false), .task {
+            [self] params, context in
             let prefetches = sessions.tables(for: context.session).prefetches
             let photos = Set(params.photos ?? [])
             let urls = Set(params.urls ?? [])
@@ -22,7 +21,7 @@ extension ThumbnailMethods {
                 }
             }
             return PrefetchCancelResult(cancelled: cancelled)
-        }
+        })
     }
 
     /// Resolves and checks every item first (an unknown photo or an item already cached is

@@ -1,7 +1,7 @@
 import ImageCacheKit
 import Logging
 
-/// `search` and `photo.get` (CONTRACT §5) on the socket, over one `SearchCoordinator` whose
+/// `search` and `photo.get` (docs/protocol.md, `search`) on the socket, over one `SearchCoordinator` whose
 /// provider calls go through the daemon's libcurl engine (`HTTPFetching`, so the URL policy,
 /// limits and retries apply to them as to images, at `visible` priority).
 ///
@@ -17,7 +17,7 @@ import Logging
 ///
 /// Keys never leave the providers: errors are scrubbed there, and the figures copied into
 /// `stats` hold counts only.
-public final class SearchMethods: Sendable {
+public final class SearchMethods: MethodFamily {
     /// The coordinator of the running configuration, with what it was built from.
     private struct Current: Sendable {
         var generation: Int
@@ -82,10 +82,20 @@ public final class SearchMethods: Sendable {
         }
     }
 
-    /// Adds `search`, `photo.get` and the `providers` section of `stats`.
-    public func register(in router: inout RPCRouter, stats: StatsRegistry) {
-        router.register("search") { [self] (params: SearchParams, context) in
-            try params.validate()
+    /// Adds the `providers` section of `stats`.
+    public func registerStats(_ stats: StatsRegistry) {
+        let figures = self.figures
+        stats.register("providers") { result in
+            let snapshot = figures.withLock { $0 }
+            result.providers = snapshot.mapValues { stats in
+                .init(requests: stats.requests, errors: stats.errors, rateLimitRemaining: stats.rateLimitRemaining)
+            }
+        }
+    }
+
+    /// Adds `search` and `photo.get`.
+    public func register(in router: inout RPCRouter) {
+        router.register(Methods.Search.self, .task { [self] params, context in
             let coordinator = watch(context.session)
             let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
                                               page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
@@ -101,22 +111,13 @@ public final class SearchMethods: Sendable {
                 "duration_ms": "\(context.elapsedMilliseconds)",
             ])
             return result
-        }
-        router.register("photo.get") { [self] (params: PhotoGetParams, _) in
-            try params.validate()
+        })
+        router.register(Methods.PhotoGet.self, .task { [self] params, _ in
             let coordinator = self.coordinator
             return try await refreshingFigures(of: coordinator) {
                 try await coordinator.photo(id: params.photo).photo
             }
-        }
-        let figures = self.figures
-        stats.register("providers") {
-            let snapshot = figures.withLock { $0 }
-            return .object(snapshot.mapValues { stats in
-                .object(["requests": .int(stats.requests), "errors": .int(stats.errors),
-                         "rateLimitRemaining": stats.rateLimitRemaining.map(JSONValue.int) ?? .null])
-            })
-        }
+        })
     }
 
     /// Each provider's figures as `stats.providers` shows them (copied after every search and

@@ -2,8 +2,8 @@ import Foundation
 import ImageCacheKit
 import Logging
 
-/// `thumbnail.show`, `thumbnail.recycle`, `prefetch` and `prefetch.cancel` (CONTRACT §5) on
-/// the socket, over the daemon's `ImagePipeline`.
+/// `thumbnail.show`, `thumbnail.recycle`, `prefetch` and `prefetch.cancel` (docs/protocol.md,
+/// `thumbnail.show`) on the socket, over the daemon's `ImagePipeline`.
 ///
 /// What this layer adds to the pipeline is what belongs to a grid client's session:
 /// - slots: a session's slots (per view) each hold at most one pending `thumbnail.show`;
@@ -17,26 +17,21 @@ import Logging
 ///   to `fling_dwell` (`FlingHold`); cache hits and calm sessions never wait;
 /// - prefetches: background loads at prefetch priority, owned by the session
 ///   (`PrefetchTable`).
-public final class ThumbnailMethods: Sendable {
+public final class ThumbnailMethods: MethodFamily {
     let services: DaemonServices
     /// Every open session's slots and prefetches.
     let sessions = SessionSlots()
 
-    init(services: DaemonServices) {
+    /// The family over `services.pipeline`.
+    public init(services: DaemonServices) {
         self.services = services
     }
 
-    /// Adds the four methods to `router`, over `services.pipeline`.
-    @discardableResult
-    public static func register(in router: inout RPCRouter, services: DaemonServices) -> ThumbnailMethods {
-        let methods = ThumbnailMethods(services: services)
-        methods.register(in: &router)
-        return methods
-    }
-
-    func register(in router: inout RPCRouter) {
-        router.register(MethodName.thumbnailShow.rawValue, arrival: { [self] (params: ThumbnailShowParams, context) -> ShowJob in
-            try params.validate()
+    /// Adds the four methods. Every `thumbnail.*` answer is claimed and sent by the slot
+    /// table (`Reply.sent`): a slot's answers must be decided under its lock (no late
+    /// results), in arrival order.
+    public func register(in router: inout RPCRouter) {
+        router.register(Methods.ThumbnailShow.self, .ordered(arrival: { [self] params, context -> Arrival<ShowJob> in
             let slots = sessions.tables(for: context.session).slots
             let ticket = slots.show(SlotKey(view: params.view, slot: params.slot), context: context)
             // A memory hit is answered right here, on the event loop, with no task: the slot
@@ -45,35 +40,34 @@ public final class ThumbnailMethods: Sendable {
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
                 let shown = Self.result(of: hit, params: params)
                 _ = slots.finish(ticket) { id in Self.answer(id: id, shown) }
-                return ShowJob(params: params, ticket: ticket, slots: slots, answeredOnArrival: true)
+                return .sent
             }
-            return ShowJob(params: params, ticket: ticket, slots: slots)
-        }) { [self] (job: ShowJob, context) in
-            try await show(job, context: context)
-        }
-        // Recycling never waits and must work for a client at its pending cap; its answer is
-        // sent by the slot table in arrival order, so the task only completes the request.
-        router.register(MethodName.thumbnailRecycle.rawValue, options: RouteOptions(countsTowardPendingCap: false),
-                        arrival: { [self] (params: ThumbnailRecycleParams, context) -> CancelledResult in
-            try params.validate()
+            return .run(ShowJob(params: params, ticket: ticket, slots: slots))
+        }, run: { [self] job, context in
+            await show(job, context: context)
+        }))
+        // Recycling never waits and must work for a client at its pending cap: inline, on the
+        // event loop in arrival order; its answer is claimed and sent by the slot table, under
+        // the lock that orders it after everything sent for the slot before.
+        router.register(Methods.ThumbnailRecycle.self, .inline { [self] params, context in
             let slots = sessions.tables(for: context.session).slots
-            return CancelledResult(cancelled: slots.recycle(SlotKey(view: params.view, slot: params.slot), context: context))
-        }) { (result: CancelledResult, _) in result }
+            slots.recycle(SlotKey(view: params.view, slot: params.slot), context: context)
+            return .sent
+        })
         registerPrefetch(in: &router)
     }
 
     /// A show past its arrival step: the params, the slot's ticket, the session's slots.
-    struct ShowJob: AnswerableOnArrival {
+    struct ShowJob: Sendable {
         var params: ThumbnailShowParams
         var ticket: SlotTicket
         var slots: SlotTable
-        /// A memory hit already answered inline: no task runs for it.
-        var answeredOnArrival = false
     }
 
     /// Loads the slot's thumbnail in a task the slot owns, then answers through the slot
-    /// table (which sends only while the slot is still this request's).
-    private func show(_ job: ShowJob, context: RequestContext) async throws -> ThumbnailShowResult {
+    /// table (which sends only while the slot is still this request's, and counts what it
+    /// sends): whatever happens, the answer is the slot table's to send.
+    private func show(_ job: ShowJob, context: RequestContext) async -> Reply<ThumbnailShowResult> {
         let params = job.params
         let configuration = services.configuration.current
         let size = params.size ?? configuration.cache.thumbnailSize
@@ -103,17 +97,20 @@ public final class ThumbnailMethods: Sendable {
         }
         let answer: Result<Shown, RPCError> = outcome
             .map { Self.result(of: $0, params: params) }
-            .mapError { $0 as? RPCError ?? RPCError(.cancelled, "the request was cancelled", reason: "cancelled") }
-        let stillShown = slots.finish(ticket) { id in
+            .mapError { Dispatcher.wireError(for: $0, context: context) }
+        let outcomeLabel = switch answer {
+        case .success: Dispatcher.ok
+        case .failure(let error): error.kind.rawValue
+        }
+        // When the slot moved on, its recycle answered this request (or `cancel`/the close
+        // took it): nothing is left to send either way.
+        _ = slots.finish(ticket, outcome: outcomeLabel) { id in
             switch answer {
             case .success(let shown): return Self.answer(id: id, shown)
             case .failure(let error): return MessageEncoder.failure(id: id, error: error)
             }
         }
-        // The answer went out (or `cancel`/the close took the request); what is returned here
-        // meets a claim that has already been made and is never sent.
-        guard stillShown else { throw SlotErrors.recycled }
-        return try answer.get().result
+        return .sent
     }
 
     /// A show's result, and the sealed file that holds its inline data and the line's end,

@@ -17,7 +17,7 @@ struct EnvelopeFailure: Error, Sendable {
 }
 
 /// Turns one NDJSON line into an `IncomingMessage`, enforcing the contract's transport rules
-/// (CONTRACT §2): an object (never a batch), `"jsonrpc": "2.0"`, a string `method`, an `id`
+/// (docs/protocol.md, Framing and JSON-RPC): an object (never a batch), `"jsonrpc": "2.0"`, a string `method`, an `id`
 /// that is a string or an integer, and no members JSON-RPC does not define.
 ///
 /// `params` is kept as raw `JSONValue`; its shape is the handler's business (`-32602`).

@@ -2,7 +2,7 @@ import Foundation
 import ImageCacheKit
 import NIOCore
 
-/// How much a message matters when its client reads slowly (CONTRACT §2): progress may be
+/// How much a message matters when its client reads slowly (docs/protocol.md, Sessions): progress may be
 /// dropped, everything else must arrive or the connection must end.
 public enum OutboundPriority: Sendable, Hashable {
     /// A response: never dropped.
@@ -46,9 +46,6 @@ enum MessageEncoder {
         return encoder
     }()
 
-    /// The decoder for the rare path that turns `EncodedJSON` back into a value.
-    static let decoder = JSONDecoder()
-
 
     private static func line(_ data: Data) -> ByteBuffer {
         var buffer = ByteBuffer()
@@ -59,19 +56,31 @@ enum MessageEncoder {
     }
 
     /// The success response for `id`. Throws only when the result cannot be encoded
-    /// (a non-finite number, say); the caller answers -32603 then.
+    /// (a non-finite number, say); `answer` answers -32603 then.
     ///
-    /// The envelope is written by hand around the encoded result (it is three fixed members),
-    /// and an `EncodedJSON` result is spliced in without encoding anything.
+    /// The envelope is written by hand around the encoded result (it is three fixed members).
     static func success<R: Encodable>(id: RequestID, result: R) throws -> OutboundMessage {
-        let resultBytes: [UInt8]
-        if let encoded = result as? EncodedJSON {
-            resultBytes = encoded.bytes
-        } else {
-            resultBytes = Array(try encoder.encode(result))
-        }
+        let resultBytes = try encoder.encode(result)
         return success(id: id, resultBound: resultBytes.count) { writer in
             resultBytes.withUnsafeBytes { writer.raw($0) }
+        }
+    }
+
+    /// The success response for `id` around a result encoded earlier, spliced in as it is.
+    static func success<R: Encodable>(id: RequestID, encoded: EncodedResult<R>) -> OutboundMessage {
+        success(id: id, resultBound: encoded.bytes.count) { writer in
+            encoded.bytes.withUnsafeBytes { writer.raw($0) }
+        }
+    }
+
+    /// The answer carrying `result`: its success response, or, when the result cannot be
+    /// encoded (logged: a bug), -32603. What every typed result is sent with.
+    static func answer<R: Encodable>(id: RequestID, result: R, context: RequestContext) -> OutboundMessage {
+        do {
+            return try success(id: id, result: result)
+        } catch {
+            context.logger.error("a result could not be encoded", metadata: ["error": "\(error)"])
+            return failure(id: id, error: RPCError(.internal, "internal error: the result could not be encoded"))
         }
     }
 

@@ -109,8 +109,8 @@ final class SlotTable: Sendable {
                 cancelled = answered.claimed
                 if let message = answered.direct { direct.append(message) }
             }
-            if context.claimAnswer(), let id = context.requestID,
-               let message = route(Self.encodeSuccess(id: id, result: CancelledResult(cancelled: cancelled), context: context), &state) {
+            if context.claimAnswer(outcome: Dispatcher.ok), let id = context.requestID,
+               let message = route(MessageEncoder.answer(id: id, result: CancelledResult(cancelled: cancelled), context: context), &state) {
                 direct.append(message)
             }
             return (cancelled, previous, direct)
@@ -124,7 +124,7 @@ final class SlotTable: Sendable {
     /// someone else (`cancel`, a close) took it first. Called under the lock; `direct` is the
     /// answer for the caller to write once the lock is released (see `route`).
     private func answerRecycled(_ context: RequestContext, _ state: inout State) -> (claimed: Bool, direct: OutboundMessage?) {
-        guard context.claimAnswer() else { return (false, nil) }
+        guard context.claimAnswer(outcome: SlotErrors.recycled.kind.rawValue) else { return (false, nil) }
         guard let id = context.requestID else { return (true, nil) }
         return (true, route(MessageEncoder.failure(id: id, error: SlotErrors.recycled), &state))
     }
@@ -146,12 +146,13 @@ final class SlotTable: Sendable {
         write(direct)
     }
 
-    /// Ends the request of `ticket` with `answer` (its encoded result or error), only while it
-    /// is still the slot's and nobody else answered it. Returns whether it was the slot's.
-    func finish(_ ticket: SlotTicket, answer: (RequestID) -> OutboundMessage) -> Bool {
+    /// Ends the request of `ticket` with `answer` (its encoded result or error, whose outcome
+    /// label is `outcome`), only while it is still the slot's and nobody else answered it.
+    /// Returns whether it was the slot's.
+    func finish(_ ticket: SlotTicket, outcome: String = Dispatcher.ok, answer: (RequestID) -> OutboundMessage) -> Bool {
         let (current, direct) = state.withLock { state -> (Bool, OutboundMessage?) in
             guard let slot = state.entries.remove(ticket.key, serial: ticket.generation) else { return (false, nil) }
-            guard slot.entry.claimAnswer(), let id = slot.entry.requestID else { return (true, nil) }
+            guard slot.entry.claimAnswer(outcome: outcome), let id = slot.entry.requestID else { return (true, nil) }
             return (true, route(answer(id), &state))
         }
         write(direct)
@@ -198,15 +199,6 @@ final class SlotTable: Sendable {
     /// Writes a line `route` returned, outside the lock.
     private func write(_ message: OutboundMessage?) {
         if let message { session.send(message) }
-    }
-
-    static func encodeSuccess<R: Encodable>(id: RequestID, result: R, context: RequestContext) -> OutboundMessage {
-        do {
-            return try MessageEncoder.success(id: id, result: result)
-        } catch {
-            context.logger.error("a result could not be encoded", metadata: ["error": "\(error)"])
-            return MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error: the result could not be encoded"))
-        }
     }
 }
 

@@ -1,14 +1,20 @@
 import Logging
 import NIOCore
 
-/// Validates a line, admits it against the session's caps and runs its handler: the one
-/// path from bytes to exactly one answer.
+/// Validates a line, admits it against the session's caps and runs its route: the one path
+/// from bytes to exactly one answer.
+///
+/// Counting (the metrics observer) follows one rule: a request is counted once, when its
+/// answer is claimed, before that answer is written (`RequestContext.claimAnswer`); an answer
+/// refused before any route runs (a bad line, an unknown method, a full session) is counted
+/// just before it is sent (`refuse`). So a scrape made after an answer arrived includes it,
+/// whether the dispatcher, an arrival step or the slot table sent it.
 final class Dispatcher: Sendable {
     let router: RPCRouter
     let limits: @Sendable () -> ServerLimits
     let registry: SessionRegistry
     /// Told of every request's outcome (`ok` or its error kind) and start, once, when its
-    /// answer is decided: the metrics endpoint's requests and latencies.
+    /// answer is claimed: the metrics endpoint's requests and latencies.
     let observer: RequestObserver?
 
     init(router: RPCRouter, limits: @escaping @Sendable () -> ServerLimits, registry: SessionRegistry,
@@ -30,21 +36,22 @@ final class Dispatcher: Sendable {
     func handle(line: ByteBuffer, session: Session) {
         let started = ContinuousClock.now
         // A plain request for a scannable route goes from bytes to typed params in one pass.
-        if let scanned = line.withUnsafeReadableBytes({ router.scan($0) }), case .ordered(_, let run) = scanned.route.body {
-            startTask(run, arrival: { _, context in try scanned.arrive(context) }, options: scanned.route.options,
-                      method: scanned.method, id: scanned.id, params: nil, session: session, started: started)
+        if let scanned = line.withUnsafeReadableBytes({ router.scan($0) }) {
+            admit(options: scanned.route.options, method: scanned.method, id: scanned.id, session: session,
+                  started: started) { context in try scanned.arrive(context) }
             return
         }
         guard let parsed = IncomingMessageParser.parse(line) else { return }
         switch parsed {
         case .failure(let failure):
             session.logger.debug("invalid request", metadata: ["error": "\(failure.error)"])
+            // Answered even without an id (`"id": null`): the line was meant as a request.
             observer?(Self.unroutedMethod, failure.error.kind.rawValue, started)
             session.send(MessageEncoder.failure(id: failure.id, error: failure.error))
         case .success(.request(let id, let method, let params)):
             guard let route = router.route(for: method) else {
-                observer?(Self.unroutedMethod, ErrorKind.methodNotFound.rawValue, started)
-                session.send(MessageEncoder.failure(id: id, error: RPCError(.methodNotFound, "unknown method \"\(method)\"")))
+                refuse(RPCError(.methodNotFound, "unknown method \"\(method)\""), id: id, method: Self.unroutedMethod,
+                       session: session, started: started)
                 return
             }
             start(route: route, method: method, id: id, params: params, session: session, started: started)
@@ -60,152 +67,148 @@ final class Dispatcher: Sendable {
     private func start(route: RPCRouter.Route, method: String, id: RequestID?, params: JSONValue?, session: Session,
                        started: ContinuousClock.Instant) {
         switch route.body {
-        case .immediate(let handler):
-            runImmediately(handler, method: method, id: id, params: params, session: session, started: started)
-        case .task(let handler):
-            startTask(handler, arrival: { params, _ in .run(params) }, options: route.options, method: method, id: id,
-                      params: params, session: session, started: started)
-        case .ordered(let arrival, let run):
-            startTask(run, arrival: arrival, options: route.options, method: method, id: id, params: params, session: session,
-                      started: started)
+        case .inline(let answer):
+            runInline(answer, method: method, id: id, params: params, session: session, started: started)
+        case .admitted(let arrive):
+            admit(options: route.options, method: method, id: id, session: session, started: started) { context in
+                try arrive(params, context)
+            }
         }
     }
 
+    /// A request refused before any route ran: counted, then answered (a notification's
+    /// refusal is counted and never sent). A line that is not a valid request is answered
+    /// the same way in `handle`, with a null id when it has none.
+    private func refuse(_ error: RPCError, id: RequestID?, method: String, session: Session, started: ContinuousClock.Instant) {
+        observer?(method, error.kind.rawValue, started)
+        if let id { session.send(MessageEncoder.failure(id: id, error: error)) }
+    }
+
+    private func makeContext(_ session: Session, id: RequestID?, method: String, pending: Session.PendingEntry?,
+                         started: ContinuousClock.Instant) -> RequestContext {
+        RequestContext(session: session, requestID: id, method: method, pending: pending,
+                       tally: observer.map { RequestTally(observer: $0, method: method, started: started) })
+    }
+
     /// Answers on the spot: nothing is pending, so nothing can be cancelled or answered twice.
-    private func runImmediately(_ handler: @Sendable (JSONValue?, RequestContext) throws -> any Encodable & Sendable,
-                                method: String, id: RequestID?, params: JSONValue?, session: Session,
-                                started: ContinuousClock.Instant) {
+    private func runInline(_ answer: @Sendable (JSONValue?, RequestContext) throws -> RouteAnswer,
+                           method: String, id: RequestID?, params: JSONValue?, session: Session,
+                           started: ContinuousClock.Instant) {
         switch session.immediateAdmission(id: id) {
         case .closed:
             return
         case .duplicateID:
-            observer?(method, ErrorKind.invalidRequest.rawValue, started)
-            if let id {
-                session.send(MessageEncoder.failure(id: id, error: RPCError(
-                    .invalidRequest, "a request with id \(id) is already pending on this connection")))
-            }
+            refuse(Self.duplicate(id), id: id, method: method, session: session, started: started)
             return
         case .admitted:
             break
         }
-        let context = RequestContext(session: session, requestID: id, method: method)
-        let (kind, answer) = Self.outcome(context: context) { try handler(params, context) }
-        observer?(method, kind, started)
-        if let id { session.send(answer(id)) }
+        let context = makeContext(session, id: id, method: method, pending: nil, started: started)
+        let decided: Decided
+        do {
+            decided = (Self.ok, try answer(params, context))
+        } catch {
+            decided = Self.failure(error, context: context)
+        }
+        Self.deliver(decided, context: context)
     }
 
-    /// Admits the request, runs `arrival` inline (in arrival order), then the handler in a
-    /// task with what `arrival` returned, unless it answered the request itself. A plain task
-    /// route's `arrival` passes the params on.
-    private func startTask<Input: Sendable>(_ handler: @escaping @Sendable (Input, RequestContext) async throws -> any Encodable & Sendable,
-                           arrival: @Sendable (JSONValue?, RequestContext) throws -> Arrival<Input>,
-                           options: RouteOptions, method: String, id: RequestID?, params: JSONValue?, session: Session,
-                           started: ContinuousClock.Instant) {
-        let observer = self.observer
+    /// Admits the request, runs its arrival step inline (in arrival order), then the rest in a
+    /// task, unless the step answered the request itself.
+    private func admit(options: RouteOptions, method: String, id: RequestID?, session: Session,
+                       started: ContinuousClock.Instant, arrival: (RequestContext) throws -> Arrival<RouteWork>) {
         let cap = options.countsTowardPendingCap ? limits().maxPendingPerSession : nil
         switch session.admit(id: id, cap: cap) {
         case .closed:
             return
         case .busy(let cap):
-            observer?(method, ErrorKind.busy.rawValue, started)
-            if let id {
-                session.send(MessageEncoder.failure(id: id, error: RPCError(
-                    .busy, "too many pending requests on this connection (max_pending_per_session = \(cap))")))
-            }
+            refuse(RPCError(.busy, "too many pending requests on this connection (max_pending_per_session = \(cap))"),
+                   id: id, method: method, session: session, started: started)
         case .shuttingDown:
-            observer?(method, ErrorKind.busy.rawValue, started)
-            if let id {
-                session.send(MessageEncoder.failure(id: id, error: RPCError(.busy, "the daemon is shutting down")))
-            }
+            refuse(RPCError(.busy, "the daemon is shutting down"), id: id, method: method, session: session, started: started)
         case .duplicateID:
-            observer?(method, ErrorKind.invalidRequest.rawValue, started)
-            if let id {
-                session.send(MessageEncoder.failure(id: id, error: RPCError(
-                    .invalidRequest, "a request with id \(id) is already pending on this connection")))
-            }
+            refuse(Self.duplicate(id), id: id, method: method, session: session, started: started)
         case .admitted(let serial, let key):
-            let context = RequestContext(session: session, requestID: id, method: method,
-                                         pending: Session.PendingEntry(key: key, serial: serial))
-            let arrived: Arrival<Input>
+            let context = makeContext(session, id: id, method: method, pending: Session.PendingEntry(key: key, serial: serial),
+                                  started: started)
+            let arrived: Arrival<RouteWork>
             do {
-                arrived = try arrival(params, context)
+                arrived = try arrival(context)
             } catch {
-                let (kind, answer) = Self.failure(error, context: context)
-                observer?(method, kind, started)
-                if session.claim(key: key, serial: serial), let id { session.send(answer(id)) }
+                Self.deliver(Self.failure(error, context: context), context: context)
                 session.release(key: key, serial: serial)
                 return
             }
-            guard case .run(let input) = arrived else {
-                // Answered inline by its arrival step (a memory hit of `thumbnail.show`).
-                observer?(method, Self.ok, started)
+            guard case .run(let work) = arrived else {
+                // Answered (claimed, counted and sent) by its arrival step: a memory hit of
+                // `thumbnail.show`.
+                Self.deliver((Self.ok, .sent), context: context)
                 session.release(key: key, serial: serial)
                 return
             }
             let task = Task {
-                let (kind, answer) = await Self.run(handler, input: input, context: context)
-                observer?(method, kind, started)
-                if session.claim(key: key, serial: serial), let id {
-                    session.send(answer(id))
+                let decided: Decided
+                do {
+                    decided = (Self.ok, try await work(context))
+                } catch {
+                    decided = Self.failure(error, context: context)
                 }
+                Self.deliver(decided, context: context)
                 session.release(key: key, serial: serial)
             }
             session.attach(task, key: key, serial: serial)
         }
     }
 
+    private static func duplicate(_ id: RequestID?) -> RPCError {
+        RPCError(.invalidRequest, "a request with id \(id.map { "\($0)" } ?? "null") is already pending on this connection")
+    }
+
     /// The outcome label of a request that succeeded (failures carry their error kind's name).
     static let ok = "ok"
 
-    /// An outcome: its label (`ok` or the error kind's name) and the answer as a function of the
-    /// id, so a notification's outcome is computed but never encoded for sending.
-    private typealias Outcome = (kind: String, answer: @Sendable (RequestID) -> OutboundMessage)
+    /// A decided answer: its label (`ok` or the error kind's name) and what to send.
+    private typealias Decided = (kind: String, answer: RouteAnswer)
 
-    /// Runs a handler and maps its outcome to the contract's error model.
-    private static func run<Input: Sendable>(_ handler: @Sendable (Input, RequestContext) async throws -> any Encodable & Sendable,
-                                             input: Input, context: RequestContext) async -> Outcome {
-        do {
-            let result = try await handler(input, context)
-            return success(result, context: context)
-        } catch {
-            return failure(error, context: context)
-        }
-    }
-
-    /// The synchronous twin of `run`, for immediate handlers.
-    private static func outcome(context: RequestContext, _ body: () throws -> any Encodable & Sendable) -> Outcome {
-        do {
-            return success(try body(), context: context)
-        } catch {
-            return failure(error, context: context)
-        }
-    }
-
-    private static func success(_ result: any Encodable & Sendable, context: RequestContext) -> Outcome {
-        return (ok, { id in
-            do {
-                return try MessageEncoder.success(id: id, result: result)
-            } catch {
-                context.logger.error("a result could not be encoded", metadata: ["error": "\(error)"])
-                return MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error: the result could not be encoded"))
+    /// Sends a decided answer if this request's claim is still open (counting it first), or
+    /// counts it when `cancel` or the close took it. An answer already sent by the handler's
+    /// own machinery was counted when that claimed it.
+    private static func deliver(_ decided: Decided, context: RequestContext) {
+        switch decided.answer {
+        case .message(let encode):
+            guard context.claimAnswer(outcome: decided.kind) else {
+                context.settle(outcome: decided.kind)
+                return
             }
-        })
+            if let id = context.requestID { context.session.send(encode(id)) }
+        case .sent:
+            context.settle(outcome: ErrorKind.cancelled.rawValue)
+        }
     }
 
-    /// Maps what a handler threw to the contract's error model, and logs the failure.
-    private static func failure(_ error: any Error, context: RequestContext) -> Outcome {
+    /// What a handler threw, as the wire error it is answered with: the one place where the
+    /// error model of docs/protocol.md (Errors) is applied to a failure, and where it is logged.
+    /// An `RPCError` is answered as it is, `CancellationError` as 1007 `cancelled`, anything
+    /// else as -32603 (logged with detail, never sent).
+    static func wireError(for error: any Error, context: RequestContext) -> RPCError {
+        let wire: RPCError
         switch error {
         case let error as RPCError:
-            logFailure(error, context: context)
-            return (error.kind.rawValue, { id in MessageEncoder.failure(id: id, error: error) })
+            wire = error
         case is CancellationError:
-            let cancelled = RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
-            logFailure(cancelled, context: context)
-            return (ErrorKind.cancelled.rawValue, { id in MessageEncoder.failure(id: id, error: cancelled) })
+            wire = RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
         default:
             context.logger.error("a handler failed unexpectedly", metadata: ["error": "\(error)"])
-            return (ErrorKind.internal.rawValue, { id in MessageEncoder.failure(id: id, error: RPCError(.internal, "internal error")) })
+            return RPCError(.internal, "internal error")
         }
+        logFailure(wire, context: context)
+        return wire
+    }
+
+    /// The answer to a failure (`wireError`).
+    private static func failure(_ error: any Error, context: RequestContext) -> Decided {
+        let wire = wireError(for: error, context: context)
+        return (wire.kind.rawValue, .message { id in MessageEncoder.failure(id: id, error: wire) })
     }
 
     /// Every failed request, with its kind and how long it took: `warning` when the outside

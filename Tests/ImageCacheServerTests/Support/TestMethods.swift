@@ -12,15 +12,33 @@ struct TestMethods {
         (events, continuation) = AsyncStream<String>.makeStream()
     }
 
-    struct BlockParams: Decodable, Sendable { var key: String }
-    struct FloodParams: Decodable, Sendable { var count: Int; var size: Int; var method: String }
+    struct BlockParams: RPCParams { var key: String }
+    struct FloodParams: RPCParams { var count: Int; var size: Int; var method: String }
+
+    enum Block: RPCMethod {
+        typealias Params = BlockParams
+        typealias Result = String
+        static let name: MethodName = "test.block"
+    }
+
+    enum Echo: RPCMethod {
+        typealias Params = BlockParams
+        typealias Result = String
+        static let name: MethodName = "test.echo"
+    }
+
+    enum Flood: RPCMethod {
+        typealias Params = FloodParams
+        typealias Result = Int
+        static let name: MethodName = "test.flood"
+    }
 
     /// `test.echo {key}` answers its key from a task (an ordinary asynchronous method);
     /// `test.block {key}` runs until cancelled; `test.flood {count, size, method}` sends
     /// `count` notifications of about `size` bytes, then answers.
     func register(in router: inout RPCRouter) {
         let events = continuation
-        router.register("test.block") { (params: BlockParams, _) -> String in
+        router.register(Block.self, .task { params, _ in
             events.yield("started:\(params.key)")
             do {
                 // Stands for long work; only cancellation ends it.
@@ -30,19 +48,19 @@ struct TestMethods {
                 throw error
             }
             return "finished"
-        }
-        router.register("test.echo") { (params: BlockParams, _) -> String in
+        })
+        router.register(Echo.self, .task { params, _ in
             await Task.yield()
             return params.key
-        }
-        router.register("test.flood") { (params: FloodParams, context) -> Int in
+        })
+        router.register(Flood.self, .task { params, context in
             let pad = JSONValue.string(String(repeating: "x", count: params.size))
             for index in 0..<params.count {
                 context.session.notify(method: params.method, params: JSONValue.object(["i": .int(index), "pad": pad]))
             }
             events.yield("flooded")
             return params.count
-        }
+        })
     }
 
     /// Waits until the test handlers report `event` (consumes the events before it).

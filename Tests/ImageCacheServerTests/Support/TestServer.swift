@@ -31,10 +31,10 @@ struct TestServer {
         let path = folder + "/d.sock"
         var router = RPCRouter()
         let stats = StatsRegistry()
-        CoreMethods.register(in: &router, configuration: ConfigurationStore(configuration), stats: stats)
+        CoreMethods(configuration: ConfigurationStore(configuration), stats: stats).register(in: &router)
         extend(&router)
         let server = RPCServer(router: router, limits: { limits }, logger: logger)
-        stats.register("sessions") { .int(server.sessionCount) }
+        stats.register("sessions") { $0.sessions = server.sessionCount }
         let listener = try SocketBinder.bind(path: path, group: nil, logger: logger)
         try await server.start(on: listener)
         listener.releaseLock()

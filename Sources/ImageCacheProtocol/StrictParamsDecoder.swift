@@ -1,18 +1,31 @@
-/// Decodes a method's typed params from the request's `params` value, strictly.
+/// Decodes a method's typed params from the request's `params` value, strictly: the one
+/// params decoder of the daemon (its router runs it for every method; tests and the fuzzers
+/// go through it too).
 ///
-/// Strict means what the contract asks (§2, §3): params are named (an object; positional
-/// params are refused), every member must be one the type reads (an unknown name is an
-/// error, not silently ignored, so a typo never turns into a default), numbers are not
-/// strings, and every failure names the offending param in `data.field`
+/// Strict means what docs/protocol.md (Framing and JSON-RPC) asks: params are named (an
+/// object; positional params are refused), every member must be one the type reads (an
+/// unknown name is an error, not silently ignored, so a typo never turns into a default),
+/// numbers are not strings, and every failure names the offending param in `data.field`
 /// (`"photos[2]"`, `"author.name"`).
 ///
 /// It reads `JSONValue` directly, so params are never re-serialised between the framing and
 /// the handler, and it records which keys each object container read to find unknown ones.
-enum StrictParamsDecoder {
-    /// Decodes `P` from a request's params; absent or null params decode as `{}`.
+public enum StrictParamsDecoder {
+    /// Decodes `P` from a request's params, then runs its `validate()`: what the router does
+    /// before any handler runs, so a handler only ever sees params that passed both.
     ///
     /// - Throws: `RPCError` of kind `invalid_params` with `field` set.
-    static func decode<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws(RPCError) -> P {
+    public static func decodeAndValidate<P: RPCParams>(_ type: P.Type, from params: JSONValue?) throws(RPCError) -> P {
+        let value = try decode(P.self, from: params)
+        try value.validate()
+        return value
+    }
+
+    /// Decodes `P` from a request's params (its shape only: no `validate()`); absent or null
+    /// params decode as `{}`.
+    ///
+    /// - Throws: `RPCError` of kind `invalid_params` with `field` set.
+    public static func decode<P: Decodable>(_ type: P.Type, from params: JSONValue?) throws(RPCError) -> P {
         let object: JSONValue
         switch params {
         case nil, .null?:
@@ -35,11 +48,19 @@ enum StrictParamsDecoder {
         } catch {
             throw RPCError(.invalidParams, "invalid params: \(error)", field: "params")
         }
-        if let (path, key) = tracker.firstUnknownKey() {
-            let field = fieldName(path, appending: key)
-            throw RPCError(.invalidParams, "unknown param \"\(field)\"", field: field)
+        if let unknown = tracker.firstUnknownKey() {
+            let field = fieldName(unknown.path, appending: unknown.key)
+            throw RPCError(.invalidParams, "unknown param \"\(field)\"\(hint(accepting: unknown.accepted))", field: field)
         }
         return value
+    }
+
+    /// What follows an unknown param's name: the names its object accepts, when its keys can
+    /// be listed (`CodingKeys: CaseIterable`, as every params type of the protocol has).
+    private static func hint(accepting accepted: [String]?) -> String {
+        guard let accepted else { return "" }
+        if accepted.isEmpty { return " (this method takes no params)" }
+        return " (accepted: \(accepted.sorted().joined(separator: ", ")))"
     }
 
     /// A dotted path as clients write it: `author.name`, `photos[2]`.
@@ -94,29 +115,42 @@ final class KeyUsageTracker {
     final class Entry {
         let path: [any CodingKey]
         let keys: [String]
+        /// The container's key type, to list the accepted names in an error (read only then).
+        let keyType: any CodingKey.Type
         var used: Set<String> = []
-        init(path: [any CodingKey], keys: [String]) {
+        init(path: [any CodingKey], keys: [String], keyType: any CodingKey.Type) {
             self.path = path
             self.keys = keys
+            self.keyType = keyType
         }
     }
 
     private var entries: [Entry] = []
 
-    func track(path: [any CodingKey], keys: [String]) -> Entry {
-        let entry = Entry(path: path, keys: keys)
+    func track(path: [any CodingKey], keys: [String], keyType: any CodingKey.Type) -> Entry {
+        let entry = Entry(path: path, keys: keys, keyType: keyType)
         entries.append(entry)
         return entry
     }
 
-    /// The first key (in sorted order, so errors are stable) that no container read.
-    func firstUnknownKey() -> ([any CodingKey], String)? {
+    /// The first key (in sorted order, so errors are stable) that no container read, with the
+    /// names its container accepts when they can be listed.
+    func firstUnknownKey() -> (path: [any CodingKey], key: String, accepted: [String]?)? {
         for entry in entries {
             if let key = entry.keys.sorted().first(where: { !entry.used.contains($0) }) {
-                return (entry.path, key)
+                return (entry.path, key, Self.names(of: entry.keyType))
             }
         }
         return nil
+    }
+
+    private static func names(of keyType: any CodingKey.Type) -> [String]? {
+        guard let listable = keyType as? any (CodingKey & CaseIterable).Type else { return nil }
+        return names(listable)
+    }
+
+    private static func names<K: CodingKey & CaseIterable>(_: K.Type) -> [String] {
+        K.allCases.map(\.stringValue)
     }
 }
 
@@ -139,7 +173,7 @@ private struct StrictDecoder: Decoder {
         guard case .object(let object) = value else {
             throw DecodingError.typeMismatch([String: JSONValue].self, .init(codingPath: codingPath, debugDescription: "expected an object"))
         }
-        let entry = tracker.track(path: codingPath, keys: Array(object.keys))
+        let entry = tracker.track(path: codingPath, keys: Array(object.keys), keyType: Key.self)
         return KeyedDecodingContainer(StrictKeyedContainer<Key>(object: object, codingPath: codingPath, tracker: tracker, entry: entry))
     }
 
@@ -337,5 +371,12 @@ private struct StrictSingleValueContainer: SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try unbox(value, as: T.self, path: codingPath, tracker: tracker)
+    }
+}
+
+extension RPCError {
+    /// Shorthand for the -32602 that a params type's `validate()` throws.
+    public static func invalidParam(_ field: String, _ message: String) -> RPCError {
+        RPCError(.invalidParams, message, field: field)
     }
 }
