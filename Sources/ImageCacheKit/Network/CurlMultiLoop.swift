@@ -106,7 +106,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             environment.stats.update { $0.bytesDiscarded += job.totalReceived }
             job.discardBody()
-            job.handle.finish(.failure(RPCError(.cancelled, "transfer cancelled: \(URLRedaction.redact(job.target.url))", reason: reason)))
+            job.handle.finish(.failure(Cancellation(.transfer(url: job.target.url), reason: reason)))
         case .reprioritize(let id, let priority):
             guard let job = jobs[id] else { return }
             job.priority = priority
@@ -119,7 +119,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func stop() {
         for command in commands.close() {
             if case .start(_, let handle, _) = command {
-                handle.finish(.failure(RPCError(.cancelled, "the transfer engine is shut down", reason: "shutdown")))
+                handle.finish(.failure(Cancellation.shutdown))
             }
         }
         for (_, job) in jobs {
@@ -129,7 +129,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 releaseEasy(of: job)
             }
             job.discardBody()
-            job.handle.finish(.failure(RPCError(.cancelled, "the transfer engine is shut down", reason: "shutdown")))
+            job.handle.finish(.failure(Cancellation.shutdown))
         }
         jobs = [:]
         for easy in pool { curl_easy_cleanup(easy) }

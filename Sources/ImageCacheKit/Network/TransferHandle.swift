@@ -11,7 +11,7 @@ public final class TransferHandle: Sendable {
     private let state = LockedState(State())
 
     private struct State {
-        var outcome: Result<TransferResult, RPCError>?
+        var outcome: Result<TransferResult, any Error>?
         var waiters: [UInt64: CheckedContinuation<TransferResult, any Error>] = [:]
         var nextWaiter: UInt64 = 0
     }
@@ -22,7 +22,7 @@ public final class TransferHandle: Sendable {
     }
 
     /// Waits for the transfer's end. When the waiting task is cancelled, so is the transfer
-    /// (with reason `cancelled`): a lone waiter is the transfer's only demand. Throws `RPCError`.
+    /// (with reason `cancelled`): a lone waiter is the transfer's only demand. Throws an engine error.
     public func result() async throws -> TransferResult {
         try await withTaskCancellationHandler {
             try await wait()
@@ -38,8 +38,8 @@ public final class TransferHandle: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransferResult, any Error>) in
                 let immediate: Result<TransferResult, any Error>? = state.withLock { s in
-                    if let outcome = s.outcome { return outcome.mapError { $0 } }
-                    if Task.isCancelled { return .failure(RPCError(.cancelled, "wait cancelled", reason: "cancelled")) }
+                    if let outcome = s.outcome { return outcome }
+                    if Task.isCancelled { return .failure(Cancellation(.wait)) }
                     s.waiters[waiter] = continuation
                     return nil
                 }
@@ -47,7 +47,7 @@ public final class TransferHandle: Sendable {
             }
         } onCancel: {
             let continuation = state.withLock { $0.waiters.removeValue(forKey: waiter) }
-            continuation?.resume(throwing: RPCError(.cancelled, "wait cancelled", reason: "cancelled"))
+            continuation?.resume(throwing: Cancellation(.wait))
         }
     }
 
@@ -75,7 +75,7 @@ public final class TransferHandle: Sendable {
     }
 
     /// Called once by the engine's thread with the final outcome.
-    func finish(_ outcome: Result<TransferResult, RPCError>) {
+    func finish(_ outcome: Result<TransferResult, any Error>) {
         let waiters = state.withLock { s -> [CheckedContinuation<TransferResult, any Error>] in
             guard case .none = s.outcome else { return [] }
             s.outcome = outcome

@@ -32,14 +32,14 @@ final class ThumbnailFetch: Sendable {
         var demands: [UInt64: Demand] = [:]
         var priority: TransferPriority
         var handle: TransferHandle?
-        var outcome: Result<Stored, RPCError>?
+        var outcome: Result<Stored, any Error>?
         var waiters: [UInt64: CheckedContinuation<Stored, any Error>] = [:]
         var header: ImageHeader?
         /// The first bytes of the body, kept until the header is read.
         var probeBuffer: [UInt8] = []
         var probing = true
         /// Why the transfer was stopped early (not an image, too many pixels), if it was.
-        var earlyFailure: RPCError?
+        var earlyFailure: ImagingError?
         var abandoned = false
     }
 
@@ -93,7 +93,7 @@ final class ThumbnailFetch: Sendable {
             s.priority = highest
             return (false, s.handle, highest, waiter)
         }
-        waiter?.resume(throwing: RPCError(.cancelled, "the request was cancelled", reason: "cancelled"))
+        waiter?.resume(throwing: Cancellation.request)
         if abandon {
             handle?.cancel(reason: "no demand left")
         } else if let lower {
@@ -115,9 +115,9 @@ final class ThumbnailFetch: Sendable {
     func wait(_ id: UInt64) async throws -> Stored {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Stored, any Error>) in
             let ready: Result<Stored, any Error>? = state.withLock { s in
-                if let outcome = s.outcome { return outcome.mapError { $0 } }
+                if let outcome = s.outcome { return outcome }
                 guard s.demands[id] != nil else {
-                    return .failure(RPCError(.cancelled, "the request was cancelled", reason: "cancelled"))
+                    return .failure(Cancellation.request)
                 }
                 s.waiters[id] = continuation
                 return nil
@@ -151,7 +151,7 @@ final class ThumbnailFetch: Sendable {
     }
 
     private func probe(offset: Int, bytes: [UInt8], dimensions: ImageDimensionsStore, maxPixels: Int) {
-        enum Step { case none, found(ImageHeader), failed(RPCError, TransferHandle?) }
+        enum Step { case none, found(ImageHeader), failed(ImagingError, TransferHandle?) }
         let step = state.withLock { s -> Step in
             guard s.probing else { return .none }
             if offset != s.probeBuffer.count {
@@ -160,7 +160,7 @@ final class ThumbnailFetch: Sendable {
                 s.probeBuffer.removeAll(keepingCapacity: true)
             }
             s.probeBuffer.append(contentsOf: bytes)
-            do throws(RPCError) {
+            do throws(ImagingError) {
                 switch try ImageHeaderProbe.probe(s.probeBuffer) {
                 case .needMore:
                     if s.probeBuffer.count > Self.probeLimit {
@@ -171,7 +171,7 @@ final class ThumbnailFetch: Sendable {
                 case .header(let header):
                     s.probing = false
                     s.probeBuffer = []
-                    do throws(RPCError) {
+                    do throws(ImagingError) {
                         try header.checkPixelLimit(maxPixels)
                     } catch {
                         s.earlyFailure = error
@@ -199,7 +199,7 @@ final class ThumbnailFetch: Sendable {
     }
 
     /// Why the transfer was stopped before its end by the probe, if it was.
-    var earlyFailure: RPCError? { state.withLock { $0.earlyFailure } }
+    var earlyFailure: ImagingError? { state.withLock { $0.earlyFailure } }
 
     private func send(_ event: ThumbnailEvent) {
         let handlers = state.withLock { s in s.demands.values.compactMap(\.events) }
@@ -209,13 +209,13 @@ final class ThumbnailFetch: Sendable {
     // MARK: The end
 
     /// Delivers the outcome to every waiting demand (once; later calls are ignored).
-    func finish(_ outcome: Result<Stored, RPCError>) {
+    func finish(_ outcome: Result<Stored, any Error>) {
         let waiters = state.withLock { s -> [CheckedContinuation<Stored, any Error>] in
             if case .some = s.outcome { return [] }
             s.outcome = outcome
             defer { s.waiters = [:] }
             return Array(s.waiters.values)
         }
-        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 }) }
+        for waiter in waiters { waiter.resume(with: outcome) }
     }
 }

@@ -194,7 +194,7 @@ final class Dispatcher: Sendable {
 
     /// Maps what a handler threw to the contract's error model, and logs the failure.
     private static func failure(_ error: any Error, context: RequestContext) -> Outcome {
-        switch error {
+        switch WireErrorMapping.mapped(error) {
         case let error as RPCError:
             logFailure(error, context: context)
             return (error.kind.rawValue, { id in MessageEncoder.failure(id: id, error: error) })
