@@ -132,13 +132,13 @@ public final class ImagePipeline: Sendable {
 
     /// The memory tier's answer for `plan`, with no I/O: each key `lookup` would try, in its order.
     private func memoryLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
-        if let hit = deliver(cache.memoryHit(plan.sizedKey, base64: wantsBytes), wantsBytes: wantsBytes) { return hit }
-        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key, base64: wantsBytes), wantsBytes: wantsBytes) {
+        if let hit = deliver(cache.memoryHit(plan.sizedKey), wantsBytes: wantsBytes) { return hit }
+        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key), wantsBytes: wantsBytes) {
             return hit
         }
         guard let note = cache.memoryHit(plan.widthNoteKey)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
               let width = Int(note), width != plan.size else { return nil }
-        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width), base64: wantsBytes), wantsBytes: wantsBytes)
+        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width)), wantsBytes: wantsBytes)
     }
 
     /// Memory first, where a hit costs no I/O and no thread hop; then the disk tier, read on
@@ -173,7 +173,7 @@ public final class ImagePipeline: Sendable {
         guard let hit, let path = hit.path, let width = hit.info.width, let height = hit.info.height else { return nil }
         return ThumbnailDelivery(path: path, width: width, height: height, bytes: hit.byteCount,
                                  mime: hit.info.contentType, source: hit.source == .memory ? .memory : .disk,
-                                 data: wantsBytes ? hit.bytes : nil, base64: wantsBytes ? hit.base64 : nil)
+                                 data: wantsBytes ? hit.bytes : nil, memoryEntry: wantsBytes ? hit.memoryEntry : nil)
     }
 
     // MARK: Loading

@@ -21,13 +21,17 @@ public enum CacheMethods {
             try params.validate()
             let before = cache.statistics
             try await services.pipeline.evict(params.image)
+            services.inlineData.removeAll()  // remade from memory at the next inline hit
             return removal(from: before, to: cache.statistics)
         }
         router.register("cache.clear") { (params: CacheClearParams, _) in
             let before = cache.statistics
             // Unlinking a full cache's files can take seconds: not on the cooperative pool,
             // whose few threads serve every session.
-            if params.what != .searches { _ = await BlockingIO.run { cache.clear(.thumbnails) } }
+            if params.what != .searches {
+                _ = await BlockingIO.run { cache.clear(.thumbnails) }
+                services.inlineData.removeAll()
+            }
             if params.what != .thumbnails { await search.coordinator.clearSearches() }
             return removal(from: before, to: cache.statistics)
         }
