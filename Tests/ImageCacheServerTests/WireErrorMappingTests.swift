@@ -63,6 +63,64 @@ struct WireErrorMappingTests {
         }
     }
 
+    @Test("every transfer failure: its kind and code, the status, body and Retry-After it carries, the URL redacted")
+    func transfers() {
+        let url = "https://img.example/a.jpg?api_key=SECRET123"
+        let shown = "https://img.example/a.jpg?api_key=REDACTED"
+        let policy = TransferError(.schemeNotAllowed("file"), url: "file:///etc/passwd")
+        let table: [(TransferError, Wire)] = [
+            (TransferError(.notFetchable, url: "not a url"), Wire(.forbidden, "not a fetchable URL: not a url")),
+            (TransferError(.httpNotAllowed, url: url), Wire(.forbidden, "http is not allowed (allow_http = false): \(shown)")),
+            (policy, Wire(.forbidden, "scheme file is not allowed: file:///etc/passwd")),
+            (TransferError(.hostNotAllowed("evil.example"), url: url), Wire(.forbidden, "host evil.example is not allowed: \(shown)")),
+            (TransferError(.queueFull(waiting: 5000)), Wire(.busy, "the transfer queue is full (5000 waiting)")),
+            (TransferError(.aborted(.tooLarge(limit: 100)), url: url), Wire(.tooLarge, "body exceeds max_image_bytes (100): \(shown)")),
+            (TransferError(.aborted(.stalled(seconds: 1.0)), url: url), Wire(.timeout, "no data for 1.0 s (stall_timeout): \(shown)")),
+            (TransferError(.aborted(.deadline(seconds: 30.0)), url: url),
+             Wire(.timeout, "transfer exceeded transfer_timeout (30.0 s): \(shown)")),
+            (TransferError(.aborted(.refusedAddress("internal address 10.0.0.1 refused")), url: url),
+             Wire(.forbidden, "internal address 10.0.0.1 refused: \(shown)")),
+            (TransferError(.aborted(.diskFailure("cannot create a body file", errno: ENOSPC)), url: url),
+             Wire(.storageUnavailable, "cannot create a body file: \(shown)")),
+            (TransferError(.aborted(.outOfDescriptors), url: url),
+             Wire(.busy, "out of file descriptors (the open-file limit is reached); retry later: \(shown)")),
+            (TransferError(.aborted(.rangeMismatch("asked bytes=10-, got bytes 0-9/20")), url: url),
+             Wire(.upstreamError, "the server's partial answer does not continue the file (asked bytes=10-, got bytes 0-9/20): \(shown)")),
+            (TransferError(.cannotConnect("Connection refused"), url: url), Wire(.networkUnavailable, "cannot connect (Connection refused): \(shown)")),
+            (TransferError(.timedOut("Operation timed out"), url: url), Wire(.timeout, "timed out (Operation timed out): \(shown)")),
+            (TransferError(.connectionFailed("Recv failure"), url: url), Wire(.networkUnavailable, "connection failed (Recv failure): \(shown)")),
+            (TransferError(.truncated("transfer closed"), url: url), Wire(.upstreamError, "truncated body (transfer closed): \(shown)")),
+            (TransferError(.protocolNotAllowed("ftp"), url: url), Wire(.forbidden, "protocol not allowed (ftp): \(shown)")),
+            (TransferError(.curlRedirectLimit, url: url), Wire(.upstreamError, "too many redirects: \(shown)")),
+            (TransferError(.otherCurl("SSL error"), url: url), Wire(.networkUnavailable, "transfer failed (SSL error): \(shown)")),
+            (TransferError(.wrongSize("the body ended at 5 of 10 bytes"), url: url),
+             Wire(.upstreamError, "the body ended at 5 of 10 bytes: \(shown)")),
+            (TransferError(.tooManyRedirects(limit: 5), url: url), Wire(.upstreamError, "more than 5 redirects: \(shown)")),
+            (TransferError(.redirectRefused(policy)), Wire(.forbidden, "redirect refused: scheme file is not allowed: file:///etc/passwd")),
+            (TransferError(.redirectLoop, url: url), Wire(.upstreamError, "redirect loop at \(shown)")),
+            (TransferError(.engine("curl_easy_init failed")), Wire(.internal, "curl_easy_init failed")),
+        ]
+        for (error, expected) in table {
+            #expect(Self.wire(error) == expected)
+            #expect(error.kind == expected.kind, "the engine's kind and the wire's agree for \(error)")
+        }
+        // Statuses: the fields each carries.
+        let gone = WireErrorMapping.rpcError(for: TransferError(.status(410, excerpt: "gone", retryAfter: 5), url: url))
+        #expect(gone.kind == .notFound && gone.message == "HTTP 410: \(shown)" && gone.data.status == 410)
+        #expect(gone.data.body == nil && gone.data.retryAfter == nil)
+        let limited = WireErrorMapping.rpcError(for: TransferError(.status(429, excerpt: "slow down", retryAfter: 7), url: url))
+        #expect(limited.kind == .rateLimited && limited.data.retryAfter == 7 && limited.data.body == nil && limited.data.status == 429)
+        let failing = WireErrorMapping.rpcError(for: TransferError(.status(503, excerpt: "echo key=SECRET123", retryAfter: 3), url: url))
+        #expect(failing.kind == .upstreamError && failing.code == 1003 && failing.data.status == 503 && failing.data.retryAfter == 3)
+        #expect(failing.data.body == "echo key=REDACTED", "\(failing)")
+        let refused = WireErrorMapping.rpcError(for: TransferError(.status(403, excerpt: nil, retryAfter: 3), url: url))
+        #expect(refused.kind == .upstreamError && refused.data.retryAfter == nil && refused.data.body == nil)
+        // A provider's secrets (a key sent in a header) are redacted from every text too.
+        var scrubbed = TransferError(.cannotConnect("proxy said: Client-ID abcdef123"), url: url)
+        scrubbed.secrets = ["abcdef123"]
+        #expect(!WireErrorMapping.rpcError(for: scrubbed).message.contains("abcdef123"))
+    }
+
     @Test("a declared size whose pixel count overflows Int is said, not trapped on")
     func hugeDeclaredSize() {
         let error = ImagingError.tooLarge(width: .max, height: .max, maxPixels: 1)

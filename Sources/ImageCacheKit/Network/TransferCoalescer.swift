@@ -95,7 +95,7 @@ public final class TransferCoalescer<Key: Hashable & Sendable>: Sendable {
         return Demand(key: key, id: demandID, handle: handle, coalescer: self)
     }
 
-    /// `join` and wait in one call. Throws `RPCError`.
+    /// `join` and wait in one call. Throws `TransferError` or `Cancellation`.
     public func demand(_ key: Key, _ request: TransferRequest,
                        events: (@Sendable (TransferEvent) -> Void)? = nil) async throws -> TransferResult {
         try await join(key, request, events: events).result()

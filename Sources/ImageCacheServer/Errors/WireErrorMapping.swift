@@ -4,8 +4,8 @@ import ImageCacheProtocol
 /// The one place where an error thrown on a request's way becomes the wire's error object
 /// (`{"code", "message", "data": {"kind", …}}`, docs/protocol.md "Errors").
 ///
-/// The engine throws its modules' own errors (`ImagingError`, `Cancellation`, `PipelineError`,
-/// `CacheWriteError`…), each holding the facts as fields; this mapping picks the code from the
+/// The engine throws its modules' own errors (`ImagingError`, `TransferError`, `Cancellation`,
+/// `PipelineError`, `CacheWriteError`…), each holding the facts as fields; this mapping picks the code from the
 /// kind, fills `data` from the fields (`format`, `field`, `reason`…) and redacts every text
 /// that leaves: a URL's secret parameters never reach a client, whoever built the message.
 /// The dispatcher calls it for every failed handler, the slot table's answers and the
@@ -28,6 +28,9 @@ public enum WireErrorMapping {
             return redacted(RPCError(.cancelled, error.description, reason: error.reason))
         case is CancellationError:
             return mapped(Cancellation.request)
+        case let error as TransferError:
+            return redacted(RPCError(error.kind, error.description, status: error.status, body: error.body,
+                                     retryAfter: error.retryAfter))
         case let error as ImagingError:
             return redacted(RPCError(error.kind, error.description, field: error.field, format: error.format?.rawValue))
         case let error as any EngineError:

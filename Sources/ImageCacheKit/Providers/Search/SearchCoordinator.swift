@@ -147,7 +147,7 @@ public actor SearchCoordinator {
             let merged = await registry.photo(id: fresh.id).map { PhotoRegistry.merged($0, with: fresh) } ?? fresh
             await registry.remember([merged])
             return merged
-        } catch let error as RPCError where Self.isUnreachable(error) {
+        } catch where Self.isUnreachable(error) {
             if let known = await registry.photo(id: id) { return known }
             throw error
         }
@@ -239,7 +239,7 @@ public actor SearchCoordinator {
             do {
                 let page = try await shared(client: client, key: key)
                 finish(token, .success(result(key, page, fromCache: false, stale: false)))
-            } catch let error as RPCError where Self.isUnreachable(error) {
+            } catch where Self.isUnreachable(error) {
                 if let stored = await store.load(key) {
                     await registry.remember(stored.page.photos)
                     finish(token, .success(result(key, stored.page, fromCache: true, stale: true)))
@@ -358,10 +358,12 @@ public actor SearchCoordinator {
 
     /// The failures a stale copy may stand in for: the provider could not be reached, timed
     /// out, or failed on its side (5xx).
-    static func isUnreachable(_ error: RPCError) -> Bool {
-        switch error.kind {
+    static func isUnreachable(_ error: any Error) -> Bool {
+        switch engineKind(of: error) {
         case .networkUnavailable, .timeout: return true
-        case .upstreamError: return error.data.status.map { $0 >= 500 } ?? false
+        case .upstreamError:
+            let status = (error as? RPCError)?.data.status ?? (error as? TransferError)?.status
+            return status.map { $0 >= 500 } ?? false
         default: return false
         }
     }
