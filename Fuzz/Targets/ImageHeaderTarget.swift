@@ -39,11 +39,11 @@ enum ImageHeaderTarget {
     }
 
     /// The probe's answer; its errors must be `decode_failed`.
-    static func probe(_ bytes: UnsafeRawBufferPointer) -> Result<ProbeResult, RPCError> {
+    static func probe(_ bytes: UnsafeRawBufferPointer) -> Result<ProbeResult, ImagingError> {
         do {
             return .success(try ImageHeaderProbe.probe(bytes))
         } catch {
-            FuzzCheck.require(error.data.kind == .decodeFailed, "the probe threw \(error)")
+            FuzzCheck.require(error.kind == .decodeFailed, "the probe threw \(error)")
             return .failure(error)
         }
     }

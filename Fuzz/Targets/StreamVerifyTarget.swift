@@ -14,14 +14,14 @@ enum StreamVerifyTarget {
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
         let body = Array(bytes)
-        let whole: Result<ImageHeader, RPCError> = Result { () throws(RPCError) -> ImageHeader in
+        let whole: Result<ImageHeader, ImagingError> = Result { () throws(ImagingError) -> ImageHeader in
             try Thumbnailer.validate(body, maxPixels: ThumbnailTarget.maxPixels)
         }
         let verifier = StreamingVerifier(maxPixels: ThumbnailTarget.maxPixels)
         // Chunk sizes from a small generator seeded by the length: every size class is tried.
         var state = UInt64(body.count) &* 0x9E37_79B9_7F4A_7C15 | 1
         var offset = 0
-        var refusal: RPCError?
+        var refusal: ImagingError?
         while offset < body.count {
             state ^= state << 13
             state ^= state >> 7
@@ -36,7 +36,7 @@ enum StreamVerifyTarget {
             }
             offset += size
         }
-        let streamed: Result<ImageHeader, RPCError> = Result { () throws(RPCError) -> ImageHeader in try verifier.finish() }
+        let streamed: Result<ImageHeader, ImagingError> = Result { () throws(ImagingError) -> ImageHeader in try verifier.finish() }
         if let refusal {
             guard case .failure(let again) = streamed, again == refusal else {
                 FuzzCheck.fail("refused by a feed (\(refusal)), then finish() said \(streamed)")
@@ -47,7 +47,7 @@ enum StreamVerifyTarget {
             FuzzCheck.require(expected == header, "validate: \(expected); streamed: \(header)")
         case (.failure(let expected), .failure(let error)):
             ThumbnailTarget.expectImagingError(error, "StreamingVerifier")
-            FuzzCheck.require(expected.data.kind == error.data.kind && expected.data.format == error.data.format,
+            FuzzCheck.require(expected.kind == error.kind && expected.format == error.format,
                               "validate: \(expected); streamed: \(error)")
         default:
             FuzzCheck.fail("validate: \(whole); streamed: \(streamed)")

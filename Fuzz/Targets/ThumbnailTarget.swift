@@ -42,7 +42,7 @@ enum ThumbnailTarget {
         }
     }
 
-    static func expectImagingError(_ error: RPCError, _ step: String) {
-        FuzzCheck.require(error.data.kind == .decodeFailed || error.data.kind == .tooLarge, "\(step) threw \(error)")
+    static func expectImagingError(_ error: ImagingError, _ step: String) {
+        FuzzCheck.require(error.kind == .decodeFailed || error.kind == .tooLarge, "\(step) threw \(error)")
     }
 }

@@ -1,7 +1,8 @@
 /// Every error kind of the contract (§3), with its JSON-RPC code.
 ///
 /// One table shared by the daemon and its clients, so a code can never mean two things.
-/// The engine (ImageCacheKit) throws these kinds too, so the server maps nothing by hand.
+/// The engine's typed errors name their kind from it too (`EngineError`), so the server's one
+/// mapping (`WireErrorMapping`) takes the code from here.
 public enum ErrorKind: String, Sendable, Codable, CaseIterable, Hashable {
     case parseError = "parse_error"
     case invalidRequest = "invalid_request"

@@ -1,8 +1,8 @@
 /// An error object as the contract (§3) puts it on the wire:
 /// `{"code": C, "message": "…", "data": {"kind": "…", …}}`.
 ///
-/// It is also the `Error` that flows through the daemon: the engine throws it, the server
-/// sends it, the client rethrows it. Optional detail fields are omitted when nil.
+/// The server builds it (from the engine's typed errors, in `WireErrorMapping`) and sends it;
+/// the client rethrows it. Optional detail fields are omitted when nil.
 public struct RPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The detail object of an error; `kind` is always present.
     public struct Details: Sendable, Hashable, Codable {

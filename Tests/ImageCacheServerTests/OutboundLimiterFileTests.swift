@@ -101,4 +101,38 @@ struct OutboundLimiterFileTests {
         try await recorded.expectClosedOnce(releasing: &file, on: connection)
         try await connection.shutdown()
     }
+
+    @Test("a line that sends part of a file and then its own end: the client reads exactly head, that part and the end")
+    func partOfTheFileThenTail() async throws {
+        let connection = try await LimitedConnection()
+        let recorded = RecordedFile()
+        let data = (0..<40_000).map { UInt8(ascii: "A") + UInt8($0 % 26) }
+        let foreignEnd = Array(#"","other":1}}"#.utf8) + [0x0A]
+        var file: SealedMemoryFile? = try recorded.make(data + foreignEnd)
+        let head = #"{"jsonrpc":"2.0","id":1,"result":{"data":""#
+        let end = Array(#""}}"#.utf8) + [0x0A]
+        let expected = Array(head.utf8) + data + end
+        let write = connection.channel.eventLoop.makePromise(of: Void.self)
+        do {
+            // The message is let go once handed over: only the connection then holds the file.
+            let message = OutboundMessage(bytes: ByteBuffer(string: head), priority: .response, rest: file!,
+                                          restCount: data.count, tail: ByteBuffer(bytes: end))
+            #expect(message.size == expected.count)
+            connection.channel.writeAndFlush(message, promise: write)
+        }
+        let read = await Task.detached { () -> [UInt8] in
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while received.count < expected.count {
+                let count = chunk.withUnsafeMutableBytes { recv(connection.peer, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { break }
+                received += chunk.prefix(count)
+            }
+            return received
+        }.value
+        #expect(read == expected)
+        try await write.futureResult.get()
+        try await recorded.expectClosedOnce(releasing: &file, on: connection)
+        try await connection.shutdown()
+    }
 }

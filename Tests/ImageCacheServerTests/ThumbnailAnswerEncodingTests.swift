@@ -53,22 +53,90 @@ struct ThumbnailAnswerEncodingTests {
         #expect(decoded == result)
     }
 
+    /// The bytes a client reads for `message`: its buffer, the file's part, then its tail.
+    static func sent(_ message: OutboundMessage) -> [UInt8] {
+        var bytes = Array(message.bytes.readableBytesView)
+        if let file = message.rest { bytes += file.contents().prefix(message.restBytes) }
+        if let tail = message.tail { bytes += Array(tail.readableBytesView) }
+        return bytes
+    }
+
+    /// A thumbnail's delivery from memory entry `entry`, with its bytes.
+    static func delivery(_ bytes: Data, entry: UInt64?) -> ThumbnailDelivery {
+        ThumbnailDelivery(path: "/c/y", width: 5, height: 6, bytes: bytes.count, mime: "image/png", source: .memory,
+                          data: bytes, memoryEntry: entry)
+    }
+
+    static let params = ThumbnailShowParams(slot: 2, image: .url("https://img.example/y.png"), inline: true, view: "side")
+
     @Test("an answer whose data comes from a sealed file is, byte for byte, the line written from a buffer",
           arguments: [RequestID.int(7), .string("s \"q\"")])
     func answerFromFile(id: RequestID) throws {
-        let text = Data((0..<5000).map { UInt8($0 % 251) }).base64EncodedString()
-        let result = ThumbnailShowResult(slot: 2, view: "side", photo: "unsplash:x", path: "/c/y", width: 5, height: 6,
-                                         bytes: 5000, mime: "image/png", source: .memory, data: text)
-        guard case .lineEnd(let file) = InlineBase64.make(text) else {
-            Issue.record("no sealed file could be made")
-            return
-        }
-        var withoutData = result
-        withoutData.data = nil
-        let message = ThumbnailMethods.answer(id: id, .init(result: withoutData, dataFile: file))
-        #expect(message.rest === file)
+        let bytes = Data((0..<5000).map { UInt8($0 % 251) })
+        let inlineData = InlineDataCache(costLimit: 1 << 20)
+        let shown = ThumbnailMethods.result(of: Self.delivery(bytes, entry: 1), params: Self.params, inlineData: inlineData)
+        let file = try #require(shown.dataFile, "no sealed file could be made")
+        #expect(shown.result.data == nil)
+        // The file holds the payload's base64 and the line's end its writer produced.
+        #expect(file.contents() == Array(bytes.base64EncodedString().utf8) + shown.fileLineEnd)
+        let message = ThumbnailMethods.answer(id: id, shown)
+        #expect(message.rest === file && message.restBytes == file.count && message.tail == nil)
         #expect(message.size == message.bytes.readableBytes + file.count)
-        let sent = Array(message.bytes.readableBytesView) + file.contents()
-        #expect(sent == Array(ThumbnailMethods.answer(id: id, .init(result: result)).bytes.readableBytesView))
+        var inline = shown.result
+        inline.data = bytes.base64EncodedString()
+        #expect(Self.sent(message) == Array(ThumbnailMethods.answer(id: id, .init(result: inline)).bytes.readableBytesView))
+    }
+
+    @Test("a kept file whose line end is not this answer's own (members reordered since) sends its data alone, then the answer's end")
+    func foreignLineEndNeverCorrupts() throws {
+        let bytes = Data((0..<3000).map { UInt8($0 % 199) })
+        // A copy made for an answer shape whose end differed (a member after `data`, say).
+        let foreignEnd = Array(#"","cached":true}}"#.utf8) + [0x0A]
+        let file = try #require(SealedMemoryFile.make(Array(bytes.base64EncodedString().utf8) + foreignEnd))
+        var result = ThumbnailShowResult(slot: 2, view: "side", photo: nil, path: "/c/y", width: 5, height: 6,
+                                         bytes: bytes.count, mime: "image/png", source: .memory, data: nil)
+        let message = ThumbnailMethods.answer(id: .int(9), .init(result: result, dataFile: file, fileLineEnd: foreignEnd))
+        #expect(message.restBytes == file.count - foreignEnd.count)
+        #expect(message.size == Self.sent(message).count)
+        result.data = bytes.base64EncodedString()
+        let expected = Array(ThumbnailMethods.answer(id: .int(9), .init(result: result)).bytes.readableBytesView)
+        #expect(Self.sent(message) == expected)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.sent(message))) as? [String: Any])
+        #expect((object["result"] as? [String: Any])?["cached"] == nil)
+    }
+
+    @Test("the server keeps one copy per memory entry: made once, new bytes get their own, data not from memory is not kept")
+    func keptPerMemoryEntry() throws {
+        let inlineData = InlineDataCache(costLimit: 1 << 20)
+        let first = Data((0..<2000).map { UInt8($0 % 97) })
+        let a = ThumbnailMethods.result(of: Self.delivery(first, entry: 1), params: Self.params, inlineData: inlineData)
+        let again = ThumbnailMethods.result(of: Self.delivery(first, entry: 1), params: Self.params, inlineData: inlineData)
+        #expect(a.dataFile != nil && again.dataFile === a.dataFile)
+        #expect(inlineData.statistics.entries == 1 && inlineData.statistics.bytes == a.dataFile?.count)
+        // Another entry (new bytes for the same key): another copy, of its own bytes.
+        let second = Data((0..<2000).map { UInt8($0 % 89) })
+        let b = ThumbnailMethods.result(of: Self.delivery(second, entry: 2), params: Self.params, inlineData: inlineData)
+        let fileB = try #require(b.dataFile)
+        #expect(fileB !== a.dataFile)
+        #expect(fileB.contents().prefix(fileB.count - b.fileLineEnd.count).elementsEqual(second.base64EncodedString().utf8))
+        // From the disk or the network: encoded for this answer, not kept.
+        let c = ThumbnailMethods.result(of: Self.delivery(first, entry: nil), params: Self.params, inlineData: inlineData)
+        #expect(c.dataFile == nil && c.result.data == first.base64EncodedString())
+        #expect(inlineData.statistics.entries == 2)
+        inlineData.removeAll()
+        #expect(inlineData.statistics.entries == 0)
+    }
+
+    @Test("with no descriptor for a sealed file, the copy is kept as text and answered from a buffer")
+    func textWhenNoFile() throws {
+        let inlineData = InlineDataCache(costLimit: 1 << 20, makeFile: { _ in nil })
+        let bytes = Data((0..<1000).map { UInt8($0 % 13) })
+        let shown = ThumbnailMethods.result(of: Self.delivery(bytes, entry: 5), params: Self.params, inlineData: inlineData)
+        #expect(shown.dataFile == nil && shown.result.data == bytes.base64EncodedString())
+        #expect(inlineData.statistics.entries == 1)
+        let message = ThumbnailMethods.answer(id: .int(1), shown)
+        #expect(message.rest == nil)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.sent(message))) as? [String: Any])
+        #expect((object["result"] as? [String: Any])?["data"] as? String == bytes.base64EncodedString())
     }
 }

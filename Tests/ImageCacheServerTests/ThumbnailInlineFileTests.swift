@@ -23,10 +23,12 @@ struct ThumbnailInlineFileTests {
         let hit = try #require(try await client.ask(2, "thumbnail.show", params.merging(["slot": 1]) { $1 }).resultObject)
         #expect(hit["source"] as? String == "memory")
         #expect(hit["data"] as? String == expected)
-        // …held in a sealed file (not the string a spent budget would leave).
-        let held = f.daemon.services.pipeline.memoryHit(.url(url), size: 400, wantsBytes: true)?.base64
-        guard case .lineEnd? = held else {
-            Issue.record("the memory tier holds no sealed file for the thumbnail: \(String(describing: held))")
+        // …held by the server in a sealed file (not the string a spent budget would leave).
+        let delivery = try #require(f.daemon.services.pipeline.memoryHit(.url(url), size: 400, wantsBytes: true))
+        #expect(f.daemon.services.inlineData.statistics.entries == 1)
+        let held = f.daemon.services.inlineData.encoded(delivery, lineEnd: [])
+        guard case .file? = held else {
+            Issue.record("the server holds no sealed file for the thumbnail: \(String(describing: held))")
             return
         }
 
@@ -41,9 +43,10 @@ struct ThumbnailInlineFileTests {
         try await stalled.send(bytes: Array(batch.utf8))
         try await withTimeout(seconds: 60) { try await f.daemon.server.metrics.readPauseCount.wait { $0 > 0 } }
 
-        // The memory tier lets go of the entry and its file.
+        // The memory tier lets go of the entry, and the server of its file.
         let evicted = try await client.ask(3, "cache.evict", ["url": url])
         #expect((evicted.resultObject?["removed"] as? Int ?? 0) > 0, "\(evicted)")
+        #expect(f.daemon.services.inlineData.statistics.entries == 0)
 
         // Every answer arrives, whole; those that were waiting carry the file's bytes.
         try await stalled.channel.setOption(ChannelOptions.autoRead, value: true).get()

@@ -48,8 +48,9 @@ public struct CacheHit: Sendable {
     public var source: CacheSource
     /// True when the entry had expired and was returned only because stale reads were asked.
     public var isStale: Bool
-    /// The content as base64 text, when a memory hit was asked for it (inline answers).
-    public var base64: InlineBase64? = nil
+    /// The memory entry that answered (a number no other entry gets), nil for a disk hit:
+    /// the same number means the same bytes.
+    public var memoryEntry: UInt64? = nil
 }
 
 /// The source of "now" for expiry, path grace and access times: the system clock in the

@@ -27,7 +27,7 @@ public enum CacheOpenError: Error, Sendable, CustomStringConvertible {
 /// the entry is simply absent from the disk (the memory tier and the network still serve),
 /// and the pipeline logs it. Disk full, read-only folders and permission problems arrive as
 /// `.fileSystem` with the system's `errno`.
-public enum CacheWriteError: Error, Sendable, CustomStringConvertible {
+public enum CacheWriteError: EngineError {
     /// A file operation failed (ENOSPC, EROFS, EACCES…).
     case fileSystem(CacheFileSystemError)
     /// The index (SQLite) refused the update.
@@ -46,14 +46,14 @@ public enum CacheWriteError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The error as a client would see it: `storage_unavailable` for a folder that cannot be
-    /// written (full, read-only, gone; the index's own writes included), `busy` when out of
-    /// descriptors (`StorageFailure`), `internal` for the rest.
-    public var rpcError: RPCError {
+    /// The contract's kind: `storage_unavailable` for a folder that cannot be written (full,
+    /// read-only, gone; the index's own writes included), `busy` when out of descriptors
+    /// (`StorageFailure`), `internal` for the rest.
+    public var kind: ErrorKind {
         switch self {
-        case .fileSystem(let error): return RPCError(StorageFailure.kind(errno: error.code), description)
-        case .index: return RPCError(.storageUnavailable, description)
-        case .tooLarge, .closed: return RPCError(.internal, description)
+        case .fileSystem(let error): return StorageFailure.kind(errno: error.code)
+        case .index: return .storageUnavailable
+        case .tooLarge, .closed: return .internal
         }
     }
 }

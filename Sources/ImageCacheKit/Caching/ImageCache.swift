@@ -22,9 +22,9 @@ public final class ImageCache: Sendable {
         /// hit (a SHA-256 of the key and a hex string each time).
         var digest: CacheDigest
         var path: String
-        /// `bytes` as base64, made the first time an inline answer needs it and kept (and
-        /// charged) with the entry: a hot thumbnail shown inline is encoded once, not per answer.
-        var base64: InlineBase64?
+        /// This entry's number, never given to another (`CacheHit.memoryEntry`): whatever a
+        /// caller derives from the bytes (the server's inline answers) stays tied to them.
+        var serial: UInt64
     }
 
     /// Puts `entry` in the memory tier, charged its content, its kept path and the fixed
@@ -36,7 +36,8 @@ public final class ImageCache: Sendable {
     /// A memory entry for `key`.
     private func memoryEntry(_ key: CacheKey, bytes: Data, info: CacheEntryInfo, created: Date) -> MemoryEntry {
         let digest = key.digest
-        return MemoryEntry(bytes: bytes, info: info, created: created, digest: digest, path: disk.contentPath(digest))
+        let serial = memorySerials.add(1, ordering: .relaxed).newValue
+        return MemoryEntry(bytes: bytes, info: info, created: created, digest: digest, path: disk.contentPath(digest), serial: serial)
     }
 
     /// Bytes charged per memory entry on top of its content and kept path (key, metadata,
@@ -48,6 +49,8 @@ public final class ImageCache: Sendable {
     /// (or wrote a memory entry back to it) while one ran must not keep what it read or
     /// wrote: the evicted image would come back, in memory and then on disk again.
     private let removals = Atomic<UInt64>(0)
+    /// The last memory entry's number (`MemoryEntry.serial`).
+    private let memorySerials = Atomic<UInt64>(0)
     /// The disk tier. Callers go through the operations below, never to it directly, so the
     /// two tiers' rules (promotion, write-back, eviction order) stay in this type.
     let disk: DiskCache
@@ -97,7 +100,8 @@ public final class ImageCache: Sendable {
                     }
                 }
                 return CacheHit(key: key, bytes: entry.bytes, path: path, info: entry.info,
-                                byteCount: entry.bytes.count, created: entry.created, source: .memory, isStale: expired)
+                                byteCount: entry.bytes.count, created: entry.created, source: .memory, isStale: expired,
+                                memoryEntry: entry.serial)
             }
         }
         guard let hit = disk.get(key, wantBytes: true, wantPath: wantPath, allowStale: allowStale),
@@ -116,30 +120,14 @@ public final class ImageCache: Sendable {
     /// A memory hit whose disk copy is known, with no I/O at all: what an event loop may
     /// call to answer a request inline. nil on anything else (a miss, an expired entry, a disk
     /// copy not yet verified): the caller then takes the ordinary road (`get`).
-    /// With `base64`, the hit carries the content as base64 text too (`CacheHit.base64`),
-    /// encoded once per entry and then kept with it (in a sealed memory file when one can be
-    /// made, so that answers send it without copying it).
-    public func memoryHit(_ key: CacheKey, base64: Bool = false) -> CacheHit? {
+    /// The hit names its memory entry (`CacheHit.memoryEntry`), so the server can keep what
+    /// it derives from the bytes (an inline answer's base64) for as long as they are the same.
+    public func memoryHit(_ key: CacheKey) -> CacheHit? {
         guard let entry = memory.value(forKey: key) else { return nil }
         if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
         guard disk.handOutPath(entry.digest) else { return nil }
-        var hit = CacheHit(key: key, bytes: entry.bytes, path: entry.path, info: entry.info, byteCount: entry.bytes.count,
-                           created: entry.created, source: .memory, isStale: false)
-        if base64 { hit.base64 = entry.base64 ?? memoizeBase64(of: entry, forKey: key) }
-        return hit
-    }
-
-    /// Encodes `entry`'s bytes and keeps the text with the entry, charging its size to the
-    /// memory tier (which may evict to stay under `memory_limit`). The text is stored only if
-    /// the entry is still the one it was made from: a racing store of new bytes wins.
-    private func memoizeBase64(of entry: MemoryEntry, forKey key: CacheKey) -> InlineBase64 {
-        let text = InlineBase64.make(entry.bytes.base64EncodedString())
-        memory.grow(forKey: key, by: text.count) { stored in
-            guard stored.base64 == nil, stored.created == entry.created, stored.bytes == entry.bytes else { return false }
-            stored.base64 = text
-            return true
-        }
-        return text
+        return CacheHit(key: key, bytes: entry.bytes, path: entry.path, info: entry.info, byteCount: entry.bytes.count,
+                        created: entry.created, source: .memory, isStale: false, memoryEntry: entry.serial)
     }
 
     // MARK: Storing

@@ -59,18 +59,6 @@ struct LRUList<Key: Hashable, Value> {
         body(&nodes[Int(index)].value!)
     }
 
-    /// Changes the value of an existing entry in place, keeping its place in the order; when
-    /// `body` returns true the entry's cost grows by `extraCost` (something was added to it).
-    /// Nothing happens when the grown entry would cost more than `limit`. Returns whether the
-    /// entry was there and grew.
-    mutating func grow(_ key: Key, by extraCost: Int, within limit: Int, _ body: (inout Value) -> Bool) -> Bool {
-        guard let index = slots[key], nodes[Int(index)].cost + extraCost <= limit,
-              body(&nodes[Int(index)].value!) else { return false }
-        nodes[Int(index)].cost += extraCost
-        totalCost += extraCost
-        return true
-    }
-
     /// Inserts or replaces `key` as the most recently used entry. Returns the old value.
     @discardableResult
     mutating func insert(_ key: Key, _ value: Value, cost: Int) -> Value? {

@@ -57,21 +57,6 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         _ = evicted
     }
 
-    /// Adds to the value already stored for `key`, in place and without touching its recency:
-    /// `body` changes the value and says whether it did; if so the entry costs `extraCost`
-    /// more and least recently used entries are evicted until the bounds hold again. An entry
-    /// that would then cost more than the whole limit is left as it was (`body` is not called),
-    /// as `insert` refuses such a value: one memo never empties the tier. For memos derived
-    /// from a value (the base64 text of an inline answer) that must count against the limit too.
-    public func grow(forKey key: Key, by extraCost: Int, _ body: (inout Value) -> Bool) {
-        var evicted: [Value] = []
-        state.withLock { state in
-            guard state.list.grow(key, by: max(0, extraCost), within: state.costLimit, body) else { return }
-            Self.trim(&state, into: &evicted)
-        }
-        _ = evicted
-    }
-
     /// Removes `key`; returns whether it was present.
     @discardableResult
     public func removeValue(forKey key: Key) -> Bool {

@@ -56,10 +56,10 @@ struct ByteReader {
     }
 }
 
-/// Lends an array's bytes to a body that throws only `RPCError`, keeping the error typed
+/// Lends an array's bytes to a body that throws only `E`, keeping the error typed
 /// (`Array.withUnsafeBytes` rethrows untyped).
-func withRawBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(RPCError) -> T) throws(RPCError) -> T {
-    var result: Result<T, RPCError>?
-    bytes.withUnsafeBytes { raw in result = Result { () throws(RPCError) -> T in try body(raw) } }
+func withRawBytes<T, E: Error>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+    var result: Result<T, E>?
+    bytes.withUnsafeBytes { raw in result = Result { () throws(E) -> T in try body(raw) } }
     return try result!.get()
 }

@@ -199,10 +199,8 @@ public final class DecodeBudget: Sendable {
     }
 
     /// The `too_large` answer for a decode the budget can never admit.
-    static func neverFits(_ cost: DecodeCost, memory: Int) -> RPCError {
-        RPCError(.tooLarge, "decoding this image needs \(DecodeCost.mebibytes(cost.bytes)) MiB, more than the "
-                 + "\(DecodeCost.mebibytes(memory - reserve(of: memory))) MiB a large decode may hold "
-                 + "(decode_memory = \(DecodeCost.mebibytes(memory)) MiB)")
+    static func neverFits(_ cost: DecodeCost, memory: Int) -> ImagingError {
+        .needsMoreMemory(bytes: cost.bytes, budget: memory - reserve(of: memory), decodeMemory: memory)
     }
 
     /// Slots free right now (for stats and tests).

@@ -125,7 +125,7 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     ///   a message that says which and by how much.
     /// - Parameter survey: a JPEG's markers, when the caller has walked them already.
     static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
-                   survey known: JPEGScanSurvey? = nil) throws(RPCError) -> DecodeCost {
+                   survey known: JPEGScanSurvey? = nil) throws(ImagingError) -> DecodeCost {
         let reader = ByteReader(raw)
         let target = width.map { Thumbnailer.targetSize(of: header, width: $0) }
         var peak = 0
@@ -170,7 +170,7 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
 
     /// Refuses a JPEG over `scanLimit` scans or `workLimit` block visits, saying which and by
     /// how much. A streaming verification calls it as the scans arrive (the counts only grow).
-    static func checkLimits(scanCount: Int, blockVisits: Int) throws(RPCError) {
+    static func checkLimits(scanCount: Int, blockVisits: Int) throws(ImagingError) {
         guard scanCount <= scanLimit else {
             throw ImagingError.decodeFailed(
                 "JPEG: \(scanCount) scans, over the limit of \(scanLimit) (ordinary progressive JPEGs have about 10)",

@@ -80,7 +80,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// A `decode_failed` error for bytes no magic number matches, quoting what was seen.
-    static func unrecognised(_ reader: ByteReader) -> RPCError {
+    static func unrecognised(_ reader: ByteReader) -> ImagingError {
         let shown = (0..<min(reader.count, 8)).map { index -> String in
             let byte = reader.bytes[index]
             let hex = String(byte, radix: 16, uppercase: true)

@@ -44,7 +44,7 @@ public struct ImageHeader: Sendable, Hashable {
 
     /// Throws `too_large` when the declared size exceeds `maxPixels`: called before any pixel
     /// buffer exists, so a 65000×65000 header costs microseconds and no memory.
-    public func checkPixelLimit(_ maxPixels: Int) throws(RPCError) {
+    public func checkPixelLimit(_ maxPixels: Int) throws(ImagingError) {
         if maxPixels > 0 && pixelCount > maxPixels {
             throw ImagingError.tooLarge(width: storedWidth, height: storedHeight, maxPixels: maxPixels)
         }

@@ -22,7 +22,7 @@ public enum ImageHeaderProbe {
     /// - Throws: `decode_failed` when the bytes are no known format or the header is invalid
     ///   (with `data.format` once sniffed). It does not apply a pixel limit; call
     ///   `ImageHeader.checkPixelLimit(_:)` on the result for that.
-    public static func probe(_ bytes: UnsafeRawBufferPointer) throws(RPCError) -> ProbeResult {
+    public static func probe(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) -> ProbeResult {
         let reader = ByteReader(bytes)
         switch ImageFormat.sniff(reader) {
         case .needMore:
@@ -52,12 +52,12 @@ public enum ImageHeaderProbe {
     }
 
     /// Probes bytes held in an array (the usual shape of a body accumulated in memory).
-    public static func probe(_ bytes: [UInt8]) throws(RPCError) -> ProbeResult {
-        try withRawBytes(bytes) { (raw) throws(RPCError) -> ProbeResult in try probe(raw) }
+    public static func probe(_ bytes: [UInt8]) throws(ImagingError) -> ProbeResult {
+        try withRawBytes(bytes) { (raw) throws(ImagingError) -> ProbeResult in try probe(raw) }
     }
 
     /// Reads the header of a complete body: "need more" means the body is truncated.
-    public static func header(ofComplete bytes: UnsafeRawBufferPointer) throws(RPCError) -> ImageHeader {
+    public static func header(ofComplete bytes: UnsafeRawBufferPointer) throws(ImagingError) -> ImageHeader {
         switch try probe(bytes) {
         case .header(let header): return header
         case .needMore:

@@ -26,7 +26,7 @@ enum JPEGDecoder {
     ///   - coveringWidth: the stored-orientation width the result must reach at least (when
     ///     the image is that wide); 1 asks for the cheapest decode, i.e. validation.
     static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey? = nil,
-                       coveringWidth: Int, fast: Bool = false) throws(RPCError) -> Decoded {
+                       coveringWidth: Int, fast: Bool = false) throws(ImagingError) -> Decoded {
         let reader = ByteReader(bytes)
         let metadata = JPEGMetadata(reader)
         guard let scan = metadata.firstScanOffset else {
@@ -36,7 +36,7 @@ enum JPEGDecoder {
         let hasEndOfImage = JPEGMetadata.hasEndOfImage(reader, after: scan)
         try checkStructure(structure, hasEndOfImage: hasEndOfImage)
         guard let handle = tjInitDecompress() else {
-            throw RPCError(.internal, "TurboJPEG could not allocate a decompressor")
+            throw ImagingError.library("TurboJPEG could not allocate a decompressor")
         }
         defer { tjDestroy(handle) }
         let source = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -92,7 +92,7 @@ enum JPEGDecoder {
     /// Refuses scans that cannot carry every pixel (`JPEGScanSurvey.problem`), and a cut
     /// arithmetic-coded body: without an EOI its data runs out into zeros silently. Checked
     /// before decoding, and by `StreamingVerifier` at the end of the body.
-    static func checkStructure(_ structure: JPEGScanSurvey, hasEndOfImage: Bool) throws(RPCError) {
+    static func checkStructure(_ structure: JPEGScanSurvey, hasEndOfImage: Bool) throws(ImagingError) {
         if let problem = structure.problem(hasEndOfImage: hasEndOfImage) {
             throw ImagingError.decodeFailed("JPEG: \(problem)", format: .jpeg)
         }
@@ -127,7 +127,7 @@ enum JPEGDecoder {
         String(cString: tjGetErrorStr2(handle))
     }
 
-    private static func failure(_ handle: tjhandle) -> RPCError {
+    private static func failure(_ handle: tjhandle) -> ImagingError {
         ImagingError.decodeFailed("JPEG: \(lastMessage(handle))", format: .jpeg)
     }
 }

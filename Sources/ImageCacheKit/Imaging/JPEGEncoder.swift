@@ -8,9 +8,9 @@ import ImageCacheProtocol
 /// wide-gamut photo shown without its profile loses its colours, so the segments are
 /// written here, right after the JFIF header, in the standard "ICC_PROFILE" chunking.
 enum JPEGEncoder {
-    static func encode(_ image: PixelBuffer, quality: Int, iccProfile: [UInt8]?) throws(RPCError) -> [UInt8] {
+    static func encode(_ image: PixelBuffer, quality: Int, iccProfile: [UInt8]?) throws(ImagingError) -> [UInt8] {
         guard let handle = tjInitCompress() else {
-            throw RPCError(.internal, "TurboJPEG could not allocate a compressor")
+            throw ImagingError.library("TurboJPEG could not allocate a compressor")
         }
         defer { tjDestroy(handle) }
         let format = image.channels == 1 ? TJPF_GRAY : TJPF_RGB
@@ -24,7 +24,7 @@ enum JPEGEncoder {
         }
         defer { if let output { tjFree(output) } }
         guard rc == 0, let output else {
-            throw RPCError(.internal, "TurboJPEG could not encode a thumbnail: \(String(cString: tjGetErrorStr2(handle)))")
+            throw ImagingError.library("TurboJPEG could not encode a thumbnail: \(String(cString: tjGetErrorStr2(handle)))")
         }
         let encoded = [UInt8](UnsafeBufferPointer(start: output, count: Int(size)))
         guard let profile = iccProfile, !profile.isEmpty else { return encoded }

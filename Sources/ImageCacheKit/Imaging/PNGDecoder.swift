@@ -22,13 +22,13 @@ enum PNGDecoder {
     static let bandRows = 16
 
     /// Decodes the whole image at full size.
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(RPCError) -> PixelBuffer {
-        try withReader(bytes) { (reader, info) throws(RPCError) -> PixelBuffer in try decode(reader: reader, info: info) }
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) -> PixelBuffer {
+        try withReader(bytes) { (reader, info) throws(ImagingError) -> PixelBuffer in try decode(reader: reader, info: info) }
     }
 
     /// Decodes every row, keeping none: proof that the body is a whole picture.
-    static func validate(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
-        try withReader(bytes) { (reader, info) throws(RPCError) -> Void in
+    static func validate(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) {
+        try withReader(bytes) { (reader, info) throws(ImagingError) -> Void in
             let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
             if info.interlaced != 0 {
                 _ = try decode(reader: reader, info: info)
@@ -47,20 +47,20 @@ enum PNGDecoder {
 
     /// Decodes and resizes to exactly `width`×`height` (each at most the source's), streaming
     /// the rows of a non-interlaced image into the resampler.
-    static func decode(_ bytes: UnsafeRawBufferPointer, scaledTo width: Int, height: Int) throws(RPCError) -> PixelBuffer {
-        try withReader(bytes) { (reader, info) throws(RPCError) -> PixelBuffer in
+    static func decode(_ bytes: UnsafeRawBufferPointer, scaledTo width: Int, height: Int) throws(ImagingError) -> PixelBuffer {
+        try withReader(bytes) { (reader, info) throws(ImagingError) -> PixelBuffer in
             if info.interlaced != 0 {
                 return Resampler.resize(try decode(reader: reader, info: info), width: width, height: height)
             }
             let rowLength = Int(info.width) * Int(info.channels)
             return try Resampler.resize(streaming: Int(info.width), Int(info.height), channels: Int(info.channels),
-                                        width: width, height: height) { (band: inout [UInt8], rows: Int) throws(RPCError) in
+                                        width: width, height: height) { (band: inout [UInt8], rows: Int) throws(ImagingError) in
                 try read(reader, into: &band, rows: rows, rowLength: rowLength, whole: false)
             }
         }
     }
 
-    private static func decode(reader: OpaquePointer, info: ic_png_info) throws(RPCError) -> PixelBuffer {
+    private static func decode(reader: OpaquePointer, info: ic_png_info) throws(ImagingError) -> PixelBuffer {
         let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
         var pixels = [UInt8](repeating: 0, count: width * height * channels)
         try read(reader, into: &pixels, rows: height, rowLength: width * channels, whole: true)
@@ -69,7 +69,7 @@ enum PNGDecoder {
 
     /// Reads `rows` rows (or, with `whole`, the whole image, any interlacing) into `buffer`.
     private static func read(_ reader: OpaquePointer, into buffer: inout [UInt8], rows: Int, rowLength: Int,
-                             whole: Bool) throws(RPCError) {
+                             whole: Bool) throws(ImagingError) {
         let ok = buffer.withUnsafeMutableBufferPointer { target in
             whole ? ic_png_read_image(reader, target.baseAddress, rowLength)
                 : ic_png_read_rows(reader, target.baseAddress, UInt32(rows), rowLength)
@@ -79,7 +79,7 @@ enum PNGDecoder {
 
     /// Runs `body` with a reader whose header has been read.
     private static func withReader<T>(_ bytes: UnsafeRawBufferPointer,
-                                      _ body: (OpaquePointer, ic_png_info) throws(RPCError) -> T) throws(RPCError) -> T {
+                                      _ body: (OpaquePointer, ic_png_info) throws(ImagingError) -> T) throws(ImagingError) -> T {
         guard let base = bytes.baseAddress, let reader = ic_png_reader_create(base, bytes.count) else {
             throw ImagingError.decodeFailed("PNG: not decodable", format: .png)
         }
@@ -89,7 +89,7 @@ enum PNGDecoder {
         return try body(reader, info)
     }
 
-    private static func failure(_ reader: OpaquePointer) -> RPCError {
+    private static func failure(_ reader: OpaquePointer) -> ImagingError {
         let message = String(cString: ic_png_reader_message(reader))
         return ImagingError.decodeFailed("PNG: \(message.isEmpty ? "not decodable" : message)", format: .png)
     }

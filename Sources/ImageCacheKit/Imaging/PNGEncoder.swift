@@ -4,7 +4,7 @@ import ImageCacheProtocol
 /// Encodes thumbnails that keep an alpha channel as PNG, with libpng's simplified writer
 /// (no setjmp), in memory.
 enum PNGEncoder {
-    static func encode(_ image: PixelBuffer) throws(RPCError) -> [UInt8] {
+    static func encode(_ image: PixelBuffer) throws(ImagingError) -> [UInt8] {
         var png = png_image()
         png.version = IC_PNG_IMAGE_VERSION
         png.width = UInt32(image.width)
@@ -31,10 +31,10 @@ enum PNGEncoder {
         return Array(output.prefix(size))
     }
 
-    private static func failure(_ image: inout png_image) -> RPCError {
+    private static func failure(_ image: inout png_image) -> ImagingError {
         let message = withUnsafeBytes(of: &image.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return RPCError(.internal, "libpng could not encode a thumbnail: \(message)")
+        return ImagingError.library("libpng could not encode a thumbnail: \(message)")
     }
 }

@@ -26,9 +26,9 @@ final class StreamingJPEGVerifier {
     private var wholeBody: [UInt8]?
 
     /// - Parameter arithmetic: whether the frame header (SOF9–15) declares arithmetic coding.
-    init(header: ImageHeader, arithmetic: Bool) throws(RPCError) {
+    init(header: ImageHeader, arithmetic: Bool) throws(ImagingError) {
         guard let stream = ic_jpeg_stream_create() else {
-            throw RPCError(.internal, "libjpeg could not allocate a decompressor")
+            throw ImagingError.library("libjpeg could not allocate a decompressor")
         }
         self.stream = stream
         self.header = header
@@ -44,7 +44,7 @@ final class StreamingJPEGVerifier {
 
     /// Verifies the next chunk as far as it goes. Returns without starting the decode in the
     /// call where `memoryCost` becomes known, so the caller can refuse it first.
-    func feed(_ chunk: UnsafeRawBufferPointer) throws(RPCError) {
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(ImagingError) {
         walker.consume(chunk)
         let survey = walker.survey
         try DecodeCost.checkLimits(scanCount: survey.scanCount,
@@ -61,7 +61,7 @@ final class StreamingJPEGVerifier {
 
     /// The end of the body: the checks that need all of it, then libjpeg to its end (as
     /// TurboJPEG's memory source ends: "premature end of JPEG file" and an inserted EOI).
-    func finish() throws(RPCError) {
+    func finish() throws(ImagingError) {
         walker.end()
         let survey = walker.survey
         try DecodeCost.checkLimits(scanCount: survey.scanCount, blockVisits: survey.blockVisits)
@@ -86,7 +86,7 @@ final class StreamingJPEGVerifier {
     /// Bytes libjpeg holds now: its unconsumed input and scanline buffer.
     var heldBytes: Int { Int(clamping: ic_jpeg_stream_held_bytes(stream)) }
 
-    private func advance(_ status: Int32, endOfInput: Bool) throws(RPCError) {
+    private func advance(_ status: Int32, endOfInput: Bool) throws(ImagingError) {
         var status = status
         if status == Int32(IC_JPEG_STREAM_HEADER) && !headerReported {
             try reportHeader()
@@ -110,7 +110,7 @@ final class StreamingJPEGVerifier {
     }
 
     /// libjpeg's frame must be the one the probe read; the decode's memory is decided here.
-    private func reportHeader() throws(RPCError) {
+    private func reportHeader() throws(ImagingError) {
         let info = ic_jpeg_stream_info_of(stream).pointee
         guard Int(info.width) == header.storedWidth, Int(info.height) == header.storedHeight else {
             throw ImagingError.decodeFailed("JPEG: the frame header disagrees with the first one", format: .jpeg)
@@ -123,7 +123,7 @@ final class StreamingJPEGVerifier {
 
     /// The output TurboJPEG would decode to for validation (`JPEGDecoder`): grey, RGB or CMYK
     /// by the number of components; libjpeg converts YCbCr and YCCK.
-    private func outputColorSpace() throws(RPCError) -> Int32 {
+    private func outputColorSpace() throws(ImagingError) -> Int32 {
         switch header.components {
         case 1: return Int32(JCS_GRAYSCALE.rawValue)
         case 3: return Int32(JCS_EXT_RGB.rawValue)
@@ -135,7 +135,7 @@ final class StreamingJPEGVerifier {
 
     /// A warning that data was missing or corrupt refuses the body at once; "premature end of
     /// JPEG file" only counts at the end, where EOI is known.
-    private func refuseCorruption(hasEndOfImage: Bool) throws(RPCError) {
+    private func refuseCorruption(hasEndOfImage: Bool) throws(ImagingError) {
         let warnings = ic_jpeg_stream_warnings(stream).pointee
         guard warnings.count > 0 else { return }
         if let refusal = TurboJPEGDiagnostics.refusal(warnings, firstMessage: "", hasEndOfImage: hasEndOfImage) {

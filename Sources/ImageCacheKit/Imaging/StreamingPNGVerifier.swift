@@ -22,9 +22,9 @@ final class StreamingPNGVerifier {
     /// Decode memory, decided from IHDR before libpng allocates anything.
     let memoryCost: Int
 
-    init(header: ImageHeader, bitDepth: Int?) throws(RPCError) {
+    init(header: ImageHeader, bitDepth: Int?) throws(ImagingError) {
         guard let stream = ic_png_stream_create() else {
-            throw RPCError(.internal, "libpng could not allocate a reader")
+            throw ImagingError.library("libpng could not allocate a reader")
         }
         self.stream = stream
         // Rows only (no band, no picture): at most 4 channels out, libpng's two source rows.
@@ -35,7 +35,7 @@ final class StreamingPNGVerifier {
 
     deinit { ic_png_stream_destroy(stream) }
 
-    func feed(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) {
         var offset = 0
         while offset < bytes.count {
             let size = min(bytes.count - offset, chunks.bytesToBoundary)
@@ -53,7 +53,7 @@ final class StreamingPNGVerifier {
         }
     }
 
-    func finish() throws(RPCError) {
+    func finish() throws(ImagingError) {
         guard let imageEnd else {
             throw ImagingError.decodeFailed(
                 "PNG: truncated (\(ic_png_stream_rows_seen(stream)) rows of the image data decoded before the body ended)",

@@ -29,7 +29,7 @@ public final class StreamingVerifier {
 
     private var prefix: [UInt8] = []
     private var decoder: Decoder?
-    private var failure: RPCError?
+    private var failure: ImagingError?
     private var verdict: ImageHeader?
 
     /// The image's header, once its bytes have arrived and it passed the pixel limit.
@@ -57,13 +57,13 @@ public final class StreamingVerifier {
     /// Verifies the next bytes of the body.
     /// - Throws: `too_large` when the header is over `maxPixels`; `decode_failed` as soon as
     ///   the bytes so far cannot be a valid image (with `data.format` once sniffed).
-    public func feed(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) {
         if let failure { throw failure }
         guard verdict == nil else {
-            throw record(RPCError(.internal, "StreamingVerifier: bytes fed after finish()"))
+            throw record(ImagingError.library("StreamingVerifier: bytes fed after finish()"))
         }
         bytesFed = bytesFed.addingClamped(bytes.count)
-        do throws(RPCError) {
+        do throws(ImagingError) {
             try accept(bytes)
         } catch {
             throw record(error)
@@ -71,21 +71,21 @@ public final class StreamingVerifier {
     }
 
     /// Verifies the next bytes of the body, held in an array.
-    public func feed(_ bytes: [UInt8]) throws(RPCError) {
-        try withRawBytes(bytes) { (raw) throws(RPCError) in try feed(raw) }
+    public func feed(_ bytes: [UInt8]) throws(ImagingError) {
+        try withRawBytes(bytes) { (raw) throws(ImagingError) in try feed(raw) }
     }
 
     /// Ends the body: the image must be complete (JPEG: every scanline decoded and, when EOI
     /// is missing, complete scans, as `validate` accepts; PNG: every row).
     /// - Returns: the header (upright `width`/`height` are what the contract reports).
     /// - Throws: as `feed`, and `decode_failed` for a body that ends too early.
-    public func finish() throws(RPCError) -> ImageHeader {
+    public func finish() throws(ImagingError) -> ImageHeader {
         if let failure { throw failure }
         if let verdict { return verdict }
-        do throws(RPCError) {
+        do throws(ImagingError) {
             guard let header, let decoder else {
                 // The probe's own refusal of a body that ends before its header.
-                let result = try withRawBytes(prefix) { (raw) throws(RPCError) in try ImageHeaderProbe.header(ofComplete: raw) }
+                let result = try withRawBytes(prefix) { (raw) throws(ImagingError) in try ImageHeaderProbe.header(ofComplete: raw) }
                 throw ImagingError.decodeFailed("the body ends before the image header is complete", format: result.format)
             }
             switch decoder {
@@ -109,7 +109,7 @@ public final class StreamingVerifier {
         bytesFed = 0
     }
 
-    private func accept(_ bytes: UnsafeRawBufferPointer) throws(RPCError) {
+    private func accept(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) {
         switch decoder {
         case .jpeg(let jpeg): return try jpeg.feed(bytes)
         case .png(let png): return try png.feed(bytes)
@@ -129,16 +129,16 @@ public final class StreamingVerifier {
             }
             let jpeg = try StreamingJPEGVerifier(header: probed, arithmetic: arithmetic)
             decoder = .jpeg(jpeg)
-            try withRawBytes(held) { (raw) throws(RPCError) in try jpeg.feed(raw) }
+            try withRawBytes(held) { (raw) throws(ImagingError) in try jpeg.feed(raw) }
         default:
             let bitDepth = held.withUnsafeBytes { PNGHeaderParser.bitDepth(ByteReader($0)) }
             let png = try StreamingPNGVerifier(header: probed, bitDepth: bitDepth)
             decoder = .png(png)
-            try withRawBytes(held) { (raw) throws(RPCError) in try png.feed(raw) }
+            try withRawBytes(held) { (raw) throws(ImagingError) in try png.feed(raw) }
         }
     }
 
-    private func record(_ error: RPCError) -> RPCError {
+    private func record(_ error: ImagingError) -> ImagingError {
         failure = error
         return error
     }

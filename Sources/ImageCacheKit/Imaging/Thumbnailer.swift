@@ -19,8 +19,8 @@ public enum Thumbnailer {
     /// - Returns: the header, whose upright `width`/`height` are what the contract reports.
     /// - Throws: `too_large` over `maxPixels`; `decode_failed` (with `data.format` once
     ///   sniffed) for anything not wholly decodable, including GIF and WebP.
-    public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(RPCError) -> ImageHeader {
-        try withRawBytes(bytes) { (raw) throws(RPCError) -> ImageHeader in
+    public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> ImageHeader {
+        try withRawBytes(bytes) { (raw) throws(ImagingError) -> ImageHeader in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
             let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
             _ = try DecodeCost.of(raw, header: header, width: nil, survey: survey)
@@ -45,9 +45,9 @@ public enum Thumbnailer {
     /// - Throws: as `validate`; `invalid_params` for a width under 1.
     public static func makeThumbnail(from bytes: [UInt8], width: Int, quality: Int = defaultQuality,
                                      maxPixels: Int = defaultMaxPixels,
-                                     fastDecode: Bool = false) throws(RPCError) -> Thumbnail {
-        guard width >= 1 else { throw RPCError(.invalidParams, "thumbnail width must be at least 1", field: "size") }
-        return try withRawBytes(bytes) { (raw) throws(RPCError) -> Thumbnail in
+                                     fastDecode: Bool = false) throws(ImagingError) -> Thumbnail {
+        guard width >= 1 else { throw ImagingError.invalidWidth }
+        return try withRawBytes(bytes) { (raw) throws(ImagingError) -> Thumbnail in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
             let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
             _ = try DecodeCost.of(raw, header: header, width: width, survey: survey)
@@ -78,19 +78,19 @@ public enum Thumbnailer {
     /// and markers alone.
     /// - Throws: as `validate` does before decoding: `too_large`, `decode_failed` (including
     ///   a JPEG over `DecodeCost.scanLimit` scans or `DecodeCost.workLimit`).
-    public static func validationCost(of bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(RPCError) -> DecodeCost {
-        try withRawBytes(bytes) { (raw) throws(RPCError) -> DecodeCost in try cost(raw, width: nil, maxPixels: maxPixels) }
+    public static func validationCost(of bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> DecodeCost {
+        try withRawBytes(bytes) { (raw) throws(ImagingError) -> DecodeCost in try cost(raw, width: nil, maxPixels: maxPixels) }
     }
 
     /// What `makeThumbnail(from:width:…)` will cost; throws as `validationCost` does.
     public static func thumbnailCost(of bytes: [UInt8], width: Int,
-                                     maxPixels: Int = defaultMaxPixels) throws(RPCError) -> DecodeCost {
-        guard width >= 1 else { throw RPCError(.invalidParams, "thumbnail width must be at least 1", field: "size") }
-        return try withRawBytes(bytes) { (raw) throws(RPCError) -> DecodeCost in try cost(raw, width: width, maxPixels: maxPixels) }
+                                     maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> DecodeCost {
+        guard width >= 1 else { throw ImagingError.invalidWidth }
+        return try withRawBytes(bytes) { (raw) throws(ImagingError) -> DecodeCost in try cost(raw, width: width, maxPixels: maxPixels) }
     }
 
     /// The cost of a thumbnail `width` wide, or of a validation when `width` is nil.
-    static func cost(_ raw: UnsafeRawBufferPointer, width: Int?, maxPixels: Int) throws(RPCError) -> DecodeCost {
+    static func cost(_ raw: UnsafeRawBufferPointer, width: Int?, maxPixels: Int) throws(ImagingError) -> DecodeCost {
         try DecodeCost.of(raw, header: try decodableHeader(raw, maxPixels: maxPixels), width: width)
     }
 
@@ -102,7 +102,7 @@ public enum Thumbnailer {
     }
 
     /// The header of a complete body, within the limit and of a format Imaging decodes.
-    private static func decodableHeader(_ raw: UnsafeRawBufferPointer, maxPixels: Int) throws(RPCError) -> ImageHeader {
+    private static func decodableHeader(_ raw: UnsafeRawBufferPointer, maxPixels: Int) throws(ImagingError) -> ImageHeader {
         let header = try ImageHeaderProbe.header(ofComplete: raw)
         try checkDecodable(header, maxPixels: maxPixels)
         return header
@@ -110,7 +110,7 @@ public enum Thumbnailer {
 
     /// Refuses a probed header over the limit (`too_large`) or of a format Imaging does not
     /// decode (`decode_failed`), in that order; `StreamingVerifier` decides the same way.
-    static func checkDecodable(_ header: ImageHeader, maxPixels: Int) throws(RPCError) {
+    static func checkDecodable(_ header: ImageHeader, maxPixels: Int) throws(ImagingError) {
         try header.checkPixelLimit(maxPixels)
         guard header.format.isDecodable else {
             throw ImagingError.decodeFailed(

@@ -39,7 +39,7 @@ final class CommandSink: Sendable {
             return true
         }
         if !accepted, case .start(_, let handle, _) = command {
-            handle.finish(.failure(RPCError(.cancelled, "the transfer engine is shut down", reason: "shutdown")))
+            handle.finish(.failure(Cancellation.shutdown))
         }
     }
 

@@ -88,7 +88,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return
             }
             guard scheduler.enqueue(handle.id, host: target.host, priority: request.priority) else {
-                handle.finish(.failure(RPCError(.busy, "the transfer queue is full (\(scheduler.limits.maxQueued) waiting)")))
+                handle.finish(.failure(TransferError(.queueFull(waiting: scheduler.limits.maxQueued))))
                 return
             }
             jobs[handle.id] = TransferJob(id: handle.id, request: request, handle: handle, target: target,
@@ -106,7 +106,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             environment.stats.update { $0.bytesDiscarded += job.totalReceived }
             job.discardBody()
-            job.handle.finish(.failure(RPCError(.cancelled, "transfer cancelled: \(URLRedaction.redact(job.target.url))", reason: reason)))
+            job.handle.finish(.failure(Cancellation(.transfer(url: job.target.url), reason: reason)))
         case .reprioritize(let id, let priority):
             guard let job = jobs[id] else { return }
             job.priority = priority
@@ -119,7 +119,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func stop() {
         for command in commands.close() {
             if case .start(_, let handle, _) = command {
-                handle.finish(.failure(RPCError(.cancelled, "the transfer engine is shut down", reason: "shutdown")))
+                handle.finish(.failure(Cancellation.shutdown))
             }
         }
         for (_, job) in jobs {
@@ -129,7 +129,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 releaseEasy(of: job)
             }
             job.discardBody()
-            job.handle.finish(.failure(RPCError(.cancelled, "the transfer engine is shut down", reason: "shutdown")))
+            job.handle.finish(.failure(Cancellation.shutdown))
         }
         jobs = [:]
         for easy in pool { curl_easy_cleanup(easy) }
@@ -150,7 +150,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         guard let easy = pool.popLast() ?? curl_easy_init() else {
             scheduler.finished(job.id)
-            fail(job, RPCError(.internal, "curl_easy_init failed"))
+            fail(job, TransferError(.engine("curl_easy_init failed")))
             return
         }
         job.easy = easy
@@ -252,7 +252,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             let (error, retryable) = TransferFailure.error(for: code, url: job.target.url, detail: detail)
             if retryable, let delay = retryDelay(job, wanted: environment.retry.backoff(retry: job.retries + 1)) {
-                return retry(job, after: delay, reason: error.message)
+                return retry(job, after: delay, reason: error.description)
             }
             return fail(job, error)
         }
@@ -270,7 +270,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             if let delay = retryDelay(job, wanted: environment.retry.backoff(retry: job.retries + 1)) {
                 return retry(job, after: delay, reason: reason)
             }
-            return fail(job, RPCError(.upstreamError, "\(reason): \(URLRedaction.redact(job.target.url))"))
+            return fail(job, TransferError(.wrongSize(reason), url: job.target.url))
         }
         if status == 429 || status == 503 {
             let retryAfter = RetryPolicy.parseRetryAfter(job.headers.last { $0.0.lowercased() == "retry-after" }?.1)
@@ -320,7 +320,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    private func fail(_ job: TransferJob, _ error: RPCError) {
+    private func fail(_ job: TransferJob, _ error: TransferError) {
         environment.logger.debug("transfer failed", metadata: ["error": "\(error)", "requests": "\(job.requests)"])
         jobs[job.id] = nil
         job.discardBody()
@@ -331,10 +331,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// stripped of credentials when it leaves the first origin.
     private func follow(_ job: TransferJob, to next: String) {
         guard job.hops < environment.maxRedirects else {
-            return fail(job, RPCError(.upstreamError, "more than \(environment.maxRedirects) redirects: \(URLRedaction.redact(job.chain[0]))"))
+            return fail(job, TransferError(.tooManyRedirects(limit: environment.maxRedirects), url: job.chain[0]))
         }
         var target: URLPolicy.Target
-        do {
+        do throws(TransferError) {
             target = try job.settings.policy.check(next)
             if !target.sameOrigin(as: job.target) || !job.credentialsAllowed {
                 // Another origin gets neither the credential headers nor a key the first host
@@ -344,10 +344,10 @@ final class CurlMultiLoop: @unchecked Sendable {
                 if clean != target.url { target = try job.settings.policy.check(clean) }
             }
         } catch {
-            return fail(job, RPCError(.forbidden, "redirect refused: \(error.message)"))
+            return fail(job, TransferError(.redirectRefused(error)))
         }
         guard !job.chain.contains(target.url) else {
-            return fail(job, RPCError(.upstreamError, "redirect loop at \(URLRedaction.redact(target.url))"))
+            return fail(job, TransferError(.redirectLoop, url: target.url))
         }
         job.hops += 1
         job.chain.append(target.url)

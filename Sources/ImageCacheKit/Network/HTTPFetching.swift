@@ -46,7 +46,7 @@ public struct HTTPResponse: Sendable {
 ///
 /// The libcurl engine implements it in production, so the URL policy, proxy rules, retries
 /// and limits apply to every request; tests of a consumer may use any real HTTP client
-/// against the loopback simulator. Transport failures throw `RPCError` with the contract's
+/// against the loopback simulator. Transport failures throw `TransferError` with the contract's
 /// kinds (`network_unavailable`, `timeout`, `forbidden`, `too_large`, `cancelled`).
 public protocol HTTPFetching: Sendable {
     func fetch(_ request: HTTPRequest) async throws -> HTTPResponse

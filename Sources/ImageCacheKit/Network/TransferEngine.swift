@@ -74,14 +74,14 @@ public final class TransferEngine: HTTPFetching, Sendable {
     }
 
     /// A whole-body GET for provider API calls: any final status is returned (after retries
-    /// of 5xx and short 429/503), the body kept in memory; transport failures throw `RPCError`.
+    /// of 5xx and short 429/503), the body kept in memory; transport failures throw `TransferError`.
     /// Cancelling the calling task cancels the transfer.
     public func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
         let handle = start(TransferRequest(url: request.url, priority: request.priority, headers: request.headers,
                                            statusHandling: .returnAll, keepInMemory: true))
         let result = try await handle.result()
         guard case .memory(let bytes) = result.body else {
-            throw RPCError(.internal, "an in-memory body was written to a file")
+            throw TransferError(.engine("an in-memory body was written to a file"))
         }
         return HTTPResponse(status: result.status, headers: result.headers, body: bytes)
     }

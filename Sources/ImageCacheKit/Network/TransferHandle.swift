@@ -8,9 +8,7 @@ public final class TransferHandle: Sendable {
     /// Unique per engine; also the key of the transfer on the curl thread.
     public let id: UInt64
     private let commands: CommandSink
-    private let outcome = SharedOutcome<TransferResult, RPCError>(cancellation: {
-        RPCError(.cancelled, "wait cancelled", reason: "cancelled")
-    })
+    private let outcome = SharedOutcome<TransferResult, any Error>(cancellation: { Cancellation(.wait) })
 
     init(id: UInt64, commands: CommandSink) {
         self.id = id
@@ -18,7 +16,7 @@ public final class TransferHandle: Sendable {
     }
 
     /// Waits for the transfer's end. When the waiting task is cancelled, so is the transfer
-    /// (with reason `cancelled`): a lone waiter is the transfer's only demand. Throws `RPCError`.
+    /// (with reason `cancelled`): a lone waiter is the transfer's only demand. Throws an engine error.
     public func result() async throws -> TransferResult {
         try await withTaskCancellationHandler {
             try await wait()
@@ -52,7 +50,7 @@ public final class TransferHandle: Sendable {
     public var isFinished: Bool { outcome.isSettled }
 
     /// Called once by the engine's thread with the final outcome.
-    func finish(_ outcome: Result<TransferResult, RPCError>) {
+    func finish(_ outcome: Result<TransferResult, any Error>) {
         self.outcome.settle(outcome)
     }
 }

@@ -74,20 +74,20 @@ public struct URLPolicy: Sendable {
     }
 
     /// Checks scheme and host of `url`; throws `forbidden` (with the URL redacted) when refused.
-    public func check(_ url: String) throws(RPCError) -> Target {
+    public func check(_ url: String) throws(TransferError) -> Target {
         guard let parsed = URLPolicy.parse(url) else {
-            throw RPCError(.forbidden, "not a fetchable URL: \(URLRedaction.redact(url))")
+            throw TransferError(.notFetchable, url: url)
         }
         switch parsed.scheme {
         case "https": break
         case "http" where allowHTTP: break
-        case "http": throw RPCError(.forbidden, "http is not allowed (allow_http = false): \(URLRedaction.redact(url))")
-        default: throw RPCError(.forbidden, "scheme \(parsed.scheme) is not allowed: \(URLRedaction.redact(url))")
+        case "http": throw TransferError(.httpNotAllowed, url: url)
+        default: throw TransferError(.schemeNotAllowed(parsed.scheme), url: url)
         }
         let host = IPAddress(parsed.host)?.description ?? parsed.host
         let byName = exactHosts.contains(host) || hostSuffixes.contains { host.hasSuffix($0) }
         guard byName || (IPAddress(parsed.host) == nil && !allowedAddresses.isEmpty) else {
-            throw RPCError(.forbidden, "host \(parsed.host) is not allowed: \(URLRedaction.redact(url))")
+            throw TransferError(.hostNotAllowed(parsed.host), url: url)
         }
         return Target(url: parsed.url, scheme: parsed.scheme, host: host, port: parsed.port, approvedByName: byName)
     }

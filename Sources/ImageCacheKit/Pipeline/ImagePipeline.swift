@@ -84,13 +84,13 @@ public final class ImagePipeline: Sendable {
     /// daemon remembers every photo it returned); a URL is taken as it is and checked by the
     /// URL policy when fetched.
     /// - Throws: `not_found` for a photo id the daemon never returned.
-    public func image(for reference: ImageReference) async throws(RPCError) -> ThumbnailRequest.Image {
+    public func image(for reference: ImageReference) async throws(PipelineError) -> ThumbnailRequest.Image {
         switch reference {
         case .url(let url):
             return .url(url)
         case .photo(let id):
             guard let photo = await registry.photo(id: id) else {
-                throw RPCError(.notFound, "unknown photo id \(id): search for it first")
+                throw PipelineError.unknownPhoto(id: id)
             }
             return .photo(photo)
         }
@@ -132,13 +132,13 @@ public final class ImagePipeline: Sendable {
 
     /// The memory tier's answer for `plan`, with no I/O: each key `lookup` would try, in its order.
     private func memoryLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
-        if let hit = deliver(cache.memoryHit(plan.sizedKey, base64: wantsBytes), wantsBytes: wantsBytes) { return hit }
-        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key, base64: wantsBytes), wantsBytes: wantsBytes) {
+        if let hit = deliver(cache.memoryHit(plan.sizedKey), wantsBytes: wantsBytes) { return hit }
+        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key), wantsBytes: wantsBytes) {
             return hit
         }
         guard let note = cache.memoryHit(plan.widthNoteKey)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
               let width = Int(note), width != plan.size else { return nil }
-        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width), base64: wantsBytes), wantsBytes: wantsBytes)
+        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width)), wantsBytes: wantsBytes)
     }
 
     /// Memory first, where a hit costs no I/O and no thread hop; then the disk tier, read on
@@ -173,7 +173,7 @@ public final class ImagePipeline: Sendable {
         guard let hit, let path = hit.path, let width = hit.info.width, let height = hit.info.height else { return nil }
         return ThumbnailDelivery(path: path, width: width, height: height, bytes: hit.byteCount,
                                  mime: hit.info.contentType, source: hit.source == .memory ? .memory : .disk,
-                                 data: wantsBytes ? hit.bytes : nil, base64: wantsBytes ? hit.base64 : nil)
+                                 data: wantsBytes ? hit.bytes : nil, memoryEntry: wantsBytes ? hit.memoryEntry : nil)
     }
 
     // MARK: Loading
@@ -184,7 +184,7 @@ public final class ImagePipeline: Sendable {
     /// fetch goes on while other demands remain, and stops (bytes and all) when none does.
     /// `events` receives progress and the dimensions; it may still be called briefly after
     /// the task is cancelled, so a caller that must never see a late event guards itself.
-    /// - Throws: `RPCError` with the contract's kinds (not_found, forbidden, timeout,
+    /// - Throws: an engine error of the contract's kinds (not_found, forbidden, timeout,
     ///   decode_failed, too_large, upstream_error, rate_limited, network_unavailable, busy,
     ///   cancelled).
     /// - Parameter rechecksDisk: false when the caller has just looked in both tiers
@@ -192,7 +192,7 @@ public final class ImagePipeline: Sendable {
     ///   that ended meanwhile fills, and the disk is not read twice for one miss.
     public func load(_ request: ThumbnailRequest,
                      events: (@Sendable (ThumbnailEvent) -> Void)? = nil,
-                     rechecksDisk: Bool = true) async throws(RPCError) -> ThumbnailDelivery {
+                     rechecksDisk: Bool = true) async throws -> ThumbnailDelivery {
         let plan = FetchPlan(request)
         let found = rechecksDisk ? await lookup(plan, wantsBytes: request.wantsBytes)
                                  : memoryLookup(plan, wantsBytes: request.wantsBytes)
@@ -214,7 +214,7 @@ public final class ImagePipeline: Sendable {
             } onCancel: {
                 withdraw(id, from: fetch)
             }
-        } catch let error as RPCError {
+        } catch where !(error is CancellationError) {
             withdraw(id, from: fetch)
             throw error
         } catch {
@@ -234,7 +234,7 @@ public final class ImagePipeline: Sendable {
         return .init(width: hit.width, height: hit.height)
     }
 
-    private static let cancelled = RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
+    private static let cancelled = Cancellation.request
 
     /// Joins the running fetch for the plan's key, or starts one.
     private func join(_ plan: FetchPlan, demand id: UInt64, priority: TransferPriority,
@@ -276,13 +276,13 @@ public final class ImagePipeline: Sendable {
         fetch.attach(handle)
         let started = ContinuousClock.now
         Task {
-            let outcome: Result<ThumbnailFetch.Stored, RPCError>
+            let outcome: Result<ThumbnailFetch.Stored, any Error>
             var received = 0
             do {
                 let result = try await handle.wait()
                 received = result.body.count
                 outcome = .success(try await process(result, fetch: fetch, settings: current))
-            } catch let error as RPCError {
+            } catch where !(error is CancellationError) {
                 outcome = .failure(fetch.earlyFailure ?? error)
             } catch {
                 outcome = .failure(fetch.earlyFailure ?? Self.cancelled)
@@ -295,9 +295,9 @@ public final class ImagePipeline: Sendable {
                 logger.info("fetched from the network", metadata: [
                     "url": "\(URLRedaction.redact(fetch.plan.url))", "bytes": "\(received)", "duration_ms": "\(milliseconds)",
                 ])
-            case .failure(let error) where error.kind != .cancelled:
+            case .failure(let error) where !isCancellation(error):
                 logger.info("fetch from the network failed", metadata: [
-                    "url": "\(URLRedaction.redact(fetch.plan.url))", "kind": "\(error.kind.rawValue)", "error": "\(error.message)",
+                    "url": "\(URLRedaction.redact(fetch.plan.url))", "kind": "\(engineKind(of: error).rawValue)", "error": "\(error)",
                     "duration_ms": "\(milliseconds)",
                 ])
             case .failure:
@@ -341,7 +341,7 @@ public final class ImagePipeline: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             work.async {
                 let started = ContinuousClock.now
-                let outcome = Result { () throws(RPCError) -> ThumbnailFetch.Stored in
+                let outcome = Result { () throws -> ThumbnailFetch.Stored in
                     let body: [UInt8]
                     switch result.body {
                     case .memory(let bytes):
@@ -367,9 +367,7 @@ public final class ImagePipeline: Sendable {
                     guard let path = stored.path else {
                         let reason = stored.diskError.map { "\($0)" } ?? "no path"
                         logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])
-                        var error = stored.diskError?.rpcError ?? RPCError(.internal, "")
-                        error.message = "the thumbnail could not be written to the cache folder (\(reason))"
-                        throw error
+                        throw PipelineError.cacheWriteFailed(stored.diskError)
                     }
                     return ThumbnailFetch.Stored(path: path, width: output.width, height: output.height,
                                                  mime: output.mime, bytes: bytes)
@@ -377,7 +375,7 @@ public final class ImagePipeline: Sendable {
                 let kind: String
                 switch outcome {
                 case .success: kind = "ok"
-                case .failure(let error): kind = error.kind.rawValue
+                case .failure(let error): kind = engineKind(of: error).rawValue
                 }
                 CoreMetrics.Timer(label: "imagecached_decode_duration_seconds", dimensions: [("outcome", kind)], factory: metrics)
                     .recordInterval(since: started)
@@ -396,14 +394,14 @@ public final class ImagePipeline: Sendable {
                 continuation.resume(with: Result { () throws -> DecodeCost in
                     switch body {
                     case .memory(let bytes):
-                        return try bytes.withUnsafeBytes { (raw) throws(RPCError) -> DecodeCost in
+                        return try bytes.withUnsafeBytes { (raw) throws(ImagingError) -> DecodeCost in
                             try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
                         }
                     case .file(let path, _):
                         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
                             throw RPCError(.internal, "the downloaded body could not be read back")
                         }
-                        return try data.withUnsafeBytes { (raw) throws(RPCError) -> DecodeCost in
+                        return try data.withUnsafeBytes { (raw) throws(ImagingError) -> DecodeCost in
                             try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
                         }
                     }
@@ -417,7 +415,7 @@ public final class ImagePipeline: Sendable {
     /// Removes every cached thumbnail of a photo (all its variants, every width) or of a URL.
     /// Paths already handed out stay readable for their grace.
     /// - Throws: `not_found` for a photo id the daemon never returned.
-    public func evict(_ reference: ImageReference) async throws(RPCError) {
+    public func evict(_ reference: ImageReference) async throws(PipelineError) {
         let image = try await image(for: reference)
         let cache = cache
         // Removing files: on `BlockingIO`'s threads, never the cooperative pool's.

@@ -31,7 +31,7 @@ final class ThumbnailFetch: Sendable {
         var probeBuffer: [UInt8] = []
         var probing = true
         /// Why the transfer was stopped early (not an image, too many pixels), if it was.
-        var earlyFailure: RPCError?
+        var earlyFailure: ImagingError?
         /// The transfer, once started (the probe cancels it when the body is not usable).
         var handle: TransferHandle?
     }
@@ -45,9 +45,7 @@ final class ThumbnailFetch: Sendable {
     private let state = LockedState(State())
     /// The demands: each with its priority and its event handler (nil: it wants none).
     private let demands: DemandGroup<UInt64, TransferPriority, (@Sendable (ThumbnailEvent) -> Void)?>
-    private let outcome = SharedOutcome<Stored, RPCError>(cancellation: {
-        RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
-    })
+    private let outcome = SharedOutcome<Stored, any Error>(cancellation: { Cancellation.request })
 
     init(plan: FetchPlan, priority: TransferPriority) {
         self.plan = plan
@@ -111,7 +109,7 @@ final class ThumbnailFetch: Sendable {
     }
 
     private func probe(offset: Int, bytes: [UInt8], dimensions: ImageDimensionsStore, maxPixels: Int) {
-        enum Step { case none, found(ImageHeader), failed(RPCError, TransferHandle?) }
+        enum Step { case none, found(ImageHeader), failed(ImagingError, TransferHandle?) }
         let step = state.withLock { s -> Step in
             guard s.probing else { return .none }
             if offset != s.probeBuffer.count {
@@ -120,7 +118,7 @@ final class ThumbnailFetch: Sendable {
                 s.probeBuffer.removeAll(keepingCapacity: true)
             }
             s.probeBuffer.append(contentsOf: bytes)
-            do throws(RPCError) {
+            do throws(ImagingError) {
                 switch try ImageHeaderProbe.probe(s.probeBuffer) {
                 case .needMore:
                     if s.probeBuffer.count > Self.probeLimit {
@@ -131,7 +129,7 @@ final class ThumbnailFetch: Sendable {
                 case .header(let header):
                     s.probing = false
                     s.probeBuffer = []
-                    do throws(RPCError) {
+                    do throws(ImagingError) {
                         try header.checkPixelLimit(maxPixels)
                     } catch {
                         s.earlyFailure = error
@@ -159,7 +157,7 @@ final class ThumbnailFetch: Sendable {
     }
 
     /// Why the transfer was stopped before its end by the probe, if it was.
-    var earlyFailure: RPCError? { state.withLock { $0.earlyFailure } }
+    var earlyFailure: ImagingError? { state.withLock { $0.earlyFailure } }
 
     private func send(_ event: ThumbnailEvent) {
         for handler in demands.members { handler?(event) }
@@ -169,7 +167,7 @@ final class ThumbnailFetch: Sendable {
 
     /// Delivers the outcome to every waiting demand (once; later calls are ignored). From
     /// here on the last demand out cancels nothing.
-    func finish(_ outcome: Result<Stored, RPCError>) {
+    func finish(_ outcome: Result<Stored, any Error>) {
         demands.end()
         self.outcome.settle(outcome)
     }

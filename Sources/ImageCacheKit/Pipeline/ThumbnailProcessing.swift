@@ -26,7 +26,7 @@ enum ThumbnailProcessing {
     /// What `process` will cost for the same arguments, from the header and markers alone
     /// (it takes the same branch: a thumbnail or a validation).
     /// - Throws: what `process` throws before decoding (`too_large`, `decode_failed`).
-    static func cost(of body: UnsafeRawBufferPointer, size: Int, maxPixels: Int) throws(RPCError) -> DecodeCost {
+    static func cost(of body: UnsafeRawBufferPointer, size: Int, maxPixels: Int) throws(ImagingError) -> DecodeCost {
         let header = try ImageHeaderProbe.header(ofComplete: body)
         try header.checkPixelLimit(maxPixels)
         let width = header.width >= 2 * size || header.orientation != .up
@@ -36,8 +36,8 @@ enum ThumbnailProcessing {
 
     /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),
     ///   `decode_failed` for anything that is not a wholly decodable JPEG or PNG.
-    static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int) throws(RPCError) -> Output {
-        let (header, clean) = try withRawBytes(body) { (raw) throws(RPCError) -> (ImageHeader, Bool) in
+    static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int) throws(ImagingError) -> Output {
+        let (header, clean) = try withRawBytes(body) { (raw) throws(ImagingError) -> (ImageHeader, Bool) in
             let header = try ImageHeaderProbe.header(ofComplete: raw)
             return (header, DeliveredFileRules.allowsPassThrough(raw, header: header))
         }

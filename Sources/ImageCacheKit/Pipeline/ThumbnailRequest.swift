@@ -67,13 +67,13 @@ public struct ThumbnailDelivery: Sendable, Hashable {
     public var source: ThumbnailSource
     /// The file's bytes, when the request asked for them (`inline: true`).
     public var data: Data?
-    /// `data` as base64 when the memory tier already keeps it so (a hot inline thumbnail):
-    /// the answer then sends it instead of encoding again. Nil means "encode `data`".
-    public var base64: InlineBase64?
+    /// The memory entry `data` came from (`CacheHit.memoryEntry`), nil when it did not come
+    /// from memory: an inline answer may reuse what it derived from the same entry before.
+    public var memoryEntry: UInt64?
 
     /// A delivery as the pipeline makes it.
     public init(path: String, width: Int, height: Int, bytes: Int, mime: String, source: ThumbnailSource, data: Data?,
-                base64: InlineBase64? = nil) {
+                memoryEntry: UInt64? = nil) {
         self.path = path
         self.width = width
         self.height = height
@@ -81,6 +81,6 @@ public struct ThumbnailDelivery: Sendable, Hashable {
         self.mime = mime
         self.source = source
         self.data = data
-        self.base64 = base64
+        self.memoryEntry = memoryEntry
     }
 }

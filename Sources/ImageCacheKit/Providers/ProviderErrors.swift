@@ -59,6 +59,10 @@ enum ProviderErrors {
 
     /// A transport error from the fetcher with any secret scrubbed from its texts.
     static func scrub(_ error: any Error, secrets: [String]) -> any Error {
+        if var transfer = error as? TransferError {
+            transfer.secrets += secrets
+            return transfer
+        }
         guard var rpc = error as? RPCError else { return error }
         rpc.message = URLRedaction.redact(text: rpc.message, secrets: secrets)
         rpc.data.body = rpc.data.body.map { URLRedaction.redact(text: $0, secrets: secrets) }

@@ -101,12 +101,6 @@ public struct ThumbnailShowResult: Codable, Sendable, Hashable {
     /// The file's bytes, base64, only when the request had `inline: true`; the key is left out otherwise.
     public var data: String?
 
-    /// What ends a `thumbnail.show` answer line after the base64 text of `data`: the string's
-    /// quote, the result's brace (`data` is its last member), the envelope's brace (`result`
-    /// is its last member) and the newline. The daemon keeps a hot thumbnail's base64 followed
-    /// by these bytes, so that one call sends both.
-    public static let lineEndAfterData: [UInt8] = Array("\"}}\n".utf8)
-
     public init(slot: Int, view: String = SlotView.main, photo: String?, path: String, width: Int, height: Int,
                 bytes: Int, mime: String, source: ThumbnailSource, data: String? = nil) {
         self.slot = slot

@@ -37,6 +37,9 @@ public final class DaemonServices: Sendable {
     /// Search-result pages, in `cache` (namespace `search`): they count against `disk_limit`
     /// and `cache.clear {what: "searches"}` empties them.
     public let searchPages: CacheSearchPageStore
+    /// The base64 of hot inline thumbnails, derived from the memory tier's bytes and kept by
+    /// the server for its answers (`InlineDataCache`): at most half of `memory_limit`.
+    let inlineData: InlineDataCache
 
     /// Opens the cache (taking the lock on `cache_dir`) and starts the engine.
     ///
@@ -75,6 +78,7 @@ public final class DaemonServices: Sendable {
                           metadata: ["folder": "\(folder)/searches"])
         }
         searchPages = CacheSearchPageStore(cache: cache)
+        inlineData = InlineDataCache(costLimit: InlineDataCache.costLimit(memoryLimit: config.cache.memoryLimit))
         self.configuration = configuration
         self.cache = cache
         self.transfers = TransferEngine(configuration: config, options: options)

@@ -32,13 +32,17 @@ public struct CacheMethods: MethodFamily {
         router.register(Methods.CacheEvict.self, .task { params, _ in
             let before = cache.statistics
             try await services.pipeline.evict(params.image)
+            services.inlineData.removeAll()  // remade from memory at the next inline hit
             return Self.removal(from: before, to: cache.statistics)
         })
         router.register(Methods.CacheClear.self, .task { params, _ in
             let before = cache.statistics
             // Unlinking a full cache's files can take seconds: not on the cooperative pool,
             // whose few threads serve every session.
-            if params.what != .searches { _ = await BlockingIO.run { cache.clear(.thumbnails) } }
+            if params.what != .searches {
+                _ = await BlockingIO.run { cache.clear(.thumbnails) }
+                services.inlineData.removeAll()
+            }
             if params.what != .thumbnails { await search.coordinator.clearSearches() }
             return Self.removal(from: before, to: cache.statistics)
         })

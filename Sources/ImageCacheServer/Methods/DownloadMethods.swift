@@ -25,7 +25,7 @@ public final class DownloadMethods: MethodFamily {
         let dependencies = DownloadManager.Dependencies(
             transfers: services.transfers, registry: services.registry, decodes: services.decodes,
             configuration: { configuration.current }, cacheDirectory: configuration.current.resolvedCacheDirectory,
-            logger: services.logger)
+            logger: services.logger, wireError: WireErrorMapping.rpcError(for:))
         manager = DownloadManager(dependencies: dependencies) { event in
             Self.deliver(event, to: watchers)
         }

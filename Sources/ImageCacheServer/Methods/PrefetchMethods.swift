@@ -49,7 +49,7 @@ extension ThumbnailMethods {
                     wanted.append(key)
                 }
             } catch {
-                settled.append(PrefetchFinished(image: reference, ok: false, error: error))
+                settled.append(PrefetchFinished(image: reference, ok: false, error: WireErrorMapping.rpcError(for: error)))
             }
         }
         let reserved = try prefetches.reserve(wanted, cap: configuration.daemon.maxPendingPerSession)
@@ -58,11 +58,11 @@ extension ThumbnailMethods {
             guard let request = requests[key] else { continue }
             let task = Task {
                 let finished: PrefetchFinished
-                do throws(RPCError) {
+                do {
                     _ = try await pipeline.load(request, rechecksDisk: false)  // `cached` just missed
                     finished = PrefetchFinished(image: key.reference, ok: true)
                 } catch {
-                    finished = PrefetchFinished(image: key.reference, ok: false, error: error)
+                    finished = PrefetchFinished(image: key.reference, ok: false, error: WireErrorMapping.rpcError(for: error))
                 }
                 prefetches.finish(key: key, serial: serial, finished)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import ImageCacheKit
 import Logging
+import NIOCore
 
 /// `thumbnail.show`, `thumbnail.recycle`, `prefetch` and `prefetch.cancel` (docs/protocol.md,
 /// `thumbnail.show`) on the socket, over the daemon's `ImagePipeline`.
@@ -38,7 +39,7 @@ public final class ThumbnailMethods: MethodFamily {
             // was just taken in arrival order, so nothing can come between show and answer.
             let size = params.size ?? services.configuration.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
-                let shown = Self.result(of: hit, params: params)
+                let shown = Self.result(of: hit, params: params, inlineData: services.inlineData)
                 _ = slots.finish(ticket) { id in Self.answer(id: id, shown) }
                 return .sent
             }
@@ -73,6 +74,7 @@ public final class ThumbnailMethods: MethodFamily {
         let size = params.size ?? configuration.cache.thumbnailSize
         let dwell = configuration.network.flingDwell
         let pipeline = services.pipeline
+        let inlineData = services.inlineData
         let slots = job.slots
         let ticket = job.ticket
         let logger = context.logger
@@ -96,7 +98,7 @@ public final class ThumbnailMethods: MethodFamily {
             task.cancel()
         }
         let answer: Result<Shown, RPCError> = outcome
-            .map { Self.result(of: $0, params: params) }
+            .map { Self.result(of: $0, params: params, inlineData: inlineData) }
             .mapError { Dispatcher.wireError(for: $0, context: context) }
         let outcomeLabel = switch answer {
         case .success: Dispatcher.ok
@@ -113,37 +115,56 @@ public final class ThumbnailMethods: MethodFamily {
         return .sent
     }
 
-    /// A show's result, and the sealed file that holds its inline data and the line's end,
-    /// when there is one (`result.data` is then nil: the answer sends the file in its place).
+    /// A show's result, and the sealed file that holds its inline data, when there is one
+    /// (`result.data` is then nil: the answer sends the file in its place), followed by the
+    /// end of the answer line it was made for (`InlineDataCache`).
     struct Shown: Sendable {
         var result: ThumbnailShowResult
         var dataFile: SealedMemoryFile? = nil
+        /// The line's end the file holds after the data.
+        var fileLineEnd: [UInt8] = []
     }
 
     /// The success line of a show, its result written straight into the line's buffer (up to
-    /// the inline data, when a sealed file sends that).
+    /// the inline data, when a sealed file sends that). The file's own line end is sent only
+    /// when it is, byte for byte, what this answer's writer puts after the data; otherwise the
+    /// file's data goes alone and the writer's end follows it.
     static func answer(id: RequestID, _ shown: Shown) -> OutboundMessage {
         let result = shown.result
         guard let file = shown.dataFile else {
             return MessageEncoder.success(id: id, resultBound: result.jsonBound) { result.writeJSON(to: &$0) }
         }
-        return MessageEncoder.success(id: id, resultBound: result.jsonBound, rest: file) { result.writeJSONUpToData(to: &$0) }
-    }
-
-    static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams) -> Shown {
-        var data: String?
-        var dataFile: SealedMemoryFile?
-        if params.inline {
-            switch delivery.base64 {
-            case .lineEnd(let file): dataFile = file
-            case .text(let text): data = text
-            case nil: data = delivery.data?.base64EncodedString()
+        let lineEnd = lineEnd(of: result)
+        if lineEnd.readableBytesView.elementsEqual(shown.fileLineEnd) {
+            return MessageEncoder.success(id: id, resultBound: result.jsonBound, rest: file) {
+                result.writeJSONUpToData(to: &$0)
             }
         }
-        let result = ThumbnailShowResult(slot: params.slot, view: params.view, photo: params.image.photoID, path: delivery.path,
+        return MessageEncoder.success(id: id, resultBound: result.jsonBound, rest: file,
+                                      restCount: max(0, file.count - shown.fileLineEnd.count), tail: lineEnd) {
+            result.writeJSONUpToData(to: &$0)
+        }
+    }
+
+    /// What follows the inline data in `result`'s answer line, as the writers put it.
+    static func lineEnd(of result: ThumbnailShowResult) -> ByteBuffer {
+        MessageEncoder.lineEnd(afterResult: { result.writeJSONAfterData(to: &$0) }, bound: result.jsonBound)
+    }
+
+    static func result(of delivery: ThumbnailDelivery, params: ThumbnailShowParams, inlineData: InlineDataCache) -> Shown {
+        var result = ThumbnailShowResult(slot: params.slot, view: params.view, photo: params.image.photoID, path: delivery.path,
                                          width: delivery.width, height: delivery.height, bytes: delivery.bytes, mime: delivery.mime,
-                                         source: delivery.source, data: data)
-        return Shown(result: result, dataFile: dataFile)
+                                         source: delivery.source, data: nil)
+        guard params.inline else { return Shown(result: result) }
+        switch inlineData.encoded(delivery, lineEnd: Array(lineEnd(of: result).readableBytesView)) {
+        case .file(let file, let fileLineEnd)?:
+            return Shown(result: result, dataFile: file, fileLineEnd: fileLineEnd)
+        case .text(let text)?:
+            result.data = text
+        case nil:
+            break
+        }
+        return Shown(result: result)
     }
 
     /// `thumbnail.progress` or `thumbnail.dimensions` for a pipeline event.

@@ -11,19 +11,28 @@ extension ThumbnailShowResult {
     /// only once: into the buffer that goes to the socket. A test checks this against
     /// `JSONEncoder`'s output for every field's shape.
     func writeJSON(to out: inout JSONWriter) {
-        writeMembersBeforeData(to: &out)
-        if let data {
-            // Base64's alphabet (A–Z a–z 0–9 + / =) never needs escaping.
-            out.raw(#","data":""#); out.unescaped(data); out.raw("\"")
+        guard let data else {
+            writeMembersBeforeData(to: &out)
+            out.raw("}")
+            return
         }
-        out.raw("}")
+        writeJSONUpToData(to: &out)
+        // Base64's alphabet (A–Z a–z 0–9 + / =) never needs escaping.
+        out.unescaped(data)
+        writeJSONAfterData(to: &out)
     }
 
-    /// Writes the result up to the opening quote of `data`: its base64 text and the rest of
-    /// the line then come from a sealed file (`InlineBase64.lineEnd`).
+    /// Writes the result up to the opening quote of `data`: its base64 text then comes from
+    /// a sealed file (`InlineDataCache`), and the rest from `writeJSONAfterData`.
     func writeJSONUpToData(to out: inout JSONWriter) {
         writeMembersBeforeData(to: &out)
         out.raw(#","data":""#)
+    }
+
+    /// Writes what follows `data`'s base64 text: its closing quote and the rest of the result.
+    /// An inline answer sent from a sealed file compares this with the end the file holds.
+    func writeJSONAfterData(to out: inout JSONWriter) {
+        out.raw("\"}")
     }
 
     private func writeMembersBeforeData(to out: inout JSONWriter) {

@@ -24,12 +24,20 @@ struct OutboundMessage: Sendable {
     /// The line (or, with `rest`, its beginning).
     var bytes: ByteBuffer
     var priority: OutboundPriority
-    /// The rest of the line, when it is a sealed file's content: sent with `sendfile` after
-    /// `bytes`, without copying it (a hot inline thumbnail's base64 and the line's end).
+    /// More of the line, when it is a sealed file's content: its first `restCount` bytes are
+    /// sent with `sendfile` after `bytes`, without copying them (a hot inline thumbnail's
+    /// base64, and the line's end when the file holds this line's).
     var rest: SealedMemoryFile? = nil
+    /// How many of `rest`'s first bytes belong to the line; nil for all of them.
+    var restCount: Int? = nil
+    /// The line's end after `rest`, when the file does not hold it.
+    var tail: ByteBuffer? = nil
+
+    /// Bytes of `rest` sent.
+    var restBytes: Int { rest.map { restCount ?? $0.count } ?? 0 }
 
     /// Bytes in the whole line.
-    var size: Int { bytes.readableBytes + (rest?.count ?? 0) }
+    var size: Int { bytes.readableBytes + restBytes + (tail?.readableBytes ?? 0) }
 }
 
 /// Encodes the daemon's messages into NDJSON lines.
@@ -88,10 +96,11 @@ enum MessageEncoder {
     /// itself (one value, no raw newline), in at most `resultBound` bytes: a large hand-written
     /// answer is then copied once, into the buffer that goes to the socket.
     ///
-    /// With `rest`, `writeResult` stops where that file's content begins, and the file holds
-    /// everything from there to the end of the line (sent without a copy).
-    static func success(id: RequestID, resultBound: Int, rest: SealedMemoryFile? = nil,
-                        writingResult writeResult: (inout JSONWriter) -> Void) -> OutboundMessage {
+    /// With `rest`, `writeResult` stops where that file's content begins; the line goes on
+    /// with the file's first `restCount` bytes (sent without a copy), then `tail` when the
+    /// file does not hold the line's end (`lineEnd(afterResult:)`).
+    static func success(id: RequestID, resultBound: Int, rest: SealedMemoryFile? = nil, restCount: Int? = nil,
+                        tail: ByteBuffer? = nil, writingResult writeResult: (inout JSONWriter) -> Void) -> OutboundMessage {
         let idBound: Int
         switch id {
         case .int: idBound = JSONWriter.intBound
@@ -108,7 +117,19 @@ enum MessageEncoder {
             writeResult(&writer)
             if rest == nil { writer.raw("}\n") }
         }
-        return OutboundMessage(bytes: buffer, priority: .response, rest: rest)
+        return OutboundMessage(bytes: buffer, priority: .response, rest: rest, restCount: restCount, tail: tail)
+    }
+
+    /// The end of a success line from where a result stops being written by `writeResult`
+    /// (the rest of the result, then the envelope's close and the newline): what follows an
+    /// inline answer's data, as this encoder writes it.
+    static func lineEnd(afterResult writeResult: (inout JSONWriter) -> Void, bound: Int = 64) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeJSON(bound: bound + 2) { writer in
+            writeResult(&writer)
+            writer.raw("}\n")
+        }
+        return buffer
     }
 
     /// The error response for `id` (null when the request's id could not be read).

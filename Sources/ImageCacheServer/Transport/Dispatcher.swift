@@ -188,15 +188,13 @@ final class Dispatcher: Sendable {
 
     /// What a handler threw, as the wire error it is answered with: the one place where the
     /// error model of docs/protocol.md (Errors) is applied to a failure, and where it is logged.
-    /// An `RPCError` is answered as it is, `CancellationError` as 1007 `cancelled`, anything
-    /// else as -32603 (logged with detail, never sent).
+    /// What `WireErrorMapping` knows (engine errors, cancellations, the server's own `RPCError`s)
+    /// is answered as it maps; anything else as -32603 (logged with detail, never sent).
     static func wireError(for error: any Error, context: RequestContext) -> RPCError {
         let wire: RPCError
-        switch error {
+        switch WireErrorMapping.mapped(error) {
         case let error as RPCError:
             wire = error
-        case is CancellationError:
-            wire = RPCError(.cancelled, "the request was cancelled", reason: "cancelled")
         default:
             context.logger.error("a handler failed unexpectedly", metadata: ["error": "\(error)"])
             return RPCError(.internal, "internal error")

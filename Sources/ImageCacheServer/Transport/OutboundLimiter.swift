@@ -73,13 +73,18 @@ final class OutboundLimiter: ChannelDuplexHandler {
             }
         }
         if let promise { written.futureResult.cascade(to: promise) }
-        guard let file, let handle else {
+        guard let handle else {
             context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: written)
             return
         }
         context.write(wrapOutboundOut(.byteBuffer(message.bytes)), promise: nil)
-        let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: file.count)
-        context.write(wrapOutboundOut(.fileRegion(region)), promise: written)
+        let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: message.restBytes)
+        guard let tail = message.tail else {
+            context.write(wrapOutboundOut(.fileRegion(region)), promise: written)
+            return
+        }
+        context.write(wrapOutboundOut(.fileRegion(region)), promise: nil)
+        context.write(wrapOutboundOut(.byteBuffer(tail)), promise: written)
     }
 
     /// Takes a sealed file's descriptor back from the handle its write used. The file itself

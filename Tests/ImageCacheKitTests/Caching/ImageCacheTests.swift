@@ -120,33 +120,28 @@ struct ImageCacheTests {
         #expect(healed.path.flatMap { FileManager.default.contents(atPath: $0) } == T.bytes(0))
     }
 
-    @Test("an inline hit's base64 is made once, kept with the entry and charged to the memory tier")
-    func base64IsKeptWithTheEntry() throws {
+    @Test("the memory tier holds payload bytes only, and a hit names its entry: new bytes, a new number")
+    func memoryHitNamesItsEntry() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
         let cache = try open(folder)
         defer { cache.close() }
         cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg)
         let charged = cache.statistics.memory.bytes
-        #expect(cache.memoryHit(T.thumbKey(0))?.base64 == nil)
-        let first = try #require(cache.memoryHit(T.thumbKey(0), base64: true)?.base64)
-        #expect(Data(base64Encoded: first.string) == T.bytes(0))
-        // In a sealed file, followed by the end of an answer line, all charged.
-        guard case .lineEnd(let file) = first else {
-            Issue.record("the text was not put in a sealed file: \(first)")
-            return
-        }
-        #expect(file.count == first.string.utf8.count + ThumbnailShowResult.lineEndAfterData.count)
-        #expect(file.contents().suffix(ThumbnailShowResult.lineEndAfterData.count) == ThumbnailShowResult.lineEndAfterData[...])
-        #expect(cache.statistics.memory.bytes == charged + file.count)
-        // The second hit reuses the text: nothing more is charged.
-        #expect(cache.memoryHit(T.thumbKey(0), base64: true)?.base64 == first)
-        #expect(cache.statistics.memory.bytes == charged + file.count)
-        // New bytes for the key replace the entry, text and all.
-        cache.put(T.thumbKey(0), bytes: T.bytes(1), info: T.jpeg)
+        let first = try #require(cache.memoryHit(T.thumbKey(0)))
+        #expect(first.bytes == T.bytes(0))
+        let entry = try #require(first.memoryEntry)
+        // Hits of the same entry name it alike and charge nothing more.
+        #expect(cache.memoryHit(T.thumbKey(0))?.memoryEntry == entry)
+        #expect(cache.get(T.thumbKey(0))?.memoryEntry == entry)
         #expect(cache.statistics.memory.bytes == charged)
-        let second = try #require(cache.memoryHit(T.thumbKey(0), base64: true)?.base64)
-        #expect(Data(base64Encoded: second.string) == T.bytes(1))
+        // New bytes for the key are a new entry, under a number never used before.
+        cache.put(T.thumbKey(0), bytes: T.bytes(1), info: T.jpeg)
+        let second = try #require(cache.memoryHit(T.thumbKey(0)))
+        #expect(second.bytes == T.bytes(1))
+        #expect(second.memoryEntry != nil && second.memoryEntry != entry)
+        // A disk hit names no memory entry.
+        #expect(cache.disk.get(T.thumbKey(0))?.memoryEntry == nil)
     }
 
     @Test("the memory tier stays under its limit whatever is stored")

@@ -70,29 +70,6 @@ struct MemoryCacheTests {
         #expect(cache.statistics.entries == 1)
     }
 
-    @Test("growing an entry in place charges the extra cost and evicts the oldest to stay under the limit")
-    func growInPlace() {
-        let cache = MemoryCache<String, [Int]>(costLimit: 40)
-        cache.insert([1], forKey: "a", cost: 10)
-        cache.insert([2], forKey: "b", cost: 10)
-        cache.grow(forKey: "b", by: 15) { value in value.append(20); return true }
-        #expect(cache.statistics.bytes == 35 && cache.statistics.entries == 2)
-        // Growing keeps recency as it was: "a" is still the oldest and goes first.
-        cache.grow(forKey: "b", by: 10) { value in value.append(30); return true }
-        #expect(cache.statistics.bytes == 35 && cache.statistics.evictions == 1)
-        #expect(cache.value(forKey: "a") == nil)
-        #expect(cache.value(forKey: "b") == [2, 20, 30])
-        // A body that changes nothing, or an absent key, charges nothing.
-        cache.grow(forKey: "b", by: 5) { _ in false }
-        cache.grow(forKey: "zz", by: 5) { _ in Issue.record("no value to change"); return true }
-        #expect(cache.statistics.bytes == 35)
-        // Growing one entry past the whole limit is refused: nothing else is evicted for it.
-        cache.insert([3], forKey: "c", cost: 5)
-        cache.grow(forKey: "b", by: 100) { _ in Issue.record("not called past the limit"); return true }
-        #expect(cache.value(forKey: "b") == [2, 20, 30] && cache.value(forKey: "c") == [3])
-        #expect(cache.statistics.bytes == 40 && cache.statistics.evictions == 1)
-    }
-
     @Test("concurrent readers and writers keep the bounds and the accounting exact")
     func concurrentUse() async {
         let cache = MemoryCache<Int, Int>(costLimit: 5_000)

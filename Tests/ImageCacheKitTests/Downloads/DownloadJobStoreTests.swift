@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageCacheKit
 import ImageCacheProtocol
+import ImageCacheServer
 import Logging
 import Testing
 import TestSupport
@@ -62,7 +63,8 @@ struct DownloadJobStoreTests {
         defer { engine.shutdown() }
         let manager = DownloadManager(dependencies: .init(
             transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { _ in })
+            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
+            wireError: WireErrorMapping.rpcError(for:)), observer: { _ in })
         await manager.start()
         let ids = await manager.list().map(\.job)
         #expect(ids == ["young"])

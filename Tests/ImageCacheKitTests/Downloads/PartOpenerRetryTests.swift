@@ -45,8 +45,8 @@ struct PartOpenerRetryTests {
             do {
                 _ = try await withTimeout(seconds: 30) { try await engine.start(request).result() }
                 return (nil, calls.withLock { $0 })
-            } catch let error as RPCError {
-                return (error, calls.withLock { $0 })
+            } catch {
+                return (wire(error), calls.withLock { $0 })
             }
         }
     }

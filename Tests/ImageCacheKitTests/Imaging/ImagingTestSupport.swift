@@ -1,19 +1,23 @@
 @testable import ImageCacheKit
 import ImageCacheProtocol
+import ImageCacheServer
 import Testing
 
-/// Runs `body`, expecting an `RPCError` of `kind`; returns it for further checks.
+/// Runs `body`, expecting an error that the wire mapping makes an `RPCError` of `kind`;
+/// returns that wire error for further checks (what a client would read).
 @discardableResult
 func expectRPCError(_ kind: ErrorKind, sourceLocation: SourceLocation = #_sourceLocation,
                     _ body: () throws -> Void) -> RPCError? {
     do {
         try body()
         Issue.record("expected \(kind.rawValue), got success", sourceLocation: sourceLocation)
-    } catch let error as RPCError {
-        #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
-        return error
     } catch {
-        Issue.record("expected RPCError, got \(error)", sourceLocation: sourceLocation)
+        guard let wire = WireErrorMapping.mapped(error) as? RPCError else {
+            Issue.record("expected an engine error, got \(error)", sourceLocation: sourceLocation)
+            return nil
+        }
+        #expect(wire.kind == kind, "\(wire)", sourceLocation: sourceLocation)
+        return wire
     }
     return nil
 }

@@ -117,7 +117,7 @@ struct JPEGDecodingTests {
                 continue
             }
             var outcome = "decodes"
-            do { _ = try Thumbnailer.validate(bytes) } catch { outcome = error.kind.rawValue + ": " + error.message }
+            do { _ = try Thumbnailer.validate(bytes) } catch { outcome = error.kind.rawValue + ": " + error.description }
             switch entry.verdict {
             case "decodes":
                 clean += 1

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageCacheKit
 import ImageCacheProtocol
+import ImageCacheServer
 import TestSupport
 
 /// What a verification concluded, in a form two verifiers can be compared by: the header, or
@@ -11,6 +12,9 @@ enum VerifierVerdict: Equatable, CustomStringConvertible {
     case refused(ErrorKind, format: String?)
 
     init(_ error: RPCError) { self = .refused(error.kind, format: error.data.format) }
+
+    /// The verdict a client would read for an Imaging refusal (through the wire mapping).
+    init(_ error: ImagingError) { self.init(WireErrorMapping.rpcError(for: error)) }
 
     var isImage: Bool { if case .image = self { return true } else { return false } }
 
@@ -32,7 +36,7 @@ struct StreamedRun {
 
 /// `Thumbnailer.validate`'s verdict on a whole body.
 func wholeFileVerdict(_ bytes: [UInt8], maxPixels: Int = Thumbnailer.defaultMaxPixels) -> VerifierVerdict {
-    do throws(RPCError) {
+    do throws(ImagingError) {
         return .image(try Thumbnailer.validate(bytes, maxPixels: maxPixels))
     } catch {
         return VerifierVerdict(error)
@@ -44,19 +48,19 @@ func streamedVerdict(_ bytes: [UInt8], maxPixels: Int = Thumbnailer.defaultMaxPi
                      verifier: StreamingVerifier? = nil, nextSize: () -> Int) -> StreamedRun {
     let verifier = verifier ?? StreamingVerifier(maxPixels: maxPixels)
     var offset = 0
-    do throws(RPCError) {
+    do throws(ImagingError) {
         while offset < bytes.count {
             let size = max(1, min(nextSize(), bytes.count - offset))
             try verifier.feed(Array(bytes[offset..<(offset + size)]))
             offset += size
         }
     } catch {
-        return StreamedRun(verdict: VerifierVerdict(error), refusedAfter: offset, error: error)
+        return StreamedRun(verdict: VerifierVerdict(error), refusedAfter: offset, error: WireErrorMapping.rpcError(for: error))
     }
-    do throws(RPCError) {
+    do throws(ImagingError) {
         return StreamedRun(verdict: .image(try verifier.finish()), refusedAfter: nil, error: nil)
     } catch {
-        return StreamedRun(verdict: VerifierVerdict(error), refusedAfter: nil, error: error)
+        return StreamedRun(verdict: VerifierVerdict(error), refusedAfter: nil, error: WireErrorMapping.rpcError(for: error))
     }
 }
 

@@ -170,9 +170,9 @@ struct StreamingVerifierTests {
         #expect(try verifier.finish().format == .png)
 
         verifier.reset()
-        #expect(throws: RPCError.self) { try verifier.feed([0x00, 0x01, 0x02, 0x03]) }
-        #expect(throws: RPCError.self) { try verifier.feed(jpeg) }
-        #expect(throws: RPCError.self) { _ = try verifier.finish() }
+        #expect(throws: ImagingError.self) { try verifier.feed([0x00, 0x01, 0x02, 0x03]) }
+        #expect(throws: ImagingError.self) { try verifier.feed(jpeg) }
+        #expect(throws: ImagingError.self) { _ = try verifier.finish() }
         verifier.reset()
         try verifier.feed(jpeg)
         #expect(try verifier.finish() == (try Thumbnailer.validate(jpeg)))

@@ -113,7 +113,7 @@ struct NetworkResumeTests {
     func emptyPartialFails() async throws {
         try await NetworkFixture.withServer { server in
             let body = SyntheticImages.jpeg(width: 200, height: 200, seed: 21)
-            await #expect(throws: RPCError.self) {
+            await #expect(throws: TransferError.self) {
                 _ = try await resume(server, have: Array(body.prefix(1000)), validator: "\"v1\"", faults: [.emptyPartial])
             }
             #expect(server.counters.ranges["/d.jpg"] == ["bytes=1000-"])  // one range, then whole-body requests only

@@ -148,7 +148,7 @@ struct NetworkURLPolicyTests {
         // hop is refused whatever the first URL was.
         let policy = URLPolicy(network: NetworkFixture.configuration { $0.allowHTTP = false }.network,
                                extraHosts: ["images.unsplash.com"])
-        #expect(throws: RPCError.self) { try policy.check("http://images.unsplash.com/photo") }
+        #expect(throws: TransferError.self) { try policy.check("http://images.unsplash.com/photo") }
         #expect((try? policy.check("https://images.unsplash.com/photo")) != nil)
     }
 

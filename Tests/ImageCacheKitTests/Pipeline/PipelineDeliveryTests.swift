@@ -29,7 +29,7 @@ struct PipelineDeliveryTests {
             // A header that reads, a body cut short: it fails in the decode, after the spool.
             let whole = SyntheticImages.jpeg(width: 1000, height: 750, seed: 4)
             let truncated = f.serve("/truncated.jpg", Array(whole.prefix(whole.count * 2 / 3)))
-            await #expect(throws: RPCError.self) { try await f.pipeline.load(ThumbnailRequest(image: truncated, size: 256)) }
+            await #expect(throws: ImagingError.self) { try await f.pipeline.load(ThumbnailRequest(image: truncated, size: 256)) }
             #expect(spooled() == [])
         }
     }

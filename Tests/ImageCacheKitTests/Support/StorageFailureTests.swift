@@ -23,9 +23,9 @@ struct StorageFailureTests {
     @Test("a cache write that failed on the file system carries the same kind")
     func cacheWrite() {
         let full = CacheWriteError.fileSystem(CacheFileSystemError(operation: "write", path: "/c/x", code: ENOSPC))
-        #expect(full.rpcError.kind == .storageUnavailable && full.rpcError.code == 1013)
+        #expect(wire(full).kind == .storageUnavailable && wire(full).code == 1013)
         let descriptors = CacheWriteError.fileSystem(CacheFileSystemError(operation: "open", path: "/c/x", code: EMFILE))
-        #expect(descriptors.rpcError.kind == .busy)
-        #expect(CacheWriteError.closed.rpcError.kind == .internal)
+        #expect(wire(descriptors).kind == .busy)
+        #expect(wire(CacheWriteError.closed).kind == .internal)
     }
 }

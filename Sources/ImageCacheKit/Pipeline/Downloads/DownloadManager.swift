@@ -53,16 +53,21 @@ public actor DownloadManager {
         public var cacheDirectory: String
         /// Job events (queued, finished, failed, resumed) at `info`/`notice`.
         public var logger: Logger
+        /// The wire's error object for what ended a job: a failed job keeps it (in the job
+        /// table too) for `download.status`. The server's one mapping (`WireErrorMapping`).
+        public var wireError: @Sendable (any Error) -> RPCError
 
         /// Everything a manager needs, usually the daemon's shared parts (`DaemonServices`).
         public init(transfers: TransferEngine, registry: PhotoRegistry, decodes: DecodeBudget,
-                    configuration: @escaping @Sendable () -> CacheConfiguration, cacheDirectory: String, logger: Logger) {
+                    configuration: @escaping @Sendable () -> CacheConfiguration, cacheDirectory: String, logger: Logger,
+                    wireError: @escaping @Sendable (any Error) -> RPCError) {
             self.transfers = transfers
             self.registry = registry
             self.decodes = decodes
             self.configuration = configuration
             self.cacheDirectory = cacheDirectory
             self.logger = logger
+            self.wireError = wireError
         }
     }
 
@@ -202,7 +207,7 @@ public actor DownloadManager {
             if record.state == .failed, let folder = try? openFolder(record) { record.reservation.discard(in: folder) }
             return false
         }
-        let error = RPCError(.cancelled, "the download was cancelled", reason: "cancelled")
+        let error = dependencies.wireError(Cancellation(.download))
         record.state = .cancelled
         record.error = error
         record.endedAt = Date()
@@ -262,7 +267,7 @@ public actor DownloadManager {
             await complete(id, reservation: reservation, header: body.header, bytes: body.bytes, photo: photo,
                            lastByte: body.lastByte)
         } catch {
-            var failure = error as? RPCError ?? RPCError(.internal, "download failed: \(error)")
+            var failure = dependencies.wireError(error)
             if failure.kind != .forbidden, failure.data.reason != "shutdown", failure.data.reason != "cancelled",
                let why = folderProblem(id) {
                 // A write refused because the folder or the `.part` moved: say that, not errno.
@@ -428,9 +433,9 @@ public actor DownloadManager {
     /// The verifier refused the body while it was still arriving: the transfer stops now and
     /// the job fails with the verifier's error (`decode_failed`, `too_large`).
     private func refused(_ id: String, _ error: any Error) {
-        guard let error = error as? RPCError, error.kind != .cancelled, records[id]?.state == .running else { return }
+        guard let error = error as? any EngineError, error.kind != .cancelled, records[id]?.state == .running else { return }
         dependencies.logger.info("download refused while arriving", metadata: ["job": "\(id)", "error": "\(error)"])
-        refusals[id] = error
+        refusals[id] = dependencies.wireError(error)
         handles[id]?.cancel(reason: "decode_failed")
     }
 

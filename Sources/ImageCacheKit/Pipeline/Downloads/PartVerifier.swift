@@ -59,7 +59,7 @@ final class PartVerifier: Sendable {
 
         /// Feeds the file from `position` to `limit`; stops early at a short read (the file
         /// was emptied by a restart meanwhile: the new generation says so).
-        func feed(upTo limit: Int) throws(RPCError) {
+        func feed(upTo limit: Int) throws {
             while position < limit {
                 let want = min(buffer.count, limit - position)
                 let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(position)) }
@@ -68,7 +68,7 @@ final class PartVerifier: Sendable {
                     throw FileOps.failure("cannot read the partial download")
                 }
                 if got == 0 { return }
-                try withRawBytes(buffer) { (raw) throws(RPCError) in
+                try withRawBytes(buffer) { (raw) throws(ImagingError) in
                     try verifier.feed(UnsafeRawBufferPointer(rebasing: raw[..<got]))
                 }
                 position += got
@@ -143,7 +143,7 @@ final class PartVerifier: Sendable {
     /// Runs until the whole body is verified (its header) or proven not to decode.
     /// - Throws: `decode_failed`/`too_large` as `StreamingVerifier`; `cancelled` once abandoned;
     ///   a storage error when the file cannot be read.
-    func run() async throws(RPCError) -> ImageHeader {
+    func run() async throws -> ImageHeader {
         let fd = opener()
         guard fd >= 0 else {
             errno = -fd
@@ -156,7 +156,7 @@ final class PartVerifier: Sendable {
         var stuck: Int?
         while true {
             let now = await next(after: reader.position, generation: generation, stuck: stuck)
-            if now.abandoned { throw RPCError(.cancelled, "the download's verification was abandoned", reason: "cancelled") }
+            if now.abandoned { throw Cancellation(.verification(abandoned: true)) }
             if now.generation != generation {
                 generation = now.generation
                 stuck = nil
@@ -185,7 +185,7 @@ final class PartVerifier: Sendable {
             if now.ended {
                 var header: ImageHeader?
                 let box = LockedState<ImageHeader?>(nil)
-                try await Self.blocking { () throws(RPCError) in
+                try await Self.blocking { () throws in
                     let verdict = try reader.verifier.finish()
                     box.withLock { $0 = verdict }
                 }
@@ -197,23 +197,23 @@ final class PartVerifier: Sendable {
     }
 
     /// One burst: under a permit once the decoder's memory cost is known.
-    private func feed(_ reader: Reader, upTo available: Int) async throws(RPCError) {
+    private func feed(_ reader: Reader, upTo available: Int) async throws {
         guard let cost = reader.verifier.memoryCost else {
             let limit = min(available, reader.position + Self.headerStep)
-            try await Self.blocking { () throws(RPCError) in try reader.feed(upTo: limit) }
+            try await Self.blocking { () throws in try reader.feed(upTo: limit) }
             return
         }
         let limit = min(available, reader.position + Self.burst)
         let permit: DecodeBudget.Permit
         do {
             permit = try await decodes.acquire(DecodeCost(bytes: cost, work: 0))
-        } catch let error as RPCError {
+        } catch where !(error is CancellationError) {
             throw error
         } catch {
-            throw RPCError(.cancelled, "the download's verification was cancelled", reason: "cancelled")
+            throw Cancellation(.verification(abandoned: false))
         }
         defer { decodes.release(permit) }
-        try await Self.blocking { () throws(RPCError) in try reader.feed(upTo: limit) }
+        try await Self.blocking { () throws in try reader.feed(upTo: limit) }
     }
 
     /// Waits until there is something to do past `position` in `generation` (after a read
@@ -243,13 +243,7 @@ final class PartVerifier: Sendable {
         }
     }
 
-    private static func blocking(_ body: @escaping @Sendable () throws(RPCError) -> Void) async throws(RPCError) {
-        do {
-            try await BlockingIO.run { try body() }
-        } catch let error as RPCError {
-            throw error
-        } catch {
-            throw RPCError(.internal, "verification failed: \(error)")
-        }
+    private static func blocking(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await BlockingIO.run { try body() }
     }
 }

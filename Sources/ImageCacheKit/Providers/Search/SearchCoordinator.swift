@@ -89,13 +89,12 @@ public actor SearchCoordinator {
         if let channel, let arrival = params.arrival {
             // A newer keystroke got here first (each request is its own task): this one is old.
             if let newest = newestArrival[channel], newest > arrival {
-                throw RPCError(.cancelled, "superseded by a newer search on channel '\(channel.channel)'", reason: "superseded")
+                throw Cancellation(.superseded(channel: channel.channel), reason: "superseded")
             }
             newestArrival[channel] = arrival
         }
         if let channel, let older = channels[channel] {
-            finish(older, .failure(RPCError(.cancelled, "superseded by a newer search on channel '\(channel.channel)'",
-                                            reason: "superseded")))
+            finish(older, .failure(Cancellation(.superseded(channel: channel.channel), reason: "superseded")))
         }
         let (client, query) = try validate(params)
         let key = SearchPageKey(provider: client.id, query: query)
@@ -109,13 +108,13 @@ public actor SearchCoordinator {
                 pending[token] = Pending(continuation: continuation, work: nil, channel: channel, session: session)
                 pendingSearches.publish(pending.count)
                 if Task.isCancelled {
-                    finish(token, .failure(RPCError(.cancelled, "search cancelled", reason: "cancelled")))
+                    finish(token, .failure(Cancellation(.search)))
                     return
                 }
                 pending[token]?.work = Task { await self.run(token, client: client, key: key, debounce: debounce) }
             }
         } onCancel: {
-            Task { await self.finish(token, .failure(RPCError(.cancelled, "search cancelled", reason: "cancelled"))) }
+            Task { await self.finish(token, .failure(Cancellation(.search))) }
         }
     }
 
@@ -123,7 +122,7 @@ public actor SearchCoordinator {
     public func closeSession(_ session: SessionID) {
         newestArrival = newestArrival.filter { $0.key.session != session }
         for (token, p) in pending where p.session == session {
-            finish(token, .failure(RPCError(.cancelled, "session closed", reason: "session_closed")))
+            finish(token, .failure(Cancellation(.session, reason: "session_closed")))
         }
     }
 
@@ -148,7 +147,7 @@ public actor SearchCoordinator {
             let merged = await registry.photo(id: fresh.id).map { PhotoRegistry.merged($0, with: fresh) } ?? fresh
             await registry.remember([merged])
             return merged
-        } catch let error as RPCError where Self.isUnreachable(error) {
+        } catch where Self.isUnreachable(error) {
             if let known = await registry.photo(id: id) { return known }
             throw error
         }
@@ -240,7 +239,7 @@ public actor SearchCoordinator {
             do {
                 let page = try await shared(client: client, key: key)
                 finish(token, .success(result(key, page, fromCache: false, stale: false)))
-            } catch let error as RPCError where Self.isUnreachable(error) {
+            } catch where Self.isUnreachable(error) {
                 if let stored = await store.load(key) {
                     await registry.remember(stored.page.photos)
                     finish(token, .success(result(key, stored.page, fromCache: true, stale: true)))
@@ -359,10 +358,12 @@ public actor SearchCoordinator {
 
     /// The failures a stale copy may stand in for: the provider could not be reached, timed
     /// out, or failed on its side (5xx).
-    static func isUnreachable(_ error: RPCError) -> Bool {
-        switch error.kind {
+    static func isUnreachable(_ error: any Error) -> Bool {
+        switch engineKind(of: error) {
         case .networkUnavailable, .timeout: return true
-        case .upstreamError: return error.data.status.map { $0 >= 500 } ?? false
+        case .upstreamError:
+            let status = (error as? RPCError)?.data.status ?? (error as? TransferError)?.status
+            return status.map { $0 >= 500 } ?? false
         default: return false
         }
     }
