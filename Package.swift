@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

@@ -383,7 +383,7 @@ struct DownloadMethodTests {
         await client.close()
         await first.stop()
         // As if the daemon had died between the move and the table write.
-        let store = try DownloadJobStore(cacheDirectory: fixture.folder + "/cache")
+        let store = try DownloadJobStore(stateDirectory: fixture.folder + "/state")
         let logger = Logger(label: "test")
         try store.save(store.load(logger: logger).map { record in
             var record = record
