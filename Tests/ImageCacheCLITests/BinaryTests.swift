@@ -18,7 +18,7 @@ struct CLIProcess: Sendable {
             .deletingLastPathComponent().appendingPathComponent("imagecache").path
     }
 
-    /// Starts `imagecache arguments`; `onLine` sees each stdout line as it comes (with the
+    /// Starts `imagecache arguments`; `onLine` sees each stdout and stderr line as it comes (with the
     /// child's pid), so a test can act on an event such as "daemon started". `environment`
     /// replaces the inherited one when given; `stdin` is written to the child's stdin (else it
     /// reads an empty file); with `stderrTerminal` the child's stderr is a pseudo-terminal of
@@ -73,7 +73,11 @@ struct CLIProcess: Sendable {
         let errorSource = terminal?.primary ?? errFD
         Thread { [err, terminal] in
             defer { withExtendedLifetime((err, terminal)) {} }
-            readChunks(errorSource) { collected.appendErr($0) }
+            readChunks(errorSource) { chunk in
+                // Progress and narration are stderr's: a test acts on those lines too.
+                while pid.value.withLockedValue({ $0 }) == 0 { sched_yield() }
+                for line in collected.appendErr(chunk) { onLine(line, pid.value.withLockedValue { $0 }) }
+            }
             readers.leave()
         }.start()
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
@@ -124,6 +128,7 @@ final class Collected: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
     private var partial = ""
+    private var partialErr = ""
 
     /// Appends stdout bytes and returns the lines completed by them.
     func appendOut(_ data: Data) -> [String] {
@@ -135,9 +140,14 @@ final class Collected: @unchecked Sendable {
         return lines
     }
 
-    func appendErr(_ data: Data) {
+    /// Appends stderr bytes and returns the lines completed by them.
+    func appendErr(_ data: Data) -> [String] {
         lock.lock(); defer { lock.unlock() }
         err.append(data)
+        partialErr += String(decoding: data, as: UTF8.self)
+        var lines = partialErr.components(separatedBy: "\n")
+        partialErr = lines.removeLast()
+        return lines
     }
 
     var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }

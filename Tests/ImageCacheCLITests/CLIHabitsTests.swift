@@ -115,7 +115,7 @@ struct CLIHabitsTests {
 
     @Test func validCommandLinesGetNoSuggestion() {
         for line in [["search", "serch"], ["download", "unsplash:abc"], ["download", "list"], ["help", "search"], ["--help"],
-                     ["cache", "clear", "all"], ["--socket", "stauts", "status"], ["download", "-o", "/tmp", "pixabay:1"], []] {
+                     ["cache", "clear", "all"], ["--socket", "stauts", "status"], ["--generate-completion-script", "bash"], ["download", "-o", "/tmp", "pixabay:1"], []] {
             #expect(CommandSuggestion.unknownCommand(in: line, root: ImageCacheRoot.self) == nil, "\(line)")
         }
     }

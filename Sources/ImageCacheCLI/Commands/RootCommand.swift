@@ -48,7 +48,7 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, StatsCommand.self, SearchCommand.self, PhotoCommand.self, ShowCommand.self,
             PrefetchCommand.self, DownloadCommand.self, LayoutCommand.self, CacheCommand.self,
-            GalleryCommand.self, DemoCommand.self, SimulatorCommand.self,
+            GalleryCommand.self, DemoCommand.self, SimulatorCommand.self, ManPageCommand.self,
         ]
     )
 

@@ -7,7 +7,7 @@ import ArgumentParser
 /// word stands in a subcommand's place without naming one, says which it is closest to.
 public enum CommandSuggestion {
     /// Root options that take a value, so their value is not read as a command.
-    static let valueOptions: Set<String> = ["--socket"]
+    static let valueOptions: Set<String> = ["--socket", "--generate-completion-script"]
     /// Words the parser itself understands in a command's place.
     static let builtins: Set<String> = ["help"]
 

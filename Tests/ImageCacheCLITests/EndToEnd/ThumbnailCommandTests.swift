@@ -73,7 +73,7 @@ struct ThumbnailCommandTests {
         try await LiveDaemon.with { live in
             let result = try await live.cli(["prefetch", "mountain lake", "--per-page", "6", "--size", "120"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("prefetched 6 of 6 photos"), "\(result.stdout)")
+            #expect(result.stdout.contains("prefetched 6 of 6 images"), "\(result.stdout)")
             let photo = try #require(try await live.photoIDs().first)
             let shown = try jsonObject(try await live.cli(["show", photo, "--size", "120", "--json"]).stdout)
             #expect(["memory", "disk"].contains(shown["source"] as? String), "\(shown)")
