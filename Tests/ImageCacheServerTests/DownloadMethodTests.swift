@@ -170,7 +170,7 @@ struct DownloadMethodTests {
             #expect(!URL(fileURLWithPath: path).lastPathComponent.hasPrefix("."))
             #expect(!path.contains(".."))
             // Nothing landed beside the root (the fixture's folder holds only the daemon's own files).
-            #expect(fixture.files(in: fixture.folder).allSatisfy { ["Downloads", "cache"].contains($0) || $0.hasPrefix("d.sock") })
+            #expect(fixture.files(in: fixture.folder).allSatisfy { ["Downloads", "cache", "state"].contains($0) || $0.hasPrefix("d.sock") })
         }
     }
 
