@@ -5,7 +5,7 @@ import TestSupport
 
 /// Issue 22's CLI rules through the real `imagecache` and a real `imagecached`, stdout and
 /// stderr captured apart (and stderr on a pseudo-terminal where bars are the point).
-@Suite("CLI habits against a real imagecached", .timeLimit(.minutes(5)))
+@Suite("CLI habits against a real imagecached", .serialized, .timeLimit(.minutes(5)))
 struct CLIHabitsEndToEndTests {
     @Test func resultsGoToStdoutProgressToStderrAndQuietLeavesOnlyResults() async throws {
         try await LiveDaemon.with { live in
