@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -57,7 +57,7 @@ struct ArgumentParsingTests {
 
     @Test func prefetchTakesPages() throws {
         let c = try parse(["prefetch", "forest", "--pages", "3", "--provider", "pixabay"], as: PrefetchCommand.self)
-        #expect(c.query == "forest" && c.pages == 3 && c.provider == "pixabay")
+        #expect(try c.target() == .search("forest") && c.pages == 3 && c.provider == "pixabay")
         #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["prefetch", "forest", "--pages", "0"]) }
     }
 
@@ -118,9 +118,9 @@ struct ArgumentParsingTests {
         #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(arguments) }
     }
 
-    @Test func cacheClearTakesWhatAndDefaultsToAll() throws {
+    @Test func cacheClearTakesWhatAndHasNoDefault() throws {
         #expect(try parse(["cache", "clear", "thumbnails"], as: CacheCommand.Clear.self).what == .thumbnails)
-        #expect(try parse(["cache", "clear"], as: CacheCommand.Clear.self).what == .all)
+        #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["cache", "clear"]) }
         #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["cache", "clear", "everything"]) }
     }
 

@@ -18,16 +18,31 @@ struct CLIProcess: Sendable {
             .deletingLastPathComponent().appendingPathComponent("imagecache").path
     }
 
-    /// Starts `imagecache arguments`; `onLine` sees each stdout line as it comes (with the
-    /// child's pid), so a test can act on an event such as "daemon started".
-    static func run(_ arguments: [String], onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> Result {
+    /// Starts `imagecache arguments`; `onLine` sees each stdout and stderr line as it comes (with the
+    /// child's pid), so a test can act on an event such as "daemon started". `environment`
+    /// replaces the inherited one when given; `stdin` is written to the child's stdin (else it
+    /// reads an empty file); with `stderrTerminal` the child's stderr is a pseudo-terminal of
+    /// that many columns (what a person sees: bars redrawn in place), read through its master.
+    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
+                    stderrTerminal: Int? = nil,
+                    onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        if let environment { process.environment = environment }
+        let input = Pipe()
+        process.standardInput = input
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
-        process.standardError = err
+        var terminal: PseudoTerminal?
+        if let columns = stderrTerminal {
+            let pty = try PseudoTerminal(columns: columns)
+            terminal = pty
+            process.standardError = FileHandle(fileDescriptor: pty.secondary, closeOnDealloc: false)
+        } else {
+            process.standardError = err
+        }
         let collected = Collected()
         // Plain threads doing blocking reads: FileHandle.readabilityHandler's dispatch
         // sources crash libdispatch on Linux when the pipe closes under them.
@@ -55,9 +70,14 @@ struct CLIProcess: Sendable {
             readers.leave()
         }.start()
         readers.enter()
-        Thread { [err] in
-            defer { withExtendedLifetime(err) {} }
-            readChunks(errFD) { collected.appendErr($0) }
+        let errorSource = terminal?.primary ?? errFD
+        Thread { [err, terminal] in
+            defer { withExtendedLifetime((err, terminal)) {} }
+            readChunks(errorSource) { chunk in
+                // Progress and narration are stderr's: a test acts on those lines too.
+                while pid.value.withLockedValue({ $0 }) == 0 { sched_yield() }
+                for line in collected.appendErr(chunk) { onLine(line, pid.value.withLockedValue { $0 }) }
+            }
             readers.leave()
         }.start()
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
@@ -65,6 +85,10 @@ struct CLIProcess: Sendable {
             do {
                 try process.run()
                 pid.value.withLockedValue { $0 = process.processIdentifier }
+                // The child has its copy: without closing ours the primary never sees the end.
+                terminal?.closeSecondary()
+                if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
+                try? input.fileHandleForWriting.close()
             } catch { continuation.resume(throwing: error) }
         }
         try? out.fileHandleForWriting.close()
@@ -104,6 +128,7 @@ final class Collected: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
     private var partial = ""
+    private var partialErr = ""
 
     /// Appends stdout bytes and returns the lines completed by them.
     func appendOut(_ data: Data) -> [String] {
@@ -115,9 +140,14 @@ final class Collected: @unchecked Sendable {
         return lines
     }
 
-    func appendErr(_ data: Data) {
+    /// Appends stderr bytes and returns the lines completed by them.
+    func appendErr(_ data: Data) -> [String] {
         lock.lock(); defer { lock.unlock() }
         err.append(data)
+        partialErr += String(decoding: data, as: UTF8.self)
+        var lines = partialErr.components(separatedBy: "\n")
+        partialErr = lines.removeLast()
+        return lines
     }
 
     var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }

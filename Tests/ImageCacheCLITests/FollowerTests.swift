@@ -77,12 +77,12 @@ struct FollowerTests {
         #expect(lines[3].contains("finished") && lines[3].contains(" 9 B "))
     }
 
-    @Test func aLongPathKeepsItsFileName() {
+    @Test func aLongPathIsCutInTheMiddleKeepingItsFileName() {
         let job = Self.job("j3", .finished, received: 9, total: 9, path: "/srv/imagecached/downloads/some/deep/folder/unsplash-abc.jpg")
-        let lines = DownloadJobTable.render([job], width: 70).split(separator: "\n")
-        #expect(lines[1].hasSuffix("…/unsplash-abc.jpg") || lines[1].hasSuffix("unsplash-abc.jpg"))
-        #expect(lines[1].contains("…"))
-        #expect(lines.allSatisfy { DisplayWidth.of($0) <= 70 })
+        let lines = DownloadJobTable.render([job], width: 80).split(separator: "\n")
+        #expect(lines[1].hasSuffix("unsplash-abc.jpg"), "\(lines[1])")
+        #expect(lines[1].contains("  /srv/") && lines[1].contains("…"), "\(lines[1])")
+        #expect(lines.allSatisfy { DisplayWidth.of($0) <= 80 })
     }
 
     @Test func jobDescriptionNamesEveryKnownField() {

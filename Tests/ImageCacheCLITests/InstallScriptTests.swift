@@ -88,7 +88,7 @@ struct InstallScriptTests {
         }
         let system = try text(dir, "etc/systemd/system/imagecached.service")
         #expect(system.contains("ExecStart=/opt/ic/bin/imagecached --config /etc/imagecached/cache.conf"))
-        #expect(system.contains("Documentation=file:///opt/ic/share/doc/imagecached/protocol.md"))
+        #expect(system.contains("Documentation=man:imagecached(8) file:///opt/ic/share/doc/imagecached/protocol.md"))
         #expect(system.contains("User=imagecached"))
         #expect(try text(dir, "etc/systemd/system/imagecached.socket").contains("ListenStream=/run/imagecached/imagecached.sock"))
         #expect(try text(dir, "etc/systemd/user/imagecached.service").contains("ExecStart=/opt/ic/bin/imagecached\n"))
@@ -105,6 +105,61 @@ struct InstallScriptTests {
         let actions = result.output.split(separator: "\n")
         #expect(!actions.contains { $0.hasPrefix("systemd-sysusers") || $0.hasPrefix("systemctl") })
         #expect(result.output.contains("staged under \(dir.path)"))
+    }
+
+    @Test func manPagesAndCompletionsAreGeneratedFromTheCommandsAndUnitdirMovesTheUnits() async throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try await Self.install(["--destdir", dir.path, "--prefix", "/opt/ic", "--bin-dir", Self.binDir,
+                                             "--unitdir", "/usr/lib/systemd/system"])
+        #expect(result.status == 0, "\(result.output)")
+        let cli = try text(dir, "opt/ic/share/man/man1/imagecache.1")
+        #expect(cli.hasPrefix(".TH IMAGECACHE 1 "), "\(cli.prefix(200))")
+        for part in [".SH SYNOPSIS", ".SS imagecache search", "\\-\\-socket", ".SS imagecache download list", "IMAGECACHE_SOCKET"] {
+            #expect(cli.contains(part), "\(part)")
+        }
+        #expect(!cli.contains("generate\\-manpage"), "the hidden command stays out of the page")
+        let daemon = try text(dir, "opt/ic/share/man/man8/imagecached.8")
+        #expect(daemon.hasPrefix(".TH IMAGECACHED 8 ") && daemon.contains("\\-\\-check\\-config"))
+        #expect(try text(dir, "opt/ic/share/bash-completion/completions/imagecache").contains("_imagecache"))
+        #expect(try text(dir, "opt/ic/share/zsh/site-functions/_imagecached").contains("#compdef imagecached"))
+        #expect(try text(dir, "opt/ic/share/fish/vendor_completions.d/imagecache.fish").contains("complete -c 'imagecache'"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("usr/lib/systemd/system/imagecached.service").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("usr/lib/systemd/user/imagecached.socket").path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("etc/systemd").path))
+        // man(1) reads the page without complaint.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") || FileManager.default.isExecutableFile(atPath: "/usr/bin/nroff") {
+            let rendered = try await runCapturing("/bin/sh", ["-c", "nroff -man '\(dir.path)/opt/ic/share/man/man1/imagecache.1' 2>&1 >/dev/null"])
+            #expect(rendered.output.isEmpty, "\(rendered.output)")
+        }
+    }
+
+    @Test func aDryRunNamesEveryFileItWouldWriteAndUninstallRemovesThemAll() async throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = ["--destdir", dir.path, "--prefix", "/opt/ic", "--bin-dir", Self.binDir]
+        let dry = try await Self.install(options + ["--dry-run"])
+        #expect(dry.status == 0, "\(dry.output)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("opt").path), "a dry run wrote files")
+        let installed = try await Self.install(options)
+        #expect(installed.status == 0, "\(installed.output)")
+        // Every file the install wrote was named by the dry run: it tells the truth.
+        let written = try FileManager.default.subpathsOfDirectory(atPath: dir.path).filter { path in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: dir.path + "/" + path, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+        #expect(written.count >= 16, "\(written)")
+        for path in written { #expect(dry.output.contains(dir.path + "/" + path), "the dry run did not name \(path)") }
+        let dryUninstall = try await Self.install(options + ["--uninstall", "--dry-run"])
+        #expect(dryUninstall.status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("opt/ic/bin/imagecache").path))
+        let uninstalled = try await Self.install(options + ["--uninstall"])
+        #expect(uninstalled.status == 0, "\(uninstalled.output)")
+        let left = try FileManager.default.subpathsOfDirectory(atPath: dir.path).filter { path in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: dir.path + "/" + path, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+        #expect(left == ["etc/imagecached/cache.conf"], "the administrator's config alone stays")
     }
 
     @Test func anExistingCacheConfIsKeptAndDESTDIRWorksLikeTheOption() async throws {

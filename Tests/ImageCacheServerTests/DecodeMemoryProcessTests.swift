@@ -23,6 +23,8 @@ struct DecodeMemoryProcessTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let decodeMemory = 64 << 20
         try Data("""
+            [daemon]
+            state_dir = "\(folder)/state"
             [cache]
             cache_dir = "\(folder)/cache"
             [network]

@@ -25,6 +25,7 @@ struct DownloadCrashTests {
         try Data("""
             [daemon]
             socket = \(socket)
+            state_dir = \(folder)/state
             [cache]
             cache_dir = \(folder)/cache
             [network]
@@ -45,7 +46,7 @@ struct DownloadCrashTests {
         // The validator reaches the job table a moment after the first body bytes reach the
         // .part (the table is written off the transfer's thread): a kill before that restarts
         // from byte 0, safely. This test is about the resume, so it kills after.
-        try await FileGrowth.waitUntil(folder + "/cache/downloads/jobs.json", contains: "k1")
+        try await FileGrowth.waitUntil(folder + "/state/jobs.json", contains: "k1")
         await client.close()
         first.signal(SIGKILL)
         _ = try await first.waitForExit()

@@ -170,7 +170,7 @@ struct DownloadMethodTests {
             #expect(!URL(fileURLWithPath: path).lastPathComponent.hasPrefix("."))
             #expect(!path.contains(".."))
             // Nothing landed beside the root (the fixture's folder holds only the daemon's own files).
-            #expect(fixture.files(in: fixture.folder).allSatisfy { ["Downloads", "cache"].contains($0) || $0.hasPrefix("d.sock") })
+            #expect(fixture.files(in: fixture.folder).allSatisfy { ["Downloads", "cache", "state"].contains($0) || $0.hasPrefix("d.sock") })
         }
     }
 
@@ -383,7 +383,7 @@ struct DownloadMethodTests {
         await client.close()
         await first.stop()
         // As if the daemon had died between the move and the table write.
-        let store = try DownloadJobStore(cacheDirectory: fixture.folder + "/cache")
+        let store = try DownloadJobStore(stateDirectory: fixture.folder + "/state")
         let logger = Logger(label: "test")
         try store.save(store.load(logger: logger).map { record in
             var record = record

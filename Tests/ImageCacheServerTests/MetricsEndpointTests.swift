@@ -186,6 +186,7 @@ struct MetricsEndpointTests {
         var configuration = first.daemon.configuration.current
         let folder = TestServer.makeFolder()
         configuration.cache.cacheDir = folder
+        configuration.daemon.stateDir = folder + "/state"
         configuration.daemon.socket = folder + "/second.sock"
         configuration.daemon.metricsListen = .tcp(host: "127.0.0.1", port: port)
         let second = try ImageCacheDaemon(configuration: configuration, logger: Logger(label: "metrics-unbindable"))

@@ -27,6 +27,8 @@ final class SearchDaemon: Sendable {
         var configuration = CacheConfiguration()
         configuration.daemon.socket = folder + "/d.sock"
         configuration.cache.cacheDir = folder + "/cache"
+        // The job table's state folder too: no test daemon may touch the runner's own.
+        configuration.daemon.stateDir = folder + "/state"
         configuration.cache.searchTTL = searchTTL
         configuration.network.allowedHosts = ["127.0.0.1"]
         configuration.network.allowHTTP = true

@@ -12,7 +12,7 @@ public struct CacheCommand: AsyncParsableCommand {
 
         EXAMPLES
           imagecache cache clear thumbnails
-          imagecache cache clear all
+          imagecache cache clear all --yes
           imagecache cache evict unsplash:Dwu85P9SOIk
         """,
         subcommands: [Clear.self, Evict.self])
@@ -26,14 +26,33 @@ public struct CacheCommand: AsyncParsableCommand {
 
         @OptionGroup public var global: GlobalOptions
 
-        @Argument(help: "thumbnails, searches or all.")
-        public var what: CacheClearTarget = .all
+        @Argument(help: "thumbnails, searches or all (all needs --yes).")
+        public var what: CacheClearTarget?
+
+        @Flag(name: [.customShort("y"), .long], help: "Confirm `cache clear all`.")
+        public var yes = false
 
         public init() {}
 
+        /// The protocol requires `what` so nothing is emptied by accident; the CLI asks the
+        /// same, and `all` (every thumbnail and every stored page) needs `--yes` besides.
+        public func validate() throws {
+            guard let what else {
+                throw ValidationError("Say what to clear: thumbnails, searches or all (all needs --yes).")
+            }
+            if what == .all, !yes {
+                throw ValidationError("`cache clear all` empties every thumbnail and every stored search page: add --yes to confirm.")
+            }
+        }
+
         public func run(connection: ImageCacheConnection) async throws {
+            guard let what else { return }
             let result = try await connection.clearCache(what)
-            Output.line(global.json ? try JSONOutput.text(result) : CacheSummary.render(result, what: "cleared \(what.rawValue)"))
+            if global.jsonOutput {
+                try JSONOutput.emit(result, global: global)
+            } else {
+                Output.line(CacheSummary.render(result, what: "cleared \(what.rawValue)"))
+            }
         }
     }
 
@@ -49,9 +68,11 @@ public struct CacheCommand: AsyncParsableCommand {
 
         public init() {}
 
+        public func validate() throws { try ImageArgument.check(image) }
+
         public func run(connection: ImageCacheConnection) async throws {
             let result = try await connection.evict(imageReference(image))
-            Output.line(global.json ? try JSONOutput.text(result) : CacheSummary.render(result, what: "evicted \(image)"))
+            if global.jsonOutput { try JSONOutput.emit(result, global: global) } else { Output.line(CacheSummary.render(result, what: "evicted \(image)")) }
         }
     }
 }
@@ -60,6 +81,6 @@ public struct CacheCommand: AsyncParsableCommand {
 public enum CacheSummary {
     /// `cleared all: 42 entries, 3.1 MiB freed`.
     public static func render(_ result: CacheRemovalResult, what: String) -> String {
-        "\(what): \(result.removed) entr\(result.removed == 1 ? "y" : "ies") removed, \(Units.bytes(result.bytes)) freed"
+        "\(what): \(Units.count(result.removed, "entry", "entries")) removed, \(Units.bytes(result.bytes)) freed"
     }
 }

@@ -18,13 +18,16 @@ public struct LayoutCommand: ClientCommand {
 
         EXAMPLES
           imagecache layout beach --columns 3 --width 900
-          imagecache layout "red fox" --columns 4 --width 1200 --spacing 8 --svg grid.svg
+          imagecache layout red fox --columns 4 --width 1200 --spacing 8 --svg grid.svg
         """)
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: "Words to search for (at least 3 characters).")
-    public var query: String
+    @Argument(help: ArgumentHelp("Words to search for (at least 3 characters in all).", valueName: "word"))
+    public var words: [String] = []
+
+    /// The words joined with single spaces.
+    public var query: String { words.joined(separator: " ") }
 
     @Option(help: "Number of columns.")
     public var columns: Int
@@ -53,6 +56,7 @@ public struct LayoutCommand: ClientCommand {
     public init() {}
 
     public func validate() throws {
+        if words.isEmpty { throw ValidationError("Give words to search for.") }
         if !(1...LayoutParams.maxColumns).contains(columns) { throw ValidationError("--columns must be between 1 and \(LayoutParams.maxColumns).") }
         if !(width > 0) { throw ValidationError("--width must be more than 0.") }
         if spacing < 0 { throw ValidationError("--spacing must be 0 or more.") }
@@ -82,8 +86,12 @@ public struct LayoutCommand: ClientCommand {
                 Output.error("imagecache: cannot write \(svg): \(error.localizedDescription)")
                 throw ExitCode(ExitStatus.failure.rawValue)
             }
-            if !global.json { Output.error("wrote \(svg) (\(layout.frames.count) frames, \(images.count) thumbnails embedded)") }
+            Output.note("wrote \(svg) (\(Units.count(layout.frames.count, "frame")), \(Units.count(images.count, "thumbnail")) embedded)")
         }
-        Output.line(global.json ? try JSONOutput.text(layout) : LayoutTable.render(layout, width: Terminal.current().width))
+        if global.jsonOutput {
+            try JSONOutput.emit(layout, records: layout.frames, global: global)
+        } else {
+            Output.line(LayoutTable.render(layout, width: Terminal.current().tableWidth))
+        }
     }
 }

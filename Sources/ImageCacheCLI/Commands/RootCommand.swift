@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ImageCacheClient
 
 /// `imagecache`: the companion CLI of imagecached. `main.swift` only calls `main()` on this,
@@ -9,7 +10,10 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         abstract: "Search, show, prefetch, lay out and download photos through the imagecached daemon.",
         discussion: """
         imagecache talks to a running imagecached over its Unix socket (JSON-RPC, one JSON \
-        object per line). Every command takes --socket PATH and --json.
+        object per line). Results go to stdout; progress bars, narration and errors to \
+        stderr. Every command takes --socket PATH, --json or --ndjson, -q (results only) and \
+        -v (say more). Without --socket the socket is $IMAGECACHE_SOCKET, else socket = in \
+        the daemon's cache.conf, else the default below.
 
         EXAMPLES
           imagecache demo                 # the whole story, offline
@@ -17,7 +21,8 @@ public struct ImageCacheRoot: AsyncParsableCommand {
           imagecache demo --gallery       # the web gallery on the offline simulator
           imagecache gallery              # the web gallery on your daemon, in your browser
           imagecache status               # who answers; which providers have keys
-          imagecache search "sunset beach" --page 2
+          imagecache search sunset beach --page 2
+          imagecache photo unsplash:Dwu85P9SOIk   # author, links, EXIF, tags, location
           imagecache show unsplash:Dwu85P9SOIk --size 512
           imagecache download unsplash:Dwu85P9SOIk -o ~/Downloads/photos
           imagecache download list        # jobs started with --detach, their state and files
@@ -27,15 +32,23 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         EXIT STATUS
         \(ExitStatus.helpTable)
 
+        ENVIRONMENT
+          IMAGECACHE_SOCKET   the socket, when --socket is not given
+
         FILES
           $XDG_RUNTIME_DIR/imagecached.sock   the user daemon's socket
           /run/imagecached/imagecached.sock   the system daemon's socket
+          $XDG_CONFIG_HOME/imagecached/cache.conf, /etc/imagecached/cache.conf
+                                              where socket = is read from
+
+        SEE ALSO
+          imagecached(8)
         """,
         version: "0.1.0",
         subcommands: [
-            StatusCommand.self, StatsCommand.self, SearchCommand.self, ShowCommand.self,
+            StatusCommand.self, StatsCommand.self, SearchCommand.self, PhotoCommand.self, ShowCommand.self,
             PrefetchCommand.self, DownloadCommand.self, LayoutCommand.self, CacheCommand.self,
-            GalleryCommand.self, DemoCommand.self, SimulatorCommand.self,
+            GalleryCommand.self, DemoCommand.self, SimulatorCommand.self, ManPageCommand.self,
         ]
     )
 
@@ -47,6 +60,11 @@ public struct ImageCacheRoot: AsyncParsableCommand {
     /// Called from `main.swift`, whose top-level code would otherwise pick the synchronous
     /// `main()` overload, which cannot run async commands.
     public static func runMain() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let mistake = CommandSuggestion.unknownCommand(in: arguments, root: ImageCacheRoot.self) {
+            Output.error("imagecache: \(mistake)\nSee 'imagecache --help'.")
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
         await main()
     }
 }

@@ -8,20 +8,23 @@ public struct SearchCommand: ClientCommand {
         commandName: "search",
         abstract: "Search a provider and print one page of photos.",
         discussion: """
-        Prints a table (id, size, author, likes, description cut to the terminal width) and \
-        "page N of M". A page answered from the daemon's cache says "from cache"; one served \
-        because the network failed says "STALE".
+        The words are joined with spaces, so `search red fox` and `search "red fox"` are the \
+        same query. Prints a table (id, size, author, likes, description) and "page N of M". \
+        On a terminal the description is cut to its width; into a pipe or a file nothing is \
+        cut. A page answered from the daemon's cache says "from cache"; one served because \
+        the network failed says "STALE". Safe search is on unless --no-safe.
 
         EXAMPLES
-          imagecache search "sunset beach"
+          imagecache search sunset beach
           imagecache search mountains --provider pixabay --page 2 --per-page 50
           imagecache search --recent --provider flickr
+          imagecache search red fox --ndjson | jq -r .id
         """)
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: "Words to search for (at least 3 characters).")
-    public var query: String?
+    @Argument(help: ArgumentHelp("Words to search for (at least 3 characters in all).", valueName: "word"))
+    public var words: [String] = []
 
     @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).")
     public var provider: String?
@@ -35,22 +38,32 @@ public struct SearchCommand: ClientCommand {
     @Flag(help: "The provider's newest photos instead of a query.")
     public var recent = false
 
+    @Flag(inversion: .prefixedNo, help: "Ask the provider for safe-search results (the default; --no-safe turns it off).")
+    public var safe = true
+
     public init() {}
 
+    /// The query: the words joined with single spaces; nil when none were given.
+    public var query: String? { words.isEmpty ? nil : words.joined(separator: " ") }
+
     public func validate() throws {
-        if recent, query != nil { throw ValidationError("Give either QUERY or --recent, not both.") }
-        if !recent, query == nil { throw ValidationError("Give a QUERY, or --recent for the newest photos.") }
+        if recent, query != nil { throw ValidationError("Give either words to search for or --recent, not both.") }
+        if !recent, query == nil { throw ValidationError("Give words to search for, or --recent for the newest photos.") }
         if page < 1 { throw ValidationError("--page must be 1 or more.") }
         if let perPage, perPage < 1 { throw ValidationError("--per-page must be 1 or more.") }
     }
 
     /// The params this command line asks for.
     public var params: SearchParams {
-        SearchParams(query: recent ? nil : query, feed: recent ? .recent : nil, provider: provider, page: page, perPage: perPage)
+        SearchParams(query: recent ? nil : query, feed: recent ? .recent : nil, provider: provider, page: page, perPage: perPage, safe: safe)
     }
 
     public func run(connection: ImageCacheConnection) async throws {
         let result = try await connection.search(params)
-        Output.line(global.json ? try JSONOutput.text(result) : SearchTable.render(result, width: Terminal.current().width))
+        if global.jsonOutput {
+            try JSONOutput.emit(result, records: result.photos, global: global)
+        } else {
+            Output.line(SearchTable.render(result, width: Terminal.current().tableWidth))
+        }
     }
 }

@@ -33,6 +33,7 @@ public struct ShowCommand: ClientCommand {
     public init() {}
 
     public func validate() throws {
+        try ImageArgument.check(image)
         if let size, !(1...ThumbnailLimits.maxSize).contains(size) {
             throw ValidationError("--size must be between 1 and \(ThumbnailLimits.maxSize).")
         }
@@ -44,9 +45,9 @@ public struct ShowCommand: ClientCommand {
     }
 
     public func run(connection: ImageCacheConnection) async throws {
-        let terminal = Terminal.current()
+        let terminal = Terminal.progress()
         let notifications = connection.notifications()
-        let showProgress = !global.json
+        let showProgress = !global.jsonOutput
         let label = image
         // The bar's board comes back when the watcher is cancelled, so the bar can be
         // closed with the answer (the last progress notification may trail it).
@@ -61,9 +62,9 @@ public struct ShowCommand: ClientCommand {
                 if index == nil {
                     let added = board.add(ProgressItem(label: label, total: p.total), now: now)
                     index = added.index
-                    Output.out(added.output)
+                    Output.progress(added.output)
                 }
-                Output.out(board.update(index!, now: now) { item in
+                Output.progress(board.update(index!, now: now) { item in
                     item.received = p.received
                     item.total = p.total
                     item.elapsed = now - start
@@ -77,19 +78,27 @@ public struct ShowCommand: ClientCommand {
             result = try await Interrupts.race { try await connection.showThumbnail(params) }
         } catch {
             watcher.cancel()
+            // The bar ends saying why: cancelled, recycled, failed: kind.
+            if var drawn = await watcher.value {
+                let now = MonotonicClock.now()
+                Output.progress(drawn.board.update(drawn.index, now: now) { item in
+                    item.elapsed = now - drawn.start
+                    item.outcome = ProgressBar.outcome(of: error)
+                })
+            }
             throw error
         }
         watcher.cancel()
         if var drawn = await watcher.value {
             let now = MonotonicClock.now()
-            Output.out(drawn.board.update(drawn.index, now: now) { item in
+            Output.progress(drawn.board.update(drawn.index, now: now) { item in
                 item.received = item.total ?? item.received
                 item.elapsed = now - drawn.start
                 item.outcome = "done"
             })
         }
-        if global.json {
-            Output.line(try JSONOutput.text(result))
+        if global.jsonOutput {
+            try JSONOutput.emit(result, global: global)
             return
         }
         Output.line(ShowSummary.render(result))

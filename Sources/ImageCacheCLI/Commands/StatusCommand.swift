@@ -21,7 +21,7 @@ public struct StatusCommand: ClientCommand {
 
     public func run(connection: ImageCacheConnection) async throws {
         let hello = try await connection.hello()
-        Output.line(global.json ? try JSONOutput.text(hello) : StatusSummary.render(hello, socketPath: connection.socketPath))
+        if global.jsonOutput { try JSONOutput.emit(hello, global: global) } else { Output.line(StatusSummary.render(hello, socketPath: connection.socketPath)) }
     }
 }
 
@@ -49,6 +49,6 @@ public struct StatsCommand: ClientCommand {
         // Read as sent: a daemon without some engine parts reports fewer sections (see
         // `StatsSummary.render(_: JSONValue)`), and --json passes the answer through unchanged.
         let stats = try await connection.call(method: MethodName.stats.rawValue)
-        Output.line(global.json ? try JSONOutput.text(stats) : StatsSummary.render(stats))
+        if global.jsonOutput { try JSONOutput.emit(stats, global: global) } else { Output.line(StatsSummary.render(stats)) }
     }
 }

@@ -87,7 +87,7 @@ public struct DemoCommand: AsyncParsableCommand {
         }
         if keepRunning, let socket = await resources.socketPath {
             Output.narrate("==> imagecached stays up for you to try, for example:")
-            Output.narrate("    imagecache --socket \(socket) search \"red fox\" --page 2")
+            Output.narrate("    imagecache --socket \(socket) search red fox --page 2")
             Output.narrate("    Ctrl-C stops it and removes everything")
             // Ctrl-C is how this ends, not a failure: the steps' outcome decides the status.
             _ = try? await Interrupts.race { () async -> Int in

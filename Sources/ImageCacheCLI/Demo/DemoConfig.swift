@@ -9,6 +9,8 @@ public enum DemoConfig {
         public var config: String { workspace + "/cache.conf" }
         /// The daemon's socket (short enough for a Unix socket address under /tmp).
         public var socket: String { workspace + "/imagecached.sock" }
+        /// The daemon's `state_dir` (its download job table).
+        public var state: String { workspace + "/state" }
         /// The daemon's `cache_dir`.
         public var cache: String { workspace + "/cache" }
         /// The daemon's only download root.
@@ -24,6 +26,7 @@ public enum DemoConfig {
         # Written by `imagecache demo`; removed when it ends.
         [daemon]
         socket = "\(paths.socket)"
+        state_dir = "\(paths.state)"
         log_level = notice
 
         [cache]

@@ -150,7 +150,7 @@ public enum DemoScript {
         let photo = try await ctx.state.requirePhotos()[0]
         let notifications = ctx.connection.notifications()
         let job = try await ctx.connection.download(DownloadParams(image: .photo(photo.id), variant: .full, directory: ctx.downloads))
-        let follower = DownloadFollower(jobs: [(photo.id, job.job)], terminal: Terminal.current(), quiet: false)
+        let follower = DownloadFollower(jobs: [(photo.id, job.job)], terminal: Terminal.progress(), quiet: false)
         let outcomes = try await follower.follow(notifications)
         if let error = outcomes.first?.error { throw error }
         return DownloadSummary.render(outcomes)

@@ -35,6 +35,18 @@ public enum Units {
         return "\(s / 86400)d\(String(format: "%02d", (s % 86400) / 3600))h"
     }
 
+    /// A short duration with its fraction, for `-v`: `0.042s`, `1.5s`.
+    public static func seconds(_ value: Double) -> String {
+        guard value.isFinite, value >= 0 else { return "--" }
+        return value < 10 ? String(format: "%.3fs", value) : duration(value)
+    }
+
+    /// `1 photo`, `2 photos`; `irregular` for words whose plural is not `+s`
+    /// (`count(3, "entry", "entries")`). One place, so no line says "1 photos".
+    public static func count(_ n: Int, _ singular: String, _ irregular: String? = nil) -> String {
+        "\(n) " + (n == 1 ? singular : irregular ?? singular + "s")
+    }
+
     /// A percentage of a ratio, `"—"` when the denominator is 0.
     public static func percent(_ part: Int, of whole: Int) -> String {
         guard whole > 0 else { return "—" }

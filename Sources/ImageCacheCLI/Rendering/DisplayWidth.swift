@@ -38,6 +38,33 @@ public enum DisplayWidth {
         return result + "…"
     }
 
+    /// `text` cut to at most `width` columns in its middle (`/srv/imag…/unsplash-abc.jpg`),
+    /// so a path keeps the root that says where and the file name that says what. The end
+    /// gets three quarters; a file name longer than that keeps its end.
+    public static func truncateMiddle(_ text: String, to width: Int) -> String {
+        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        if of(flat) <= width { return flat }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        let available = width - 1
+        let tailBudget = available - available / 4
+        var tail = ""
+        var used = 0
+        for character in flat.reversed() {
+            let w = of(character)
+            if used + w > tailBudget { break }
+            tail.insert(character, at: tail.startIndex)
+            used += w
+        }
+        var head = ""
+        for character in flat {
+            let w = of(character)
+            if used + w > available { break }
+            head.append(character)
+            used += w
+        }
+        return head + "…" + tail
+    }
+
     /// `text` padded with spaces to exactly `width` columns (cut first when wider).
     public static func pad(_ text: String, to width: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: width)

@@ -6,15 +6,15 @@ public enum DownloadJobTable {
     /// each line cut to `width` columns.
     public static func render(_ jobs: [DownloadJob], width: Int) -> String {
         guard !jobs.isEmpty else { return "no download jobs (finished and failed ones stay listed for 24 h)" }
-        let idWidth = min(36, max(3, jobs.map { DisplayWidth.of($0.job) }.max() ?? 0))
+        let idWidth = max(JobID.width, jobs.map { DisplayWidth.of($0.job) }.max() ?? 0)
         let imageWidth = min(40, max(5, jobs.map { DisplayWidth.of(image($0)) }.max() ?? 0))
         let progressWidth = max(8, jobs.map { DisplayWidth.of(progress($0)) }.max() ?? 0)
         func row(_ cells: [String]) -> String {
             let line = DisplayWidth.pad(cells[0], to: idWidth) + "  " + DisplayWidth.pad(cells[1], to: 9) + "  "
                 + DisplayWidth.pad(cells[2], to: progressWidth, alignRight: true) + "  " + DisplayWidth.pad(cells[3], to: imageWidth)
                 + "  "
-            // The path's end (the file name) matters most: a long one loses its beginning.
-            return SearchTable.trimTrailing(line + keepingEnd(cells[4], width: width - DisplayWidth.of(line)))
+            // A long path is cut in its middle: its root and its file name both stay.
+            return SearchTable.trimTrailing(line + DisplayWidth.truncateMiddle(cells[4], to: width - DisplayWidth.of(line)))
         }
         var lines = [row(["JOB", "STATE", "PROGRESS", "IMAGE", "PATH / ERROR"])]
         for job in jobs { lines.append(row([job.job, job.state.rawValue, progress(job), image(job), detail(job)])) }
@@ -49,20 +49,5 @@ public enum DownloadJobTable {
     static func detail(_ job: DownloadJob) -> String {
         if let error = job.error { return "\(error.kind.rawValue): \(error.message)" }
         return job.path ?? ""
-    }
-
-    /// `text` cut to `width` columns from the left (`…/downloads/photo.jpg`).
-    static func keepingEnd(_ text: String, width: Int) -> String {
-        if DisplayWidth.of(text) <= width { return text }
-        guard width > 1 else { return width == 1 ? "…" : "" }
-        var kept = ""
-        var used = 1
-        for character in text.reversed() {
-            let w = DisplayWidth.of(character)
-            if used + w > width { break }
-            kept.insert(character, at: kept.startIndex)
-            used += w
-        }
-        return "…" + kept
     }
 }

@@ -22,13 +22,31 @@ public enum ErrorMessage {
         }
     }
 
+    /// `provider_unavailable` has four causes a person fixes differently; the protocol gives
+    /// them one code, so the daemon's message (ProviderErrors, SearchCoordinator) tells them
+    /// apart: an unknown name, a key the provider refused (it sent an HTTP status), a
+    /// malformed `api_url`, or no key at all.
+    static func providerHint(_ error: RPCError) -> String {
+        let message = error.message.lowercased()
+        if message.contains("unknown provider") {
+            return "That provider does not exist: use unsplash, flickr or pixabay (--provider NAME); it is not a key problem."
+        }
+        if error.data.status != nil || message.contains("refused the configured api key") {
+            return "The provider answered that the key is wrong or revoked: replace it (the message names the setting), then `systemctl reload imagecached` or restart the daemon."
+        }
+        if message.contains("api_url") {
+            return "Fix api_url in the provider's section of cache.conf (or remove it for the default)."
+        }
+        return "See which providers have keys with 'imagecache status'; keys go in UNSPLASH_ACCESS_KEY, FLICKR_API_KEY, PIXABAY_API_KEY or cache.conf."
+    }
+
     /// What to do next for an error kind, when there is something useful to say.
     public static func hint(_ error: RPCError) -> String? {
         switch error.kind {
         case .queryTooShort:
             return "Give at least 3 characters (after trimming spaces)."
         case .providerUnavailable:
-            return "See which providers have keys with 'imagecache status'; keys go in UNSPLASH_ACCESS_KEY, FLICKR_API_KEY, PIXABAY_API_KEY or cache.conf."
+            return providerHint(error)
         case .upstreamError:
             var text = "The provider answered an error"
             if let status = error.data.status { text += " (HTTP \(status))" }

@@ -1,3 +1,5 @@
+import ImageCacheProtocol
+
 /// One transfer's progress as the CLI shows it.
 public struct ProgressItem: Sendable, Equatable {
     /// What is moving (a photo id, a file name).
@@ -48,35 +50,49 @@ public struct ProgressItem: Sendable, Equatable {
 /// Draws progress: bars redrawn in place on a terminal, plain lines elsewhere.
 ///
 /// A bar per item, each line `label [#####-----] 45% 1.2 MiB / 2.7 MiB 850 KiB/s ETA 2s`.
+/// Every part has a fixed width for a given terminal width (the label padded or cut, the
+/// figures padded to `figuresWidth`), so a bar never jumps as its figures grow and all bars
+/// of a board line up; it ends as `done`, `cancelled`, `recycled` or `failed: kind`.
 /// Pure functions of the items and the width, so tests check the lines; `ProgressBoard`
 /// decides when to draw.
 public enum ProgressBar {
-    /// One bar line no wider than `width` columns.
+    /// Columns the figures take: `100% 1023 MiB / 1023 MiB 1023 KiB/s ETA 23h59m` fits.
+    public static let figuresWidth = 46
+    /// The widest bar drawn; a wider terminal gets a shorter line, not a longer bar.
+    public static let maximumBarWidth = 40
+    /// Seconds before a rate or an ETA is shown: over the first moments a mean is noise
+    /// (a cached head makes 50 MiB/s, a slow connect 0 B/s).
+    public static let rateDelay = 0.5
+
+    /// One bar line no wider than `width` columns, of the same width whatever the figures.
     public static func line(_ item: ProgressItem, width: Int) -> String {
         let labelWidth = min(28, max(8, width / 4))
         let label = DisplayWidth.pad(item.label, to: labelWidth)
-        let tail = figures(item)
-        let barWidth = width - labelWidth - DisplayWidth.of(tail) - 6
-        guard barWidth >= 5 else { return DisplayWidth.truncate(label + " " + tail, to: width) }
+        let tailWidth = min(figuresWidth, max(0, width - labelWidth - 4 - 10))
+        let barWidth = min(maximumBarWidth, width - labelWidth - tailWidth - 4)
+        guard barWidth >= 5, tailWidth > 0 else { return DisplayWidth.truncate(label + " " + figures(item), to: max(1, width)) }
         let bar: String
-        if let fraction = item.fraction {
+        if let fraction = item.outcome == "done" ? 1 : item.fraction {
             let filled = Int((fraction * Double(barWidth)).rounded(.down))
             bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
         } else {
             bar = String(repeating: "?", count: barWidth)
         }
-        return "\(label) [\(bar)] \(tail)"
+        return "\(label) [\(bar)] \(DisplayWidth.pad(figures(item), to: tailWidth))"
     }
 
-    /// `45%  1.2 MiB / 2.7 MiB  850 KiB/s  ETA 2s`, or the outcome once ended.
+    /// `45% 1.2 MiB / 2.7 MiB 850 KiB/s ETA 2s`, or the outcome once ended. The rate and
+    /// the ETA appear only after `rateDelay`.
     public static func figures(_ item: ProgressItem) -> String {
         let unit: (Int) -> String = item.countsItems ? { (n: Int) -> String in "\(n)" } : { Units.bytes($0) }
         let amount = item.total.map { "\(unit(item.received)) / \(unit($0))" } ?? unit(item.received)
-        let rate = item.countsItems ? String(format: "%.1f/s", item.rate) : Units.rate(item.rate)
         let percent = item.fraction.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? "  ?%"
         if let outcome = item.outcome {
-            return "\(percent) \(amount) in \(Units.duration(item.elapsed)) \(outcome)"
+            // The outcome first: on a narrow terminal the figures' end is what gets cut.
+            return "\(outcome) \(percent) \(amount) in \(Units.duration(item.elapsed))"
         }
+        guard item.elapsed >= rateDelay else { return "\(percent) \(amount)" }
+        let rate = item.countsItems ? String(format: "%.1f/s", item.rate) : Units.rate(item.rate)
         let eta = item.eta.map { "ETA \(Units.duration($0))" } ?? "ETA --"
         return "\(percent) \(amount) \(rate) \(eta)"
     }
@@ -84,6 +100,15 @@ public enum ProgressBar {
     /// A plain line for a log or a pipe: `label: 45% 1.2 MiB / 2.7 MiB 850 KiB/s ETA 2s`.
     public static func plainLine(_ item: ProgressItem) -> String {
         "\(item.label): \(figures(item))"
+    }
+
+    /// The word a bar ends with for a failure: `cancelled`, `recycled` (a thumbnail whose
+    /// slot was reused), else `failed: kind`.
+    public static func outcome(of error: any Error) -> String {
+        if error is Interrupted || error is CancellationError { return "cancelled" }
+        guard let rpc = error as? RPCError else { return "failed" }
+        if rpc.kind == .cancelled { return rpc.data.reason == "recycled" ? "recycled" : "cancelled" }
+        return "failed: \(rpc.kind.rawValue)"
     }
 }
 

@@ -29,15 +29,19 @@ public enum SearchTable {
     public static func heading(_ result: SearchResult) -> String {
         var what = result.query.map { "\"\($0)\"" } ?? "recent photos"
         if result.query == nil, let feed = result.feed { what = "feed \(feed.rawValue)" }
-        var parts = [result.provider, what, "\(result.total) result\(result.total == 1 ? "" : "s")"]
+        var parts = [result.provider, what, Units.count(result.total, "result")]
         if result.fromCache { parts.append("from cache") }
         if result.stale { parts.append("STALE: the network failed, this is a cached copy") }
         return parts.joined(separator: " · ")
     }
 
-    /// `page 2 of 17`, with how to get the next one.
+    /// `page 2 of 17`, with how to get the next one. A page past the last (`--page 389` of
+    /// 388) says so and names the last page, never "page 389 of 388".
     public static func footer(_ result: SearchResult) -> String {
         if result.total == 0 { return "no results" }
+        if result.page > result.totalPages {
+            return "past the last page: there \(result.totalPages == 1 ? "is" : "are") \(Units.count(result.totalPages, "page")) (last: --page \(result.totalPages))"
+        }
         var text = "page \(result.page) of \(result.totalPages)"
         if result.hasMore { text += " (next: --page \(result.page + 1))" }
         return text

@@ -28,16 +28,47 @@ public struct Terminal: Sendable, Equatable {
         return fallbackWidth
     }
 
-    /// The real stdout.
+    /// A width no line reaches: what a table is fitted to when nothing should be cut. Far
+    /// below `Int.max`, so the renderers' sums and differences of widths cannot overflow.
+    public static let unlimited = 1 << 40
+
+    /// The width a table is fitted to: the terminal's when stdout is one; unlimited otherwise
+    /// (a pipe, a file), since a cut row there loses data a script or a pager wanted.
+    public var tableWidth: Int { isTTY ? width : Self.unlimited }
+
+    /// The real stdout, where results (tables, summaries, JSON) go.
     public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> Terminal {
-        let tty = isatty(STDOUT_FILENO) == 1
+        of(STDOUT_FILENO, environment: environment)
+    }
+
+    /// The real stderr, where progress bars and narration go: bars redraw in place only
+    /// when it is a terminal, so `imagecache download X > list.txt` still shows them.
+    public static func progress(environment: [String: String] = ProcessInfo.processInfo.environment) -> Terminal {
+        of(STDERR_FILENO, environment: environment)
+    }
+
+    /// `fd`'s terminal, when it is one.
+    static func of(_ fd: Int32, environment: [String: String]) -> Terminal {
+        let tty = isatty(fd) == 1
         var columns: Int?
         if tty {
             var size = winsize()
-            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 { columns = Int(size.ws_col) }
+            if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 { columns = Int(size.ws_col) }
         }
         return Terminal(isTTY: tty, width: width(isTTY: tty, windowColumns: columns, environment: environment))
     }
+}
+
+/// How much a command says besides its result: `-q` results only, `-v` more narration.
+public enum Verbosity: Int, Sendable, Comparable {
+    /// `-q`: stdout's results and stderr's error messages, nothing else.
+    case quiet
+    /// Progress bars and narration on stderr.
+    case normal
+    /// Also which socket was chosen and why, and how long each call took.
+    case verbose
+
+    public static func < (lhs: Verbosity, rhs: Verbosity) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Writes to stdout and stderr without Swift's `print` buffering surprises: a progress bar
@@ -68,8 +99,26 @@ public enum Output {
         }
     }
 
-    /// Writes a line to stdout.
+    /// The command's `-q`/`-v`, set by `ClientCommand.run` for everything it calls.
+    @TaskLocal public static var verbosity = Verbosity.normal
+
+    /// Writes a line of a result to stdout.
     public static func line(_ text: String = "") { out(text + "\n") }
+
+    /// Writes progress (bars, their redraws) to stderr, unless `-q`.
+    public static func progress(_ text: String) {
+        if verbosity > .quiet, !text.isEmpty { write(text, to: STDERR_FILENO) }
+    }
+
+    /// Writes a line of narration (what was started, what to do next) to stderr, unless `-q`.
+    public static func note(_ text: String) {
+        if verbosity > .quiet { write(text + "\n", to: STDERR_FILENO) }
+    }
+
+    /// Writes a line to stderr only under `-v`.
+    public static func detail(_ text: String) {
+        if verbosity >= .verbose { write("imagecache: " + text + "\n", to: STDERR_FILENO) }
+    }
 
     /// Writes a line of a command's narrative (stdout, or stderr under `narrativeToStderr`).
     public static func narrate(_ text: String) { out(text + "\n") }

@@ -22,6 +22,9 @@ public struct CacheConfiguration: Sendable, Equatable {
     public struct Daemon: Sendable, Equatable {
         /// Socket path; nil means the environment's default (see `resolvedSocketPath`).
         public var socket: String?
+        /// State folder (the download job table); nil means the environment's default (see
+        /// `resolvedStateDirectory`). State, not cache: emptying the cache must not lose jobs.
+        public var stateDir: String?
         /// Group that may connect; the socket is 0660 when set, 0600 otherwise.
         public var socketGroup: String?
         /// Lowest level logged to stderr; `--log-level` overrides it, SIGHUP re-reads it.

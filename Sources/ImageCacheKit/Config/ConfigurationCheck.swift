@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// What start-up needs of the places a configuration names, checked before anything is opened:
-/// `cache_dir` and every download root usable (a writable folder, or creatable under a
+/// `cache_dir`, `state_dir` and every download root usable (a writable folder, or creatable under a
 /// writable one), `ca_bundle` a readable file, and the socket's folder usable unless systemd
 /// passes the socket.
 ///
@@ -31,6 +31,9 @@ public enum ConfigurationCheck {
         }
         if let problem = folderProblem(configuration.resolvedCacheDirectory) {
             report("cache", "cache_dir", problem)
+        }
+        if let problem = folderProblem(configuration.resolvedStateDirectory) {
+            report("daemon", "state_dir", problem)
         }
         for root in configuration.resolvedDownloadRoots {
             if let problem = folderProblem(root) { report("downloads", "download_dir", problem) }

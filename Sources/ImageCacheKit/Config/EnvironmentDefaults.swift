@@ -22,6 +22,9 @@ public struct EnvironmentDefaults: Sendable, Equatable {
     /// `$CACHE_DIRECTORY` under systemd (its first entry when colon-separated), else
     /// `$XDG_CACHE_HOME/imagecached`, else `~/.cache/imagecached`.
     public var cacheDirectory: String
+    /// `$STATE_DIRECTORY` under systemd (its first entry when colon-separated), else
+    /// `$XDG_STATE_HOME/imagecached`, else `~/.local/state/imagecached`.
+    public var stateDirectory: String
     /// `$XDG_DOWNLOAD_DIR`, else the one in `~/.config/user-dirs.dirs`, else `~/Downloads`.
     public var downloadDirectory: String
     /// `$HOME`, else the user database's home of the current user; `~` in paths expands to it.
@@ -41,6 +44,14 @@ public struct EnvironmentDefaults: Sendable, Equatable {
             cacheDirectory = Self.join(xdg, "imagecached")
         } else {
             cacheDirectory = Self.join(home, ".cache/imagecached")
+        }
+        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init),
+           let directory = Self.absolute(systemd) {
+            stateDirectory = directory
+        } else if let xdg = Self.absolute(environment["XDG_STATE_HOME"]) {
+            stateDirectory = Self.join(xdg, "imagecached")
+        } else {
+            stateDirectory = Self.join(home, ".local/state/imagecached")
         }
         downloadDirectory = Self.absolute(environment["XDG_DOWNLOAD_DIR"])
             ?? Self.userDirsDownloadDirectory(environment: environment, home: home)
@@ -144,6 +155,9 @@ extension CacheConfiguration {
 
     /// The cache folder: `cache_dir =` when set, else the default.
     public var resolvedCacheDirectory: String { cache.cacheDir ?? environmentDefaults.cacheDirectory }
+
+    /// The state folder: `state_dir =` when set, else the default.
+    public var resolvedStateDirectory: String { daemon.stateDir ?? environmentDefaults.stateDirectory }
 
     /// The roots `download` may write under, the default destination first.
     public var resolvedDownloadRoots: [String] {

@@ -18,7 +18,8 @@ struct DownloadCommandTests {
             let photo = try #require(try await live.photoIDs().first)
             let result = try await live.cli(["download", photo, "-o", live.downloads, "--variant", "regular"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("\(photo): "))   // the plain progress line of a pipe
+            #expect(result.stderr.contains("\(photo): "))   // the plain progress line of a pipe, on stderr
+            #expect(!result.stdout.contains("\(photo): "))
             #expect(result.stdout.contains("1 of 1 saved"), "\(result.stdout)")
             let saved = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("saved   ") })
             let path = String(saved.dropFirst(8).prefix { $0 != " " })
@@ -95,8 +96,8 @@ struct DownloadCommandTests {
             let started = try await live.cli(["download", live.images.url("/c.jpg"), "--detach"])
             let job = try #require(started.stdout.split(separator: " ").first { $0.hasPrefix("dl-") }.map(String.init))
             // The follow-up hints keep the --socket this command was given.
-            #expect(started.stdout.contains("imagecache --socket \(live.socket) download watch \(job)"), "\(started.stdout)")
-            #expect(started.stdout.contains("imagecache --socket \(live.socket) download cancel \(job)"), "\(started.stdout)")
+            #expect(started.stderr.contains("imagecache --socket \(live.socket) download watch \(job)"), "\(started.stderr)")
+            #expect(started.stderr.contains("imagecache --socket \(live.socket) download cancel \(job)"), "\(started.stderr)")
             try await withTimeout(seconds: 60) { try await live.images.waitUntil { $0.requests("/c.jpg") >= 1 } }
             let cancelled = try await live.cli(["download", "cancel", job])
             #expect(cancelled.status == 0, "\(cancelled.stderr)")
@@ -207,8 +208,8 @@ struct DownloadCommandTests {
             let result = try await live.cli(["download", live.images.url("/h.jpg"), bad, "--detach"])
             #expect(result.status == 15, "\(result.stderr)")
             let job = try #require(result.stdout.split(separator: " ").first { $0.hasPrefix("dl-") }.map(String.init))
-            #expect(result.stdout.contains("job \(job) started"))
-            #expect(result.stdout.contains("imagecache --socket \(live.socket) download watch \(job)"), "\(result.stdout)")
+            #expect(result.stdout.contains("\(job)  \(live.images.url("/h.jpg"))"), "\(result.stdout)")
+            #expect(result.stderr.contains("imagecache --socket \(live.socket) download watch \(job)"), "\(result.stderr)")
             #expect(result.stderr.contains("\(bad): not started"), "\(result.stderr)")
             let json = try await live.cli(["download", live.images.url("/h.jpg"), bad, "--detach", "--json"])
             #expect(json.status == 15)

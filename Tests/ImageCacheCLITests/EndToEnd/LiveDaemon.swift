@@ -32,9 +32,17 @@ struct LiveDaemon {
         return LiveDaemon(daemon: daemon, paths: paths, simulator: simulator, images: images)
     }
 
-    /// Runs `imagecache ARGS --socket SOCKET`.
-    func cli(_ arguments: [String], onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> CLIProcess.Result {
-        try await withTimeout(seconds: 90) { try await CLIProcess.run(arguments + ["--socket", socket], onLine: onLine) }
+    /// Runs `imagecache ARGS --socket SOCKET` (see `CLIProcess.run` for the rest).
+    func cli(_ arguments: [String], stdin: String? = nil, stderrTerminal: Int? = nil,
+             onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> CLIProcess.Result {
+        try await withTimeout(seconds: 90) {
+            try await CLIProcess.run(arguments + ["--socket", socket], stdin: stdin, stderrTerminal: stderrTerminal, onLine: onLine)
+        }
+    }
+
+    /// Runs `imagecache ARGS` with no `--socket`, in `environment` alone.
+    func cliFinding(_ arguments: [String], environment: [String: String]) async throws -> CLIProcess.Result {
+        try await withTimeout(seconds: 90) { try await CLIProcess.run(arguments, environment: environment) }
     }
 
     /// A session of the test's own, for checking what the daemon holds.

@@ -32,11 +32,13 @@ struct ThumbnailCommandTests {
             let tty = try await withTimeout(seconds: 90) { try await runCapturing("/usr/bin/script", ["-qec", command, "/dev/null"]) }
             #expect(tty.status == 0, "\(tty.output)")
             #expect(tty.output.contains("\u{1B}[2K"), "no in-place redraw: \(tty.output)")
-            #expect(tty.output.contains("] 100%") && tty.output.contains("done"))
+            #expect(tty.output.contains("] done 100%"))
             let piped = try await live.cli(["show", photos[1], "--size", "300"])
             #expect(piped.status == 0)
-            #expect(!piped.stdout.contains("\u{1B}["))
-            #expect(piped.stdout.contains("\(photos[1]): 100%"))
+            #expect(!piped.stderr.contains("\u{1B}["))
+            // Progress is narration: stderr; stdout holds the result alone.
+            #expect(piped.stderr.contains("\(photos[1]): done 100%"))
+            #expect(!piped.stdout.contains("100%"))
         }
     }
 
@@ -71,7 +73,7 @@ struct ThumbnailCommandTests {
         try await LiveDaemon.with { live in
             let result = try await live.cli(["prefetch", "mountain lake", "--per-page", "6", "--size", "120"])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout.contains("prefetched 6 of 6 photos"), "\(result.stdout)")
+            #expect(result.stdout.contains("prefetched 6 of 6 images"), "\(result.stdout)")
             let photo = try #require(try await live.photoIDs().first)
             let shown = try jsonObject(try await live.cli(["show", photo, "--size", "120", "--json"]).stdout)
             #expect(["memory", "disk"].contains(shown["source"] as? String), "\(shown)")

@@ -27,7 +27,7 @@ struct DownloadJobStoreTests {
     func roundTrip() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try DownloadJobStore(cacheDirectory: folder)
+        let store = try DownloadJobStore(stateDirectory: folder)
         let records = [record("a", state: .failed, ended: Date(timeIntervalSince1970: 1_700_000_000), folder: folder),
                        record("b", state: .queued, ended: nil, folder: folder)]
         try store.save(records)
@@ -40,7 +40,7 @@ struct DownloadJobStoreTests {
     func garbageTable() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try DownloadJobStore(cacheDirectory: folder)
+        let store = try DownloadJobStore(stateDirectory: folder)
         try Data("[{\"id\": ".utf8).write(to: URL(fileURLWithPath: store.folder + "/jobs.json"))
         #expect(store.load(logger: Logger(label: "test")).isEmpty)
         #expect(FileManager.default.fileExists(atPath: store.folder + "/jobs.json.bad"))
@@ -50,7 +50,7 @@ struct DownloadJobStoreTests {
     func retention() async throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try DownloadJobStore(cacheDirectory: folder)
+        let store = try DownloadJobStore(stateDirectory: folder)
         let now = Date()
         try store.save([
             record("old", state: .finished, ended: now.addingTimeInterval(-25 * 3600), folder: folder),
@@ -58,6 +58,7 @@ struct DownloadJobStoreTests {
         ])
         var settings = CacheConfiguration()
         settings.cache.cacheDir = folder
+        settings.daemon.stateDir = folder
         let configuration = settings
         let engine = TransferEngine(configuration: configuration)
         defer { engine.shutdown() }

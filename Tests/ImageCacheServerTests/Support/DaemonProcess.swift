@@ -24,7 +24,8 @@ final class DaemonProcess: Sendable {
 
     /// A minimal environment: no API keys, no XDG folders of the machine.
     static func environment(home: String, extra: [String: String] = [:]) -> [String: String] {
-        var environment = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache"]
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache",
+                           "XDG_STATE_HOME": home + "/state"]
         environment.merge(extra) { _, new in new }
         return environment
     }

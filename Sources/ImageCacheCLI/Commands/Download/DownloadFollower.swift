@@ -107,7 +107,7 @@ struct DownloadFollower: Sendable {
             }
             let added = board.add(item, now: start)
             index[job.job] = added.index
-            if !quiet { Output.out(added.output) }
+            if !quiet { Output.progress(added.output) }
         }
         let labels = Dictionary(jobs.map { ($0.job, $0.label) }, uniquingKeysWith: { first, _ in first })
         if outcomes.count < jobs.count {
@@ -145,7 +145,7 @@ struct DownloadFollower: Sendable {
                 default:
                     continue
                 }
-                if !quiet { Output.out(text) }
+                if !quiet { Output.progress(text) }
                 if outcomes.count == jobs.count { break }
             }
         }

@@ -31,7 +31,9 @@ public struct DownloadStatus: ClientCommand {
     public func run(connection: ImageCacheConnection) async throws {
         var found: [DownloadJob] = []
         for job in jobs { found.append(try await connection.downloadStatus(job: job)) }
-        if global.json {
+        if global.ndjson {
+            try JSONOutput.emit(found, records: found, global: global)
+        } else if global.json {
             // One job: its object, as the method answers; several: an array of them.
             Output.line(found.count == 1 ? try JSONOutput.text(found[0]) : try JSONOutput.text(found))
         } else {
@@ -62,7 +64,11 @@ public struct DownloadList: ClientCommand {
     public func run(connection: ImageCacheConnection) async throws {
         var result = try await connection.downloads()
         if active { result.jobs = result.jobs.filter { $0.state == .queued || $0.state == .running } }
-        Output.line(global.json ? try JSONOutput.text(result) : DownloadJobTable.render(result.jobs, width: Terminal.current().width))
+        if global.jsonOutput {
+            try JSONOutput.emit(result, records: result.jobs, global: global)
+        } else {
+            Output.line(DownloadJobTable.render(result.jobs, width: Terminal.current().tableWidth))
+        }
     }
 }
 
@@ -102,8 +108,8 @@ public struct DownloadWatch: ClientCommand {
             let snapshot = try await connection.watchDownload(job: job)
             followed.append(FollowedJob(label: DownloadJobTable.image(snapshot), job: snapshot.job, snapshot: snapshot))
         }
-        let follower = DownloadFollower(jobs: followed, terminal: global.json ? Terminal(isTTY: false, width: 100) : Terminal.current(),
-                                        quiet: global.json)
+        let follower = DownloadFollower(jobs: followed, terminal: global.jsonOutput ? Terminal(isTTY: false, width: 100) : Terminal.progress(),
+                                        quiet: global.jsonOutput)
         let outcomes: [DownloadOutcome]
         do {
             outcomes = try await Interrupts.race { try await follower.follow(notifications) }
@@ -113,7 +119,7 @@ public struct DownloadWatch: ClientCommand {
                          + "(follow again with `\(DownloadHints.command("watch", jobs: ids, global: global))`)")
             throw ExitCode(ExitStatus.interrupted.rawValue)
         }
-        Output.line(global.json ? try JSONOutput.text(outcomes) : DownloadSummary.render(outcomes))
+        if global.jsonOutput { try JSONOutput.emit(outcomes, records: outcomes, global: global) } else { Output.line(DownloadSummary.render(outcomes)) }
         if let failed = outcomes.first(where: { $0.error != nil }) {
             throw ExitCode(failed.exitStatus.rawValue)
         }
@@ -158,7 +164,7 @@ public struct DownloadCancel: ClientCommand {
         for job in jobs {
             let cancelled = try await connection.cancelDownload(job: job).cancelled
             results.append(Cancelled(job: job, cancelled: cancelled))
-            guard !global.json else { continue }
+            guard !global.jsonOutput else { continue }
             if cancelled {
                 Output.line("\(job): cancelled (partial file removed)")
             } else {
@@ -166,6 +172,6 @@ public struct DownloadCancel: ClientCommand {
                 Output.line("\(job): nothing to cancel, the job had already ended\(state)")
             }
         }
-        if global.json { Output.line(try JSONOutput.text(results)) }
+        if global.jsonOutput { try JSONOutput.emit(results, records: results, global: global) }
     }
 }

@@ -13,7 +13,8 @@ public struct DownloadStart: ClientCommand {
         discussion: """
         Starts one daemon job per photo or URL and follows them: bytes, rate and ETA per \
         file, then a summary. The folder must lie inside one of the daemon's download_dir \
-        roots (else exit 19, forbidden); an existing file is never replaced (name (1).jpg). \
+        roots (else exit 19, forbidden); an existing file is never replaced (name (1).jpg) \
+        unless --overwrite. -O NAME chooses the file name. \
         Ctrl-C cancels the jobs (their partial files are removed). An image the daemon \
         refuses to start (unknown photo id, folder outside the roots, bad name) is reported \
         at once and in the summary ("refused"); the others still start and are followed, and \
@@ -44,11 +45,47 @@ public struct DownloadStart: ClientCommand {
     @Flag(help: "Start the jobs and return; do not follow or cancel them.")
     public var detach = false
 
+    /// `-O NAME`: the daemon applies its name rules (protocol.md, `download`).
+    @Option(name: [.customShort("O"), .customLong("filename")], help: ArgumentHelp(
+        "Save as NAME in the folder (one image only); the daemon cleans or refuses unsafe names.", valueName: "name"))
+    public var filename: String?
+
+    @Flag(help: "Replace a file of the same name, once the new one is complete and verified.")
+    public var overwrite = false
+
+    @Flag(name: .customLong("no-clobber"), help: "Never replace a file: a taken name is saved as 'name (1).jpg' (the default; undoes --overwrite in an alias).")
+    public var noClobber = false
+
     public init() {}
 
     public func validate() throws {
         if images.isEmpty { throw ValidationError("Name at least one photo id or URL.") }
+        for image in images { try ImageArgument.check(image) }
+        if filename != nil, images.count > 1 { throw ValidationError("--filename names one file: give one image, or leave it out.") }
+        if let output { try Self.checkDestination(output) }
     }
+
+    /// A destination written like a remote one (`host:/photos`, `user@host:photos`,
+    /// `https://…`) is a mistake of cause, not a folder: the daemon writes only into local
+    /// folders under its download roots.
+    static func checkDestination(_ path: String) throws {
+        let lower = path.lowercased()
+        let remote = lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("ftp://") || lower.hasPrefix("sftp://")
+        var scpLike = false
+        if !path.hasPrefix("/"), !path.hasPrefix("~"), !path.hasPrefix("."), let colon = path.firstIndex(of: ":") {
+            let host = path[..<colon]
+            scpLike = !host.isEmpty && !host.contains("/")
+        }
+        if remote || scpLike {
+            throw ValidationError("-o \(path) looks like a host, not a folder: the daemon saves only into local folders "
+                                  + "inside its download_dir roots (copy the file elsewhere afterwards, e.g. with scp).")
+        }
+    }
+
+    /// Whether the job may replace an existing file: `--overwrite`, unless `--no-clobber` is
+    /// also given (the safe one wins, as `cp -f -n` keeps the file), so an alias holding
+    /// `--overwrite` can be undone on one command line.
+    var replacesFiles: Bool { overwrite && !noClobber }
 
     /// The params for each image; a relative `-o` is made absolute here because the daemon
     /// does not share this process's working directory.
@@ -57,7 +94,9 @@ public struct DownloadStart: ClientCommand {
             let expanded = NSString(string: path).expandingTildeInPath
             return expanded.hasPrefix("/") ? expanded : URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: currentDirectory, isDirectory: true)).standardizedFileURL.path
         }
-        return images.map { DownloadParams(image: imageReference($0), variant: variant, directory: directory) }
+        return images.map {
+            DownloadParams(image: imageReference($0), variant: variant, directory: directory, filename: filename, overwrite: replacesFiles)
+        }
     }
 
     /// Starts a job per image, in order. A photo the daemon refuses (unknown id, folder outside
@@ -72,8 +111,8 @@ public struct DownloadStart: ClientCommand {
         // recorded here so the interrupt cancels every one of them.
         let started = NIOLockedValueBox<[(index: Int, label: String, job: String)]>([])
         let refused = NIOLockedValueBox<[Int: DownloadOutcome]>([:])
-        let terminal = global.json ? Terminal(isTTY: false, width: 100) : Terminal.current()
-        let (labels, params, detach, quiet, global) = (images, params(), detach, global.json, global)
+        let terminal = global.jsonOutput ? Terminal(isTTY: false, width: 100) : Terminal.progress()
+        let (labels, params, detach, quiet, global) = (images, params(), detach, global.jsonOutput, global)
         let single = labels.count == 1
         let outcomes: [DownloadOutcome]?
         do {
@@ -119,23 +158,26 @@ public struct DownloadStart: ClientCommand {
             }
         }
         guard outcomes != nil else {
-            if global.json {
-                Output.line(try JSONOutput.text(labels.indices.compactMap { index -> DetachedStart? in
+            if global.jsonOutput {
+                let starts = labels.indices.compactMap { index -> DetachedStart? in
                     if let job = jobs.first(where: { $0.index == index }) { return DetachedStart(job: job.job, image: job.label, error: nil) }
                     return refusals[index].map { DetachedStart(job: nil, image: $0.image, error: $0.error) }
-                }))
+                }
+                try JSONOutput.emit(starts, records: starts, global: global)
             } else {
-                for job in jobs { Output.line("\(job.label): job \(job.job) started") }
+                // The result (stdout) is the job ids, a fixed-width column first so
+                // `cut -c1-15` or `awk '{print $1}'` takes them; what to do next is narration.
+                for job in jobs { Output.line("\(JobID.padded(job.job))  \(job.label)") }
                 if !jobs.isEmpty {
                     let ids = jobs.map(\.job)
-                    Output.line("The daemon carries on. Follow with `\(DownloadHints.command("watch", jobs: ids, global: global))`, "
+                    Output.note("The daemon carries on. Follow with `\(DownloadHints.command("watch", jobs: ids, global: global))`, "
                                 + "stop with `\(DownloadHints.command("cancel", jobs: ids, global: global))`.")
                 }
             }
             if let failed = ordered.first(where: { $0.error != nil }) { throw ExitCode(failed.exitStatus.rawValue) }
             return
         }
-        Output.line(global.json ? try JSONOutput.text(ordered) : DownloadSummary.render(ordered))
+        if global.jsonOutput { try JSONOutput.emit(ordered, records: ordered, global: global) } else { Output.line(DownloadSummary.render(ordered)) }
         if let failed = ordered.first(where: { $0.error != nil }) {
             throw ExitCode(failed.exitStatus.rawValue)
         }

@@ -45,7 +45,7 @@ public struct GalleryCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw CommandFailure.report(error, json: global.json)
+            throw CommandFailure.report(error, global: global)
         }
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 import ImageCacheProtocol
 import Logging
 
-/// The persisted job table: `cache_dir/downloads/jobs.json`, rewritten whole on every change
+/// The persisted job table: `state_dir/jobs.json`, rewritten whole on every change
 /// of a job's state (not of its byte count: the `.part` file's size is the truth for that).
 ///
 /// Crash safety by the classic recipe: write `jobs.json.tmp`, fsync it, rename it over the
@@ -17,10 +17,54 @@ public struct DownloadJobStore: Sendable {
     public let folder: String
     private var path: String { folder + "/jobs.json" }
 
-    /// Creates the folder if needed.
-    public init(cacheDirectory: String) throws {
-        folder = cacheDirectory + "/downloads"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    /// Creates the state folder if needed (0700: the table names the user's files).
+    public init(stateDirectory: String) throws {
+        folder = stateDirectory
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The table's place before issue 22: `cache_dir/downloads/`.
+    public static func legacyFolder(cacheDirectory: String) -> String { cacheDirectory + "/downloads" }
+
+    /// Moves a table left in `cache_dir/downloads/` into the state folder, once.
+    ///
+    /// The folders may be on different file systems, so the move is a durable write of the
+    /// new table (`save`) followed by the removal of the old, never a `rename`. A crash in
+    /// between leaves both: the new one then wins and the old is removed on the next start.
+    /// An old table that cannot be read is not lost: it lands beside the new one as
+    /// `jobs.json.bad` (as `load` would have put it), and the start goes on with no jobs.
+    public func migrate(fromCacheDirectory cacheDirectory: String, logger: Logger) {
+        let legacy = Self.legacyFolder(cacheDirectory: cacheDirectory)
+        let oldPath = legacy + "/jobs.json"
+        guard legacy != folder, let data = FileManager.default.contents(atPath: oldPath) else { return }
+        if FileManager.default.fileExists(atPath: path) {
+            logger.notice("removing the download job table's old copy; the one in the state folder is newer",
+                          metadata: ["old": "\(oldPath)", "table": "\(path)"])
+        } else {
+            do {
+                let records = try JSONDecoder().decode([DownloadRecord].self, from: data)
+                try save(records)
+                logger.notice("moved the download job table to the state folder",
+                              metadata: ["from": "\(oldPath)", "to": "\(path)", "jobs": "\(records.count)"])
+            } catch let error as RPCError {
+                logger.error("cannot move the download job table to the state folder; it stays where it is",
+                             metadata: ["from": "\(oldPath)", "to": "\(path)", "reason": "\(error.message)"])
+                return
+            } catch {
+                let aside = path + ".bad"
+                if FileManager.default.createFile(atPath: aside, contents: data, attributes: [.posixPermissions: 0o600]) {
+                    logger.error("the old download job table is unreadable; moved aside",
+                                 metadata: ["file": "\(oldPath)", "to": "\(aside)", "reason": "\(error)"])
+                } else {
+                    return
+                }
+            }
+        }
+        unlink(oldPath)
+        unlink(oldPath + ".tmp")
+        FileOps.syncDirectory(legacy)
+        rmdir(legacy)  // only when empty: nothing else ever lived there
     }
 
     /// The jobs saved last; empty when there is no table. An unreadable table is moved

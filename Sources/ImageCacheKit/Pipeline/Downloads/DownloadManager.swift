@@ -49,7 +49,8 @@ public actor DownloadManager {
         public var decodes: DecodeBudget
         /// The configuration now (roots, pixel limit, keys), read per job.
         public var configuration: @Sendable () -> CacheConfiguration
-        /// `cache_dir`; the job table lives in `downloads/` under it.
+        /// `cache_dir`: where the job table lived before issue 22 (`downloads/jobs.json`),
+        /// moved from there into `configuration().resolvedStateDirectory` on first start.
         public var cacheDirectory: String
         /// Job events (queued, finished, failed, resumed) at `info`/`notice`.
         public var logger: Logger
@@ -103,13 +104,15 @@ public actor DownloadManager {
         self.dependencies = dependencies
         self.observer = observer
         var loaded: [String: DownloadRecord] = [:]
+        let stateDirectory = dependencies.configuration().resolvedStateDirectory
         do {
-            let store = try DownloadJobStore(cacheDirectory: dependencies.cacheDirectory)
+            let store = try DownloadJobStore(stateDirectory: stateDirectory)
+            store.migrate(fromCacheDirectory: dependencies.cacheDirectory, logger: dependencies.logger)
             for record in store.load(logger: dependencies.logger) { loaded[record.id] = record }
             self.store = store
         } catch {
-            dependencies.logger.error("download jobs will not survive a restart: cannot use the cache folder",
-                                      metadata: ["folder": "\(dependencies.cacheDirectory)/downloads", "reason": "\(error)"])
+            dependencies.logger.error("download jobs will not survive a restart: cannot use the state folder",
+                                      metadata: ["folder": "\(stateDirectory)", "reason": "\(error)"])
             self.store = nil
         }
         records = loaded
@@ -117,7 +120,9 @@ public actor DownloadManager {
 
     /// A fresh job id, so a caller can subscribe to a job before it starts.
     public nonisolated static func makeJobID() -> String {
-        "dl-" + String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        // Always 12 hex digits, leading zeros kept: ids of one width line up in every list.
+        let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        return "dl-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
     }
 
     /// Drops jobs ended more than a day ago and resumes every unfinished one.
