@@ -47,6 +47,20 @@ static inline int ic_rename_noreplace(int olddirfd, const char *oldpath, int new
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
 }
 
+#ifndef SYNC_FILE_RANGE_WRITE
+#define SYNC_FILE_RANGE_WRITE 2
+#endif
+
+// Declared by glibc under _GNU_SOURCE only.
+extern int sync_file_range(int fd, __off64_t offset, __off64_t count, unsigned int flags);
+
+/// Starts writing `length` bytes of `fd` from `offset` to the disk without waiting for it
+/// (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`; any descriptor of the file will do), so a
+/// later `fsync` finds little left to write. 0, or -1 with `errno`.
+static inline int ic_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, (__off64_t)offset, (__off64_t)length, SYNC_FILE_RANGE_WRITE);
+}
+
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif

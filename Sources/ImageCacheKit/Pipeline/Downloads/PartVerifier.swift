@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -5,11 +6,12 @@ import Glibc
 import ImageCacheProtocol
 
 /// Verifies a download's `.part` while the engine writes it (issue 20, "the decision on
-/// verification"): a `StreamingVerifier` fed by `pread` from the file, on the blocking-I/O
-/// threads, woken by the transfer's progress events. The curl thread only records how far the
-/// file has grown, so verification never slows the transfers; a photo is verified within
-/// milliseconds of its last byte on any link slower than the decoder, and a corrupt body is
-/// refused before the rest of it is downloaded.
+/// verification"): a `StreamingVerifier` fed by `pread` from the file, on threads of its own
+/// (`VerificationThreads`, never queued behind the downloads' fsyncs), woken by the transfer's
+/// progress events. The curl thread only records how far the file has grown, so verification
+/// never slows the transfers; a photo is verified within milliseconds of its last byte on any
+/// link slower than the decoder, and a corrupt body is refused before the rest of it is
+/// downloaded.
 ///
 /// A resumed job's verifier starts with the bytes already on disk (`available`), so they are
 /// verified again while the rest is requested. A body restarted from byte 0 (`restart()`)
@@ -23,6 +25,11 @@ import ImageCacheProtocol
 /// decoder keeps allocated between bursts is then outside the budget; downloads are few —
 /// bounded by the engine's connections — and a progressive JPEG's buffers are counted each
 /// time it decodes.)
+///
+/// Writeback: after each burst the verifier, which has just read those bytes, starts their
+/// writeback to the disk (`ic_start_writeback`, without waiting), so the `fsync` that follows
+/// the last byte (before `download.finished`) has only the tail and the journal left to write
+/// instead of the whole photo (docs/benchmarks.md, Downloads, has the figures).
 final class PartVerifier: Sendable {
     private struct Progress {
         /// Bumped by each restart from byte 0.
@@ -44,6 +51,8 @@ final class PartVerifier: Sendable {
         let fd: Int32
         var verifier: StreamingVerifier
         var position = 0
+        /// Bytes whose writeback has been started (`startWriteback()`).
+        private var writtenBack = 0
         private var buffer = [UInt8](repeating: 0, count: PartVerifier.readSize)
 
         init(fd: Int32, maxPixels: Int) {
@@ -56,6 +65,16 @@ final class PartVerifier: Sendable {
         func reset() {
             verifier.reset()
             position = 0
+            writtenBack = 0
+        }
+
+        /// Starts writing the bytes read so far to the disk, not waiting for it. Only an
+        /// optimisation of the final fsync (which still runs and reports any error), so a
+        /// refusal here (a file system without it) changes nothing.
+        func startWriteback() {
+            guard position - writtenBack >= PartVerifier.writebackStep else { return }
+            _ = ic_start_writeback(fd, Int64(writtenBack), Int64(position - writtenBack))
+            writtenBack = position
         }
 
         /// Feeds the file from `position` to `limit`; stops early at a short read (the file
@@ -83,6 +102,8 @@ final class PartVerifier: Sendable {
     static let burst = 2 << 20
     /// Bytes fed at a time until the decoder knows its memory cost.
     static let headerStep = 16 << 10
+    /// Fewest verified bytes whose writeback is started at once.
+    static let writebackStep = 256 << 10
 
     private let progress: LockedState<Progress>
     private let path: String
@@ -214,7 +235,10 @@ final class PartVerifier: Sendable {
             throw RPCError(.cancelled, "the download's verification was cancelled", reason: "cancelled")
         }
         defer { decodes.release(permit) }
-        try await Self.blocking { () throws(RPCError) in try reader.feed(upTo: limit) }
+        try await Self.blocking { () throws(RPCError) in
+            try reader.feed(upTo: limit)
+            reader.startWriteback()
+        }
     }
 
     /// Waits until there is something to do past `position` in `generation` (after a read
@@ -244,13 +268,8 @@ final class PartVerifier: Sendable {
         }
     }
 
+    /// Runs `body` on the verification threads (never behind the downloads' fsyncs).
     private static func blocking(_ body: @escaping @Sendable () throws(RPCError) -> Void) async throws(RPCError) {
-        do {
-            try await BlockingIO.run { try body() }
-        } catch let error as RPCError {
-            throw error
-        } catch {
-            throw RPCError(.internal, "verification failed: \(error)")
-        }
+        try await VerificationThreads.shared.run(body)
     }
 }
