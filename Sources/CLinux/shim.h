@@ -7,6 +7,7 @@
 #include <linux/memfd.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,6 +60,12 @@ extern int sync_file_range(int fd, __off64_t offset, __off64_t count, unsigned i
 /// later `fsync` finds little left to write. 0, or -1 with `errno`.
 static inline int ic_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, (__off64_t)offset, (__off64_t)length, SYNC_FILE_RANGE_WRITE);
+}
+
+/// Sets the calling thread's nice value (Linux keeps one per thread), as libdispatch does for
+/// its lanes (utility: 2). 0, or -1 with `errno`.
+static inline int ic_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
 #ifndef MFD_NOEXEC_SEAL

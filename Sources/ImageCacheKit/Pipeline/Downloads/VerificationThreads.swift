@@ -1,3 +1,4 @@
+import CLinux
 import DequeModule
 import Dispatch
 import Foundation
@@ -18,6 +19,8 @@ import ImageCacheProtocol
 /// One thread per core (at least 2): the bursts that decode hold a `DecodeBudget` permit, and
 /// the budget's slots (one per core) already bound how many run at once; the rest (header
 /// steps, the final checks) are short. Started on first use, they live as long as the process.
+/// They run at nice 2, as the utility lane they replace did (libdispatch's value for it), so
+/// request handling and the event loops still come first.
 final class VerificationThreads: Sendable {
     /// The threads every `PartVerifier` uses.
     static let shared = VerificationThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
@@ -43,6 +46,7 @@ final class VerificationThreads: Sendable {
     }
 
     private func serve() {
+        _ = ic_set_thread_nice(2)
         while true {
             available.wait()
             if let next = work.withLock({ $0.popFirst() }) { next() }
