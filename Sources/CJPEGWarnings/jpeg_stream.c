@@ -1,5 +1,6 @@
 #include "CJPEGStream.h"
 #include "warning_record.h"
+#include <jpegint.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +29,53 @@ struct ic_jpeg_stream {
     ic_jpeg_warnings warnings;
     JSAMPARRAY rows;
     size_t rowBytes;
+    /// libjpeg's sequential Huffman `decode_mcu`, wrapped by `ic_stream_decode_mcu` (NULL
+    /// until the entropy decoder exists, and for progressive or arithmetic frames).
+    boolean (*huffman_decode_mcu)(j_decompress_ptr, JBLOCKROW *);
+    struct jpeg_progress_mgr progress;
     char message[JMSG_LENGTH_MAX];
 };
+
+/// libjpeg-turbo's sequential Huffman decoder (jdhuff.c, `decode_mcu`) takes its fast path for
+/// an MCU only when at least this many bytes per block of the MCU are in the source buffer
+/// (`BUFSIZE`, DCTSIZE2 * 8), else its slow path. The two paths differ in more than speed: on
+/// a bad Huffman code the slow one warns (JWRN_HUFF_BAD_CODE) and the fast one silently
+/// decodes a zero. TurboJPEG's memory source always holds the rest of the file, so a
+/// whole-buffer decode takes the fast path for every MCU but the last few; a suspending
+/// source holding only what has arrived would take the slow path near the end of every
+/// chunk — slower, and with verdicts that depend on how the body was cut.
+#define IC_FAST_HUFFMAN_BYTES_PER_BLOCK ((size_t)DCTSIZE2 * 8)
+
+/// Suspends an MCU that libjpeg would start on its slow path only because the rest of the
+/// body has not arrived yet, so every MCU is decoded on the path a whole-buffer decode takes
+/// for it (the same warnings, the same speed): while more bytes will come, an MCU is decoded
+/// only with at least `IC_FAST_HUFFMAN_BYTES_PER_BLOCK` bytes per block held; at the end of
+/// the body, as the whole-buffer decode does, with whatever is left. A suspended MCU is
+/// retried from its start on a later feed (libjpeg's own suspension contract for
+/// `decode_mcu`: returning FALSE changes no state).
+static boolean ic_stream_decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *data) {
+    ic_jpeg_stream *stream = (ic_jpeg_stream *)cinfo->client_data;
+    if (!stream->end_of_input
+        && cinfo->src->bytes_in_buffer < IC_FAST_HUFFMAN_BYTES_PER_BLOCK * (size_t)cinfo->blocks_in_MCU) {
+        return FALSE;
+    }
+    return stream->huffman_decode_mcu(cinfo, data);
+}
+
+/// libjpeg calls its progress hook before absorbing each row of a multi-scan frame and before
+/// each jpeg_read_scanlines: after `jpeg_start_decompress` created the entropy decoder (and
+/// after each new scan's `start_pass`) and before it decodes anything, so this is where
+/// `ic_stream_decode_mcu` is put in front of a sequential Huffman decoder (again, should a
+/// scan's start have chosen the routine anew). The progressive decoder has no fast path and
+/// sets its own `decode_mcu` per scan; arithmetic frames are never streamed.
+static void ic_stream_progress(j_common_ptr common) {
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    ic_jpeg_stream *stream = (ic_jpeg_stream *)cinfo->client_data;
+    if (cinfo->entropy == NULL || cinfo->progressive_mode || cinfo->arith_code) return;
+    if (cinfo->entropy->decode_mcu == ic_stream_decode_mcu || cinfo->entropy->decode_mcu == NULL) return;
+    stream->huffman_decode_mcu = cinfo->entropy->decode_mcu;
+    cinfo->entropy->decode_mcu = ic_stream_decode_mcu;
+}
 
 static void ic_stream_error_exit(j_common_ptr cinfo) {
     ic_jpeg_stream *stream = (ic_jpeg_stream *)cinfo->client_data;
@@ -100,6 +146,8 @@ ic_jpeg_stream *ic_jpeg_stream_create(void) {
     stream->source.resync_to_restart = jpeg_resync_to_restart;
     stream->source.term_source = ic_stream_term_source;
     stream->cinfo.src = &stream->source;
+    stream->progress.progress_monitor = ic_stream_progress;
+    stream->cinfo.progress = &stream->progress;
     stream->state = READING_HEADER;
     return stream;
 }

@@ -7,6 +7,7 @@
 #include <linux/memfd.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,6 +46,26 @@ static inline int ic_open_beneath(int dirfd, const char *path, int flags, unsign
 /// EINVAL on a file system that does not support the flag, ENOSYS before Linux 3.15.
 static inline int ic_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+#ifndef SYNC_FILE_RANGE_WRITE
+#define SYNC_FILE_RANGE_WRITE 2
+#endif
+
+// Declared by glibc under _GNU_SOURCE only.
+extern int sync_file_range(int fd, __off64_t offset, __off64_t count, unsigned int flags);
+
+/// Starts writing `length` bytes of `fd` from `offset` to the disk without waiting for it
+/// (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`; any descriptor of the file will do), so a
+/// later `fsync` finds little left to write. 0, or -1 with `errno`.
+static inline int ic_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, (__off64_t)offset, (__off64_t)length, SYNC_FILE_RANGE_WRITE);
+}
+
+/// Sets the calling thread's nice value (Linux keeps one per thread), as libdispatch does for
+/// its lanes (utility: 2). 0, or -1 with `errno`.
+static inline int ic_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
 #ifndef MFD_NOEXEC_SEAL

@@ -106,6 +106,24 @@ struct StreamingVerifierTests {
         #expect(streamed.verdict == whole, "\(path): \(String(describing: streamed.error))")
     }
 
+    /// libjpeg-turbo decodes an MCU on its fast Huffman path only with 512 bytes per block
+    /// buffered, and only its slow path warns of a bad code: the streaming decoder must take
+    /// the path a whole-buffer decode takes for every MCU, or the verdict depends on the cuts.
+    @Test("a bad Huffman code in a baseline scan: validate's verdict however the body is cut")
+    func badHuffmanCodeVerdictIgnoresTheCuts() throws {
+        let bytes = try JPEGEncoder.encode(noisyPicture(width: 256, height: 256), quality: 90, iccProfile: nil)
+        var middle = bytes.count / 2
+        while bytes[middle - 1] == 0xFF || bytes[middle] == 0xFF { middle += 1 }
+        // 32 one-bits (each 0xFF stuffed with a zero): no code of a JPEG Huffman table is 16
+        // ones, so wherever in them the next code starts, it is a bad one.
+        let damaged = Array(bytes[..<middle]) + [0xFF, 0x00, 0xFF, 0x00, 0xFF, 0x00, 0xFF, 0x00] + Array(bytes[middle...])
+        let whole = wholeFileVerdict(damaged)
+        for chunk in [1, 97, 4096, 65_536] {
+            let streamed = streamedVerdict(damaged) { chunk }
+            #expect(streamed.verdict == whole, "chunks of \(chunk): \(String(describing: streamed.error))")
+        }
+    }
+
     @Test("a header over max_image_pixels is too_large as soon as it arrives")
     func tooLargeAtTheHeader() throws {
         let bytes = try Corpus.bytes("jpeg/exif-orientation-examples/Landscape_1.jpg")
@@ -190,20 +208,20 @@ struct StreamingVerifierTests {
 @Suite("Streaming verification: fuzz findings")
 struct StreamingVerifierFuzzTests {
     /// Found by `scripts/fuzz 120 stream-verify` (2026-11-26): a 32×32 Adobe CMYK JPEG whose
-    /// entropy data holds a bad Huffman code. Fed in the fuzzer's chunks, libjpeg warned
-    /// (JWRN_HUFF_BAD_CODE: probably its slow Huffman path, taken when few bytes are buffered)
-    /// and the body was refused; TurboJPEG on the whole buffer decodes it without that warning
-    /// and `validate` accepts it. Not fixed yet (the verdict may depend on the chunking):
-    /// recorded as a known issue so the suite says when the two verdicts agree.
-    @Test("a CMYK JPEG with a bad Huffman code: streaming refuses it, validate accepts it (known divergence)")
+    /// entropy data holds a bad Huffman code. Fed in the fuzzer's chunks, libjpeg took its slow
+    /// Huffman path (few bytes buffered), which warns of the bad code (JWRN_HUFF_BAD_CODE), and
+    /// the body was refused; TurboJPEG on the whole buffer takes the fast path, which decodes
+    /// it silently, and `validate` accepts it. The streaming decoder now holds back an MCU
+    /// until the whole-buffer decode's path is certain (`ic_stream_decode_mcu`), so the two
+    /// verdicts agree, byte by byte as in one piece.
+    @Test("a CMYK JPEG with a bad Huffman code: streaming and validate agree, whatever the chunks")
     func cmykBadHuffmanCode() throws {
         let bytes = try FuzzRegressionTests.input("stream-verify-cmyk-bad-huffman-code")
         let whole = wholeFileVerdict(bytes, maxPixels: 1 << 20)
-        let streamed = streamedVerdict(bytes, maxPixels: 1 << 20) { 1 }
         #expect(whole.isImage)
-        withKnownIssue("streaming warns of a bad Huffman code that TurboJPEG's whole-buffer decode does not",
-                       isIntermittent: true) {
-            #expect(streamed.verdict == whole)
+        for chunk in [1, 3, 64, bytes.count] {
+            let streamed = streamedVerdict(bytes, maxPixels: 1 << 20) { chunk }
+            #expect(streamed.verdict == whole, "chunks of \(chunk): \(String(describing: streamed.error))")
         }
     }
 }

@@ -1,14 +1,16 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 import ImageCacheProtocol
 
-/// Verifies a download's `.part` while the engine writes it: a `StreamingVerifier` fed by `pread` from the file, on the blocking-I/O
-/// threads, woken by the transfer's progress events. The curl thread only records how far the
-/// file has grown, so verification never slows the transfers; a photo is verified within
-/// milliseconds of its last byte on any link slower than the decoder, and a corrupt body is
-/// refused before the rest of it is downloaded.
+/// Verifies a download's `.part` while the engine writes it: a `StreamingVerifier` fed by
+/// `pread` from the file, on threads of its own (`VerificationThreads`, never queued behind the
+/// downloads' fsyncs), woken by the transfer's progress events. The curl thread only records how far the file has grown, so verification
+/// never slows the transfers; a photo is verified within milliseconds of its last byte on any
+/// link slower than the decoder, and a corrupt body is refused before the rest of it is
+/// downloaded.
 ///
 /// A resumed job's verifier starts with the bytes already on disk (`available`), so they are
 /// verified again while the rest is requested. A body restarted from byte 0 (`restart()`)
@@ -22,6 +24,11 @@ import ImageCacheProtocol
 /// decoder keeps allocated between bursts is then outside the budget; downloads are few —
 /// bounded by the engine's connections — and a progressive JPEG's buffers are counted each
 /// time it decodes.)
+///
+/// Writeback: after each burst the verifier, which has just read those bytes, starts their
+/// writeback to the disk (`ic_start_writeback`, without waiting), so the `fsync` that follows
+/// the last byte (before `download.finished`) has only the tail and the journal left to write
+/// instead of the whole photo (docs/benchmarks.md, Downloads, has the figures).
 final class PartVerifier: Sendable {
     private struct Progress {
         /// Bumped by each restart from byte 0.
@@ -43,6 +50,8 @@ final class PartVerifier: Sendable {
         let fd: Int32
         var verifier: StreamingVerifier
         var position = 0
+        /// Bytes whose writeback has been started (`startWriteback()`).
+        private var writtenBack = 0
         private var buffer = [UInt8](repeating: 0, count: PartVerifier.readSize)
 
         init(fd: Int32, maxPixels: Int) {
@@ -55,6 +64,16 @@ final class PartVerifier: Sendable {
         func reset() {
             verifier.reset()
             position = 0
+            writtenBack = 0
+        }
+
+        /// Starts writing the bytes read so far to the disk, not waiting for it. Only an
+        /// optimisation of the final fsync (which still runs and reports any error), so a
+        /// refusal here (a file system without it) changes nothing.
+        func startWriteback() {
+            guard position - writtenBack >= PartVerifier.writebackStep else { return }
+            _ = ic_start_writeback(fd, Int64(writtenBack), Int64(position - writtenBack))
+            writtenBack = position
         }
 
         /// Feeds the file from `position` to `limit`; stops early at a short read (the file
@@ -82,6 +101,8 @@ final class PartVerifier: Sendable {
     static let burst = 2 << 20
     /// Bytes fed at a time until the decoder knows its memory cost.
     static let headerStep = 16 << 10
+    /// Fewest verified bytes whose writeback is started at once.
+    static let writebackStep = 256 << 10
 
     private let progress: LockedState<Progress>
     private let path: String
@@ -213,7 +234,10 @@ final class PartVerifier: Sendable {
             throw Cancellation(.verification(abandoned: false))
         }
         defer { decodes.release(permit) }
-        try await Self.blocking { () throws in try reader.feed(upTo: limit) }
+        try await Self.blocking { () throws in
+            try reader.feed(upTo: limit)
+            reader.startWriteback()
+        }
     }
 
     /// Waits until there is something to do past `position` in `generation` (after a read
@@ -243,7 +267,8 @@ final class PartVerifier: Sendable {
         }
     }
 
+    /// Runs `body` on the verification threads (never behind the downloads' fsyncs).
     private static func blocking(_ body: @escaping @Sendable () throws -> Void) async throws {
-        try await BlockingIO.run { try body() }
+        try await VerificationThreads.shared.run(body)
     }
 }
