@@ -37,22 +37,10 @@ public struct EnvironmentDefaults: Sendable, Equatable {
         let runtime = Self.absolute(environment["XDG_RUNTIME_DIR"])
         hasRuntimeDirectory = runtime != nil
         socketPath = runtime.map { Self.join($0, "imagecached.sock") } ?? "/run/imagecached/imagecached.sock"
-        if let systemd = environment["CACHE_DIRECTORY"]?.split(separator: ":").first.map(String.init),
-           let directory = Self.absolute(systemd) {
-            cacheDirectory = directory
-        } else if let xdg = Self.absolute(environment["XDG_CACHE_HOME"]) {
-            cacheDirectory = Self.join(xdg, "imagecached")
-        } else {
-            cacheDirectory = Self.join(home, ".cache/imagecached")
-        }
-        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init),
-           let directory = Self.absolute(systemd) {
-            stateDirectory = directory
-        } else if let xdg = Self.absolute(environment["XDG_STATE_HOME"]) {
-            stateDirectory = Self.join(xdg, "imagecached")
-        } else {
-            stateDirectory = Self.join(home, ".local/state/imagecached")
-        }
+        cacheDirectory = Self.directory(systemd: "CACHE_DIRECTORY", xdg: "XDG_CACHE_HOME", orUnder: ".cache",
+                                        environment: environment, home: home)
+        stateDirectory = Self.directory(systemd: "STATE_DIRECTORY", xdg: "XDG_STATE_HOME", orUnder: ".local/state",
+                                        environment: environment, home: home)
         downloadDirectory = Self.absolute(environment["XDG_DOWNLOAD_DIR"])
             ?? Self.userDirsDownloadDirectory(environment: environment, home: home)
             ?? Self.join(home, "Downloads")
@@ -137,6 +125,18 @@ public struct EnvironmentDefaults: Sendable, Equatable {
             if path.hasPrefix("/") { return path }
         }
         return "/"
+    }
+
+    /// The daemon's folder of one kind: systemd's `$<systemd>` (its first entry when
+    /// colon-separated), else `$<xdg>/imagecached`, else `~/<fallback>/imagecached`.
+    private static func directory(systemd: String, xdg: String, orUnder fallback: String,
+                                  environment: [String: String], home: String) -> String {
+        if let first = environment[systemd]?.split(separator: ":").first.map(String.init),
+           let directory = absolute(first) {
+            return directory
+        }
+        if let base = absolute(environment[xdg]) { return join(base, "imagecached") }
+        return join(home, fallback + "/imagecached")
     }
 
     private static func absolute(_ value: String?) -> String? {

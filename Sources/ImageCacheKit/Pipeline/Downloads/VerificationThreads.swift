@@ -37,10 +37,26 @@ final class VerificationThreads: Sendable {
     }
 
     /// `body`'s result, computed on one of these threads.
+    ///
+    /// The result comes back through a lock the thread releases before it resumes the caller,
+    /// and the caller takes after: so whatever `body` wrote (a reader's position, the
+    /// decoder's state) is ordered before the caller's next reads for every observer. A
+    /// continuation resumed from a thread libdispatch did not start carries no such edge that
+    /// ThreadSanitizer can see.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
-            work.withLock { $0.append { continuation.resume(returning: Result { try body() }) } }
+        let handoff = LockedState<Result<T, any Error>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            work.withLock {
+                $0.append {
+                    let result = Result { try body() }
+                    handoff.withLock { $0 = result }
+                    continuation.resume()
+                }
+            }
             available.signal()
+        }
+        guard let result = handoff.withLock({ $0 }) else {
+            preconditionFailure("a verification thread resumed its caller before handing over a result")
         }
         return try result.get()
     }
