@@ -1,7 +1,7 @@
 import Dispatch
 
-/// Runs blocking work (fsync, whole-file reads, a verification decode, renames) on threads of
-/// its own, never on Swift's cooperative pool.
+/// Runs blocking work (fsync, whole-file reads, renames) on threads of its own, never on
+/// Swift's cooperative pool.
 ///
 /// Why: the cooperative pool has one thread per core (two here). A 5 MB JPEG decoded to verify
 /// it, an fsync waiting for the disk, or a thumbnail read from a cold disk would hold one of
@@ -11,10 +11,13 @@ import Dispatch
 ///
 /// Two lanes, so that a client waiting for an answer never queues behind bulk work: `read`
 /// (a thumbnail or a search page read from disk for a request in progress) runs at
-/// `.userInitiated`, `run` (verification decodes, fsyncs, unlinking a cleared cache, heap
-/// trims) at `.utility`. libdispatch adds threads to a lane while its threads are blocked in
-/// I/O, up to its own limit (255 per process); what bounds the work in flight is its callers
-/// (`DecodeBudget` for decodes, one job table write at a time, each session's pending cap).
+/// `.userInitiated`, `run` (fsyncs, renames, unlinking a cleared cache, heap trims) at
+/// `.utility`. On Linux, libdispatch runs a lane on about one thread per core and does not add
+/// one while a thread sleeps in a system call (measured: CPU tasks queued behind 8 fsyncs of
+/// 8 MB started 340 ms late), so jobs on a lane wait for each other's disk: CPU work that must
+/// not wait behind them has threads of its own (`VerificationThreads` for the downloads'
+/// verification decodes). What bounds the work in flight is its callers (one job table write at
+/// a time, each session's pending cap).
 public enum BlockingIO {
     /// The bulk lane; `dispatchPrecondition(condition: .onQueue(BlockingIO.queue))` marks
     /// code that must only run here.
