@@ -3,6 +3,7 @@ import Foundation
 import ImageCacheProtocol
 import ImageCacheServer
 import Logging
+import ProviderSimulator
 import Testing
 import TestSupport
 
@@ -73,5 +74,54 @@ struct DownloadJobStoreTests {
         #expect(store.load(logger: Logger(label: "test")).map(\.id) == ["young"])
         let failed = try await manager.status("young")
         #expect(failed.error?.kind == .timeout)
+    }
+
+    @Test("a job moved to its final name before the table said so finishes at the next start, fetching nothing")
+    func movedBeforeTheTableSaidSo() async throws {
+        // As the daemon records it: resolved, no doubled slash.
+        let folder = (try makeFolder() as NSString).standardizingPath
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // What a crash right after `download.finished` leaves: the verified body at its final
+        // name (the `.part`'s inode), no `.part`, and the table still saying "running".
+        let body = SyntheticImages.jpeg(width: 64, height: 48)
+        let final = folder + "/moved.jpg"
+        #expect(FileManager.default.createFile(atPath: final, contents: Data(body)))
+        let inode = try #require(try FileManager.default.attributesOfItem(atPath: final)[.systemFileNumber] as? NSNumber)
+        var running = record("moved", state: .running, ended: nil, folder: folder)
+        running.reservation.partInode = inode.uint64Value
+        running.total = body.count
+        let store = try DownloadJobStore(stateDirectory: folder)
+        try store.save([running])
+
+        var settings = CacheConfiguration()
+        settings.cache.cacheDir = folder
+        settings.daemon.stateDir = folder
+        settings.downloads.downloadDir = [folder]
+        let configuration = settings
+        let engine = TransferEngine(configuration: configuration)
+        defer { engine.shutdown() }
+        let finished = AsyncStream.makeStream(of: DownloadEvent.self)
+        let manager = DownloadManager(dependencies: .init(
+            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
+            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
+            wireError: WireErrorMapping.rpcError(for:)), observer: { finished.continuation.yield($0) })
+        await manager.start()
+        // The record's URL is a closed port: a fetch would fail the job, not finish it.
+        let event = try await withTimeout(seconds: 30) { () async -> DownloadEvent? in
+            for await event in finished.stream {
+                if case .progress = event { continue }
+                return event
+            }
+            return nil
+        }
+        guard case .finished(let done)? = event else {
+            Issue.record("expected download.finished, got \(String(describing: event))")
+            return
+        }
+        #expect(done.path == final)
+        #expect(done.bytes == body.count)
+        #expect(done.width == 64 && done.height == 48)
+        await manager.flush()
+        #expect(store.load(logger: Logger(label: "test")).first?.state == .finished)
     }
 }

@@ -5,7 +5,8 @@ import ImageCacheProtocol
 public enum DownloadEvent: Sendable, Hashable {
     /// Bytes are flowing (throttled by `DownloadProgressMeter`).
     case progress(DownloadProgress)
-    /// The file is at its final name, fsynced and verified; the table says so.
+    /// The file is at its final name, verified, and durable (fsynced, its folder too); the job
+    /// table says so a few milliseconds later.
     case finished(DownloadFinished)
     /// The job stopped (an error, or `download.cancel` with `cancelled`); nothing is left.
     case failed(DownloadFailed)

@@ -261,7 +261,7 @@ public actor DownloadManager {
                 // Moved to its final name before a stop or crash kept the table from saying so.
                 let header = try await Self.verify(moved.path, decodes: decodes, maxPixels: maxPixels)
                 let photo: ProviderPhoto? = if let photoID = record.photo { await dependencies.registry.photo(id: photoID) } else { nil }
-                await complete(id, reservation: moved, header: header.header, bytes: header.bytes, photo: photo)
+                complete(id, reservation: moved, header: header.header, bytes: header.bytes, photo: photo)
                 return
             }
             guard let body = try await transfer(id, meter: meter, maxPixels: maxPixels),
@@ -269,7 +269,7 @@ public actor DownloadManager {
             let reservation = try await Self.checkAndMove(current, format: body.header.format, folder: folder,
                                                           roots: currentRoots(), held: heldNames(in: folder.path, except: id))
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
-            await complete(id, reservation: reservation, header: body.header, bytes: body.bytes, photo: photo,
+            complete(id, reservation: reservation, header: body.header, bytes: body.bytes, photo: photo,
                            lastByte: body.lastByte)
         } catch {
             var failure = dependencies.wireError(error)
@@ -516,7 +516,7 @@ public actor DownloadManager {
     }
 
     private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int,
-                          photo: ProviderPhoto?, lastByte: ContinuousClock.Instant? = nil) async {
+                          photo: ProviderPhoto?, lastByte: ContinuousClock.Instant? = nil) {
         meters.removeValue(forKey: id)?.end()
         tasks[id] = nil
         let folder = folders.removeValue(forKey: id)
@@ -535,12 +535,17 @@ public actor DownloadManager {
         record.endedAt = Date()
         record.tracked = record.tracked || tracking != nil
         records[id] = record
+        // `download.finished` promises a durable file: it was fsynced, moved and its folder
+        // fsynced before this. The table's "finished" follows within milliseconds, off this
+        // path: waiting for it cost two more fsyncs (and any write already running for other
+        // jobs) between the last byte and the notice. A crash before it lands leaves the job
+        // "running" in the table with its `.part` gone; the next start finds the final file by
+        // the `.part`'s inode (`committedFile`), verifies it and finishes the job without
+        // fetching anything (`DownloadJobStoreTests.movedBeforeTheTableSaidSo`).
         persist()
-        // `download.finished` promises a durable result: the table says so before anyone hears it.
-        await flush()
         var metadata: Logger.Metadata = ["job": "\(id)", "path": "\(reservation.path)", "bytes": "\(bytes)"]
         if let lastByte {
-            // From the complete body to this notice: verification's tail, fsync, move, table.
+            // From the complete body to this notice: verification's tail, fsync, move.
             let elapsed = ContinuousClock.now - lastByte
             let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             metadata["afterLastByteMs"] = "\((ms * 100).rounded() / 100)"
