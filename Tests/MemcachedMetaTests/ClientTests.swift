@@ -10,7 +10,9 @@ import Glibc
 
 @Suite("memcached meta client against a real memcached", .timeLimit(.minutes(1)))
 struct ClientTests {
-    static func client(_ servers: [String], timeout: Duration = .milliseconds(200),
+    /// A client with a time-out generous enough for a debug build on a loaded machine (the
+    /// time-out itself is tested with a node that never answers).
+    static func client(_ servers: [String], timeout: Duration = .seconds(2),
                        retryAfter: Duration = .milliseconds(300), prefix: String = "test:") -> MemcachedClient {
         var configuration = MemcachedClient.Configuration()
         configuration.timeout = timeout
@@ -97,19 +99,22 @@ struct ClientTests {
             let started = ContinuousClock.now
             #expect(await client.get("x") == .unavailable)
             let took = ContinuousClock.now - started
-            #expect(took >= .milliseconds(90) && took < .milliseconds(400), "\(took)")
+            // Bounded: the time-out, plus whatever a loaded machine adds to waking up.
+            #expect(took >= .milliseconds(90) && took < .seconds(1), "\(took)")
         }
         #expect(client.statistics[0].state == "ejected" && client.statistics[0].ejections == 1)
+        // Ejected: answered without an attempt (no new error, no time-out waited).
         let started = ContinuousClock.now
         #expect(await client.set("x", [1], ttl: .seconds(1)) == .unavailable)
-        #expect(ContinuousClock.now - started < .milliseconds(20))
+        #expect(client.statistics[0].errors == 3)
+        #expect(ContinuousClock.now - started < .milliseconds(100))
     }
 
     @Test("a killed node's keys are misses, the others' still answer; restarted, it is used again")
     func killAndRestart() async throws {
         let a = try await MemcachedServer.start()
         let b = try await MemcachedServer.start()
-        let client = Self.client([a.address, b.address], timeout: .milliseconds(200), retryAfter: .milliseconds(200))
+        let client = Self.client([a.address, b.address], retryAfter: .milliseconds(200))
         defer { Task { await client.shutdown() } }
         let keys = (0..<200).map { "key-\($0)" }
         for key in keys { #expect(await client.set(key, Array(key.utf8), ttl: .seconds(60)) == .stored) }
