@@ -175,10 +175,10 @@ final class MemcachedNode: Sendable {
         }
     }
 
-    /// Whether the node is ejected now.
+    /// Whether the node is ejected: from its ejection until a probe succeeds (after
+    /// `retryAfter`, the next operation is that probe).
     var isEjected: Bool {
-        let now = NIODeadline.now()
-        return state.withLock { s in s.ejectedUntil.map { now < $0 || s.probing } ?? false }
+        state.withLock { $0.ejectedUntil != nil }
     }
 
     /// Closes every connection; later operations answer `.ejected`.

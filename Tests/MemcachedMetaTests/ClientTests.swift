@@ -36,11 +36,11 @@ struct ClientTests {
         #expect(await client.get("a") == .miss)
         #expect(await client.set("a", binary, ttl: .seconds(60)) == .stored)
         #expect(await client.get("a") == .hit(binary))
-        #expect(await client.get("claim", claim: .seconds(5)) == .won)
-        #expect(await client.get("claim", claim: .seconds(5)) == .fetchingElsewhere)
+        #expect(await client.get("claim", claim: .seconds(60)) == .won)
+        #expect(await client.get("claim", claim: .seconds(60)) == .fetchingElsewhere)
         #expect(await client.get("claim") == .fetchingElsewhere)
         #expect(await client.set("claim", [1, 2], ttl: .seconds(60)) == .stored)
-        #expect(await client.get("claim", claim: .seconds(5)) == .hit([1, 2]))
+        #expect(await client.get("claim", claim: .seconds(60)) == .hit([1, 2]))
         #expect(await client.delete("a"))
         #expect(await client.delete("a") == false)
         #expect(await client.get("a") == .miss)
@@ -100,7 +100,7 @@ struct ClientTests {
             #expect(await client.get("x") == .unavailable)
             let took = ContinuousClock.now - started
             // Bounded: the time-out, plus whatever a loaded machine adds to waking up.
-            #expect(took >= .milliseconds(90) && took < .seconds(1), "\(took)")
+            #expect(took >= .milliseconds(90) && took < .seconds(3), "\(took)")
         }
         #expect(client.statistics[0].state == "ejected" && client.statistics[0].ejections == 1)
         // Ejected: answered without an attempt (no new error, no time-out waited).
