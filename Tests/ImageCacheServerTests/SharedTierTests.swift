@@ -8,8 +8,10 @@ import TestSupport
 
 /// The fleet's shared tier (issue 21) with real memcached nodes and real daemons: one fetch
 /// per image across hosts, verification of what the tier returns, and a failing tier that
-/// never becomes a client's error.
-@Suite("Shared tier: a fleet of daemons over memcached", .timeLimit(.minutes(2)))
+/// never becomes a client's error. Serialized: each test runs several daemons and hundreds of
+/// fetches, and the all-nodes-down test's timing must not measure its siblings' load (every
+/// daemon of the test process shares one cooperative pool).
+@Suite("Shared tier: a fleet of daemons over memcached", .serialized, .timeLimit(.minutes(2)))
 struct SharedTierTests {
     @Test("two hosts prefetching the same 200 images at once fetch each image once, fleet-wide")
     func oneFetchPerImage() async throws {
