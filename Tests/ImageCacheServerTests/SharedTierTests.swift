@@ -181,3 +181,29 @@ struct SharedTierTests {
         await fleet.finish()
     }
 }
+
+@Suite("Shared tier: reconfiguration", .timeLimit(.minutes(1)))
+struct SharedTierReloadTests {
+    @Test("a reload that adds, changes or removes [shared] servers takes effect at once")
+    func applyReplacesTheClient() async throws {
+        let node = try await MemcachedServer.start()
+        var settings = SharedTierSettings()
+        settings.timeout = .seconds(2)
+        let store = MemcachedSharedStore(settings: settings, logger: .init(label: "reload-test"))
+        #expect(await store.lookup("k", claim: nil) == .unavailable)
+        #expect(store.statistics.isEmpty)
+        settings.servers = [SharedTierSettings.Server.parse(node.address)!]
+        store.apply(settings)
+        #expect(await store.store("k", [1, 2, 3], ttl: .seconds(60)))
+        #expect(await store.lookup("k", claim: nil) == .hit([1, 2, 3]))
+        #expect(store.statistics.map(\.server) == [node.address])
+        settings.prefix = "other:"
+        store.apply(settings)
+        #expect(await store.lookup("k", claim: nil) == .miss)
+        settings.servers = []
+        store.apply(settings)
+        #expect(await store.lookup("k", claim: nil) == .unavailable)
+        #expect(store.statistics.isEmpty)
+        await store.shutdown()
+    }
+}
