@@ -68,7 +68,12 @@ extension ImagePipeline {
             let found = await store.lookup(key, claim: rejectedOnce ? nil : Self.claimLifetime)
             switch found {
             case .hit(let bytes):
-                if let value = SharedThumbnailValue.decode(bytes, key: key), let stored = await storeShared(value, plan: plan) {
+                if let value = SharedThumbnailValue.decode(bytes, key: key) {
+                    guard let stored = await storeShared(value, plan: plan) else {
+                        // The value is sound; this host's disk is not: the network path
+                        // meets the same disk and reports it (`storage_unavailable`).
+                        return network(fetch, settings: settings, tier: nil)
+                    }
                     lookups.record(.shared)
                     fetch.announce(width: value.originalWidth, height: value.originalHeight, format: value.format)
                     logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
