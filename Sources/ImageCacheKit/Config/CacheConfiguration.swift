@@ -165,6 +165,8 @@ public struct CacheConfiguration: Sendable, Equatable {
     public var search = Search()
     /// `[downloads]`
     public var downloads = Downloads()
+    /// `[shared]`: the fleet's memcached tier; off by default.
+    public var shared = SharedTierSettings()
     /// `[providers.unsplash]`; the key also comes from `UNSPLASH_ACCESS_KEY`.
     public var unsplash = Provider(apiURL: "https://api.unsplash.com")
     /// `[providers.flickr]`; the key also comes from `FLICKR_API_KEY`.
