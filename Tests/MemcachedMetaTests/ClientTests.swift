@@ -185,7 +185,10 @@ struct LateAnswerTests {
     func lateAnswerStaysMatched() async throws {
         let server = try ScriptedMemcached()
         var configuration = MemcachedClient.Configuration()
-        configuration.timeout = .milliseconds(150)
+        // Long enough that the second answer, sent the moment its request arrives, is read in
+        // time even on a machine loaded by a whole test run (150 ms was not, under load); the
+        // first request still always times out, since its answer waits for the second request.
+        configuration.timeout = .seconds(2)
         configuration.connectionsPerNode = 1
         let client = MemcachedClient(servers: [MemcachedServerAddress(host: "127.0.0.1", port: server.port)],
                                      configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
