@@ -30,11 +30,13 @@ public final class SearchMethods: MethodFamily {
         var providers: [ProviderSettings]
         var defaultProvider: String
         var searchTTL: Duration
+        var budgets: [FleetBudget.Settings?]
 
         init(_ configuration: CacheConfiguration) {
             providers = ProviderID.allCases.map { ProviderSettings(configuration, for: $0) }
             defaultProvider = configuration.search.defaultProvider
             searchTTL = configuration.cache.searchTTL
+            budgets = ProviderID.allCases.map { configuration.provider(named: $0.rawValue)?.fleetBudget }
         }
     }
 
@@ -46,6 +48,11 @@ public final class SearchMethods: MethodFamily {
     private let current: LockedState<Current>
     private let watchedSessions = LockedState<Set<UInt64>>([])
     private let figures: LockedState<[String: ProviderStats]>
+    /// The fleet budgets' figures, copied like `figures`; empty without a shared tier.
+    private let budgetFigures = LockedState<[String: FleetBudget.Figures]>([:])
+    /// The fleet's shared tier, nil without one: pages, photos and provider budgets go
+    /// through it.
+    private let shared: (any SharedStore)?
     private let logger: Logger
 
     /// - Parameters:
@@ -53,15 +60,18 @@ public final class SearchMethods: MethodFamily {
     ///   - fetcher: the transfer engine (or any `HTTPFetching`).
     ///   - store: where result pages are kept (the cache's two tiers in the daemon, `CacheSearchPageStore`).
     ///   - registry: remembered photos (persisted in the daemon).
+    ///   - shared: the fleet's shared tier (`[shared] servers`), nil without one.
     public init(configuration: ConfigurationStore, fetcher: any HTTPFetching, store: any SearchPageStore,
-                registry: PhotoRegistry, logger: Logger) {
+                registry: PhotoRegistry, logger: Logger, shared: (any SharedStore)? = nil) {
         self.configuration = configuration
         self.fetcher = fetcher
         self.store = store
         self.registry = registry
         self.logger = logger
+        self.shared = shared
         let (config, generation) = configuration.snapshot
-        let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry)
+        let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry,
+                                                 shared: shared)
         current = LockedState(Current(generation: generation, settings: SearchSettings(config), coordinator: coordinator))
         figures = LockedState(Dictionary(uniqueKeysWithValues: ProviderID.allCases.map { ($0.rawValue, ProviderStats()) }))
     }
@@ -76,7 +86,7 @@ public final class SearchMethods: MethodFamily {
             if settings != current.settings {
                 current.settings = settings
                 current.coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store,
-                                                             registry: registry)
+                                                             registry: registry, shared: shared)
             }
             return current.coordinator
         }
@@ -147,7 +157,14 @@ public final class SearchMethods: MethodFamily {
     private func refreshFigures(_ coordinator: SearchCoordinator) async {
         let fresh = await coordinator.providerStatistics()
         figures.withLock { $0.merge(fresh) { _, new in new } }
+        guard shared != nil else { return }
+        let budgets = await coordinator.fleetBudgetFigures()
+        budgetFigures.withLock { $0 = budgets }
     }
+
+    /// Each provider's fleet budget as `stats` shows it (copied after every search and
+    /// `photo.get`); empty without a shared tier.
+    public var fleetBudgetFigures: [String: FleetBudget.Figures] { budgetFigures.withLock { $0 } }
 
     /// The current coordinator, after making sure the session's close reaches it once.
     private func watch(_ session: Session) -> SearchCoordinator {
