@@ -66,6 +66,15 @@ let package = Package(
         .target(
             name: "ImageCacheProtocol"
         ),
+        // The memcached meta-protocol client of the fleet's shared tier (issue 21): SwiftNIO
+        // only, so it knows nothing of the engine; ImageCacheServer adapts it to `SharedStore`.
+        .target(
+            name: "MemcachedMeta",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // Locks, observed values and the three concurrency primitives (a shared outcome, a
         // demand group, a task table): no C library, no SwiftNIO, so the simulator and the
         // command line can use them without linking the engine.
@@ -85,7 +94,7 @@ let package = Package(
         .target(
             name: "ImageCacheServer",
             dependencies: [
-                "ImageCacheKit", "ImageCacheProtocol",
+                "ImageCacheKit", "ImageCacheProtocol", "MemcachedMeta",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,6 +173,11 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(
+            name: "MemcachedMetaTests",
+            dependencies: ["MemcachedMeta", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")]
+        ),
+        .testTarget(
             name: "ImageCacheProtocolTests",
             dependencies: ["ImageCacheProtocol"]
         ),
@@ -188,7 +202,7 @@ let package = Package(
                            "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fuzz/Inputs"]  // inputs the fuzzers found, read by the regression tests beside them
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "TestSupport",
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "TestSupport", "MemcachedMeta",
                                                               .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
                     exclude: ["Fuzz/Inputs"]),
     ]

@@ -1,0 +1,196 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// One memcached server: a few pipelined connections, made on first use and remade after
+/// they end, and the node's health.
+///
+/// Health is a count of consecutive failures (time-out, refused connection, closed
+/// connection, protocol error). At `ejectAfter` the node is ejected: for `retryAfter` every
+/// operation on it answers `.ejected` at once without touching the network, so a dead node
+/// costs the fleet only its share of keys (misses) and no waiting. After that one operation
+/// is let through as a probe: success brings the node back, failure ejects it again.
+final class MemcachedNode: Sendable {
+    /// `host:port`.
+    let name: String
+    private let host: String
+    private let port: Int
+    private let group: any EventLoopGroup
+    private let settings: MemcachedClient.Configuration
+    private let state: Mutex<State>
+    let counters = Counters()
+
+    private struct Slot {
+        var generation: UInt64
+        var channel: EventLoopFuture<any Channel>
+    }
+
+    private struct State {
+        var slots: [Slot?]
+        var next = 0
+        var generation: UInt64 = 0
+        var failures = 0
+        var ejectedUntil: NIODeadline?
+        var probing = false
+        var shutDown = false
+    }
+
+    /// The node's figures, from atomics (read by `stats` without waiting).
+    final class Counters: Sendable {
+        let hits = Atomic<Int>(0)
+        let misses = Atomic<Int>(0)
+        let errors = Atomic<Int>(0)
+        let ejections = Atomic<Int>(0)
+        let bytesSent = Atomic<Int>(0)
+        let bytesReceived = Atomic<Int>(0)
+        let tooLarge = Atomic<Int>(0)
+    }
+
+    init(host: String, port: Int, group: any EventLoopGroup, settings: MemcachedClient.Configuration) {
+        self.host = host
+        self.port = port
+        name = "\(host):\(port)"
+        self.group = group
+        self.settings = settings
+        state = Mutex(State(slots: Array(repeating: nil, count: max(1, settings.connectionsPerNode))))
+    }
+
+    private enum Admission { case refuse, normal, probe }
+
+    /// Sends `command` and waits for its answer, at most the configured time-out.
+    func execute(_ command: MetaCommand) async -> Result<MetaResponse, MemcachedFailure> {
+        let now = NIODeadline.now()
+        let admission: Admission = state.withLock { s in
+            if s.shutDown { return .refuse }
+            if let until = s.ejectedUntil {
+                if now < until || s.probing { return .refuse }
+                s.probing = true
+                return .probe
+            }
+            return .normal
+        }
+        guard admission != .refuse else { return .failure(.ejected) }
+
+        let loop = group.next()
+        let promise = loop.makePromise(of: MetaResponse.self)
+        let timeout = loop.scheduleTask(in: settings.timeAmount) { promise.fail(MemcachedFailure.timeout) }
+        let (generation, channel, isNew) = connection()
+        if isNew {
+            channel.whenSuccess { [self] channel in
+                channel.closeFuture.whenComplete { [self] _ in forget(generation) }
+            }
+        }
+        channel.whenComplete { [self] result in
+            switch result {
+            case .failure:
+                forget(generation)
+                promise.fail(MemcachedFailure.connect)
+            case .success(let channel):
+                // A time-out closes the connection: its later answers would be read as the
+                // next requests'.
+                promise.futureResult.whenFailure { error in
+                    if (error as? MemcachedFailure) == .timeout { channel.close(promise: nil) }
+                }
+                channel.writeAndFlush(MetaOutbound(command: command, promise: promise), promise: nil)
+            }
+        }
+        let result: Result<MetaResponse, MemcachedFailure>
+        do {
+            result = .success(try await promise.futureResult.get())
+        } catch {
+            result = .failure(error as? MemcachedFailure ?? .connectionClosed)
+        }
+        timeout.cancel()
+        record(result, probe: admission == .probe, command: command)
+        return result
+    }
+
+    private func record(_ result: Result<MetaResponse, MemcachedFailure>, probe: Bool, command: MetaCommand) {
+        switch result {
+        case .success(let response):
+            counters.bytesSent.add(command.wireSize, ordering: .relaxed)
+            counters.bytesReceived.add((response.value?.count ?? 0) + 8, ordering: .relaxed)
+            state.withLock { s in
+                s.failures = 0
+                if probe {
+                    s.probing = false
+                    s.ejectedUntil = nil
+                }
+            }
+        case .failure:
+            counters.errors.add(1, ordering: .relaxed)
+            let stale: [Slot] = state.withLock { s in
+                s.failures += 1
+                if probe {
+                    s.probing = false
+                    s.ejectedUntil = .now() + settings.retryAmount
+                    return []
+                }
+                guard s.ejectedUntil == nil, s.failures >= settings.ejectAfter else { return [] }
+                s.ejectedUntil = .now() + settings.retryAmount
+                counters.ejections.add(1, ordering: .relaxed)
+                let open = s.slots.compactMap { $0 }
+                s.slots = Array(repeating: nil, count: s.slots.count)
+                return open
+            }
+            for slot in stale { slot.channel.whenSuccess { $0.close(promise: nil) } }
+        }
+    }
+
+    /// A connection for the next request, round robin over the slots; made when the slot is
+    /// empty (a connect attempt in progress is shared).
+    /// (Callbacks on the new connection are registered by the caller, outside the lock.)
+    private func connection() -> (UInt64, EventLoopFuture<any Channel>, Bool) {
+        state.withLock { s in
+            let index = s.next % s.slots.count
+            s.next = (s.next &+ 1) % s.slots.count
+            if let slot = s.slots[index] { return (slot.generation, slot.channel, false) }
+            s.generation &+= 1
+            let generation = s.generation
+            let future = connect()
+            s.slots[index] = Slot(generation: generation, channel: future)
+            return (generation, future, true)
+        }
+    }
+
+    private func connect() -> EventLoopFuture<any Channel> {
+        let maxValue = settings.maxValueBytes + 1024
+        let future = ClientBootstrap(group: group)
+            .connectTimeout(settings.timeAmount)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(MetaResponseDecoder(maxValueBytes: maxValue)))
+                    try channel.pipeline.syncOperations.addHandler(MetaChannelHandler())
+                }
+            }
+            .connect(host: host, port: port)
+        return future
+    }
+
+    /// Empties the slot holding connection `generation` (it failed or closed).
+    private func forget(_ generation: UInt64) {
+        state.withLock { s in
+            for index in s.slots.indices where s.slots[index]?.generation == generation { s.slots[index] = nil }
+        }
+    }
+
+    /// Whether the node is ejected now.
+    var isEjected: Bool {
+        let now = NIODeadline.now()
+        return state.withLock { s in s.ejectedUntil.map { now < $0 || s.probing } ?? false }
+    }
+
+    /// Closes every connection; later operations answer `.ejected`.
+    func shutdown() async {
+        let open: [Slot] = state.withLock { s in
+            s.shutDown = true
+            let open = s.slots.compactMap { $0 }
+            s.slots = Array(repeating: nil, count: s.slots.count)
+            return open
+        }
+        for slot in open {
+            if let channel = try? await slot.channel.get() { try? await channel.close() }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+import TestSupport
+@testable import MemcachedMeta
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("memcached meta client against a real memcached", .timeLimit(.minutes(1)))
+struct ClientTests {
+    /// A client with a time-out generous enough for a debug build on a loaded machine (the
+    /// time-out itself is tested with a node that never answers).
+    static func client(_ servers: [String], timeout: Duration = .seconds(2),
+                       retryAfter: Duration = .milliseconds(300), prefix: String = "test:") -> MemcachedClient {
+        var configuration = MemcachedClient.Configuration()
+        configuration.timeout = timeout
+        configuration.retryAfter = retryAfter
+        configuration.prefix = prefix
+        return MemcachedClient(servers: servers.map(Self.address), configuration: configuration,
+                               group: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    static func address(_ text: String) -> MemcachedServerAddress {
+        let parts = text.split(separator: ":")
+        return MemcachedServerAddress(host: String(parts[0]), port: Int(parts[1]) ?? 0)
+    }
+
+    @Test("store, read, claim (W to the first, Z to the next), delete, count, binary values")
+    func operations() async throws {
+        let server = try await MemcachedServer.start()
+        let client = Self.client([server.address])
+        defer { Task { await client.shutdown() } }
+        let binary: [UInt8] = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) } + Array("\r\nVA 3\r\n".utf8)
+        #expect(await client.get("a") == .miss)
+        #expect(await client.set("a", binary, ttl: .seconds(60)) == .stored)
+        #expect(await client.get("a") == .hit(binary))
+        #expect(await client.get("claim", claim: .seconds(5)) == .won)
+        #expect(await client.get("claim", claim: .seconds(5)) == .fetchingElsewhere)
+        #expect(await client.get("claim") == .fetchingElsewhere)
+        #expect(await client.set("claim", [1, 2], ttl: .seconds(60)) == .stored)
+        #expect(await client.get("claim", claim: .seconds(5)) == .hit([1, 2]))
+        #expect(await client.delete("a"))
+        #expect(await client.delete("a") == false)
+        #expect(await client.get("a") == .miss)
+        #expect(await client.increment("budget", window: .seconds(60)) == 1)
+        #expect(await client.increment("budget", window: .seconds(60)) == 2)
+        #expect(await client.noop(node: 0))
+        let long = "https://example.com/" + String(repeating: "p", count: 400)
+        #expect(await client.set(long, [9], ttl: .seconds(60)) == .stored)
+        #expect(await client.get(long) == .hit([9]))
+        let figures = client.statistics[0]
+        #expect(figures.state == "up" && figures.hits >= 3 && figures.misses >= 3 && figures.errors == 0)
+    }
+
+    @Test("two thousand requests at once over two pipelined connections each get their own answer")
+    func pipelining() async throws {
+        let server = try await MemcachedServer.start()
+        let client = Self.client([server.address], timeout: .seconds(5))
+        defer { Task { await client.shutdown() } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<2000 {
+                group.addTask {
+                    let value = Array("value-\(i)".utf8)
+                    guard await client.set("k\(i)", value, ttl: .seconds(60)) == .stored,
+                          await client.get("k\(i)") == .hit(value) else { throw CancellationError() }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(client.statistics[0].errors == 0)
+    }
+
+    @Test("values over the item size are not stored, and the connection stays usable")
+    func tooLarge() async throws {
+        let server = try await MemcachedServer.start()
+        let client = Self.client([server.address])
+        defer { Task { await client.shutdown() } }
+        #expect(await client.set("big", [UInt8](repeating: 1, count: 2 << 20), ttl: .seconds(60)) == .tooLarge)
+        // One the client would send but the server refuses (its item holds the key and header too).
+        var configuration = client.configuration
+        configuration.maxValueBytes = 4 << 20
+        let generous = MemcachedClient(servers: [Self.address(server.address)], configuration: configuration,
+                                       group: MultiThreadedEventLoopGroup.singleton)
+        defer { Task { await generous.shutdown() } }
+        #expect(await generous.set("big", [UInt8](repeating: 1, count: 1_048_576), ttl: .seconds(60)) == .tooLarge)
+        #expect(await generous.set("small", [1], ttl: .seconds(60)) == .stored)
+        #expect(await generous.get("small") == .hit([1]))
+        #expect(generous.statistics[0].errors == 0 && generous.statistics[0].tooLarge == 1)
+    }
+
+    @Test("a node that never answers times out within the bound, is ejected after three, then skipped at once")
+    func silentNode() async throws {
+        let silent = try SilentListener()
+        let client = Self.client(["127.0.0.1:\(silent.port)"], timeout: .milliseconds(100), retryAfter: .seconds(30))
+        defer { Task { await client.shutdown() } }
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            #expect(await client.get("x") == .unavailable)
+            let took = ContinuousClock.now - started
+            // Bounded: the time-out, plus whatever a loaded machine adds to waking up.
+            #expect(took >= .milliseconds(90) && took < .seconds(1), "\(took)")
+        }
+        #expect(client.statistics[0].state == "ejected" && client.statistics[0].ejections == 1)
+        // Ejected: answered without an attempt (no new error, no time-out waited).
+        let started = ContinuousClock.now
+        #expect(await client.set("x", [1], ttl: .seconds(1)) == .unavailable)
+        #expect(client.statistics[0].errors == 3)
+        #expect(ContinuousClock.now - started < .milliseconds(100))
+    }
+
+    @Test("a killed node's keys are misses, the others' still answer; restarted, it is used again")
+    func killAndRestart() async throws {
+        let a = try await MemcachedServer.start()
+        let b = try await MemcachedServer.start()
+        let client = Self.client([a.address, b.address], retryAfter: .milliseconds(200))
+        defer { Task { await client.shutdown() } }
+        let keys = (0..<200).map { "key-\($0)" }
+        for key in keys { #expect(await client.set(key, Array(key.utf8), ttl: .seconds(60)) == .stored) }
+        b.kill()
+        var onA = 0
+        for key in keys {
+            let found = await client.get(key)
+            if client.nodeIndex(for: key) == 0 {
+                onA += 1
+                #expect(found == .hit(Array(key.utf8)))
+            } else {
+                #expect(found == .unavailable)
+            }
+        }
+        #expect(onA > 40 && onA < 160)
+        #expect(client.statistics[1].state == "ejected")
+        try await b.restart()
+        // Ejection is a span of time by design: wait it out, then the probe brings the node back.
+        try await Task.sleep(for: .milliseconds(250))
+        let onB = keys.first { client.nodeIndex(for: $0) == 1 }!
+        #expect(await client.get(onB) == .miss)
+        #expect(await client.set(onB, [7], ttl: .seconds(60)) == .stored)
+        #expect(await client.get(onB) == .hit([7]))
+        #expect(client.statistics[1].state == "up")
+    }
+
+    @Test("no servers: everything unavailable, nothing traps")
+    func empty() async {
+        let client = Self.client([])
+        #expect(await client.get("x") == .unavailable)
+        #expect(await client.set("x", [1], ttl: .seconds(1)) == .unavailable)
+        #expect(await client.increment("x", window: .seconds(1)) == nil)
+        #expect(await client.delete("x") == false)
+        #expect(await client.noop(node: 3) == false)
+    }
+}
+
+/// A TCP port that accepts connections (the kernel completes them into the backlog) and never
+/// reads or answers: a hung memcached.
+final class SilentListener: @unchecked Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 64) == 0 else {
+            close(fd)
+            throw POSIXError(.EIO)
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
