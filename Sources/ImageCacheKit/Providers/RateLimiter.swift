@@ -20,6 +20,9 @@ public actor RateLimiter {
     private var tokens: Double
     private var refilledAt: Duration
     private var blockedUntil: Duration?
+    /// Until when the fleet holds requests back (its budget spent, or a quota answer shared
+    /// through the tier), as opposed to this host's own limits.
+    private var fleetHeldUntil: Duration?
     private let provider: ProviderID
     /// The fleet-wide budget, nil without a shared tier (or a budget for this provider).
     public nonisolated let fleet: FleetBudget?
@@ -66,20 +69,28 @@ public actor RateLimiter {
     public func block(retryAfter: Double?) async {
         let span = retryAfter.map(OutsideSeconds.duration) ?? Self.defaultBlock
         holdBack(span)
-        await fleet?.stop(retryAfter: Self.seconds(span))
+        if let fleet, await fleet.stop(retryAfter: Self.seconds(span)) { holdBack(span, byFleet: true) }
+    }
+
+    /// Whether requests are held back now by the fleet (its budget spent, or a quota answer
+    /// shared through the tier) rather than by this host's limits alone: then a stored copy
+    /// may answer instead (`SearchCoordinator`). Never true without a reachable tier.
+    public func isHeldByFleet() -> Bool {
+        fleetHeldUntil.map { clock.now < $0 } ?? false
     }
 
     /// Counts the request in the fleet's budget; throws `rate_limited` (and holds this host
     /// back locally, so it stops asking the tier too) when the fleet has spent it or is stopped.
     private func admitInFleet() async throws {
         guard let fleet, case .spent(let retryAfter) = await fleet.admit() else { return }
-        holdBack(OutsideSeconds.duration(retryAfter))
+        holdBack(OutsideSeconds.duration(retryAfter), byFleet: true)
         throw ProviderErrors.rateLimited(provider, retryAfter: retryAfter)
     }
 
-    private func holdBack(_ span: Duration) {
+    private func holdBack(_ span: Duration, byFleet: Bool = false) {
         let until = clock.now + span
         if blockedUntil.map({ $0 < until }) ?? true { blockedUntil = until }
+        if byFleet, fleetHeldUntil.map({ $0 < until }) ?? true { fleetHeldUntil = until }
     }
 
     /// Seconds until requests may go out again, nil when they may now.

@@ -109,14 +109,17 @@ public actor FleetBudget {
     }
 
     /// Stops the whole fleet for `retryAfter` seconds (clamped to `OutsideSeconds.cap`, at
-    /// least one): a quota answer seen here. Best effort, like every tier call.
-    public func stop(retryAfter: Double) async {
+    /// least one): a quota answer seen here. Best effort, like every tier call: false when the
+    /// tier did not take it.
+    @discardableResult
+    public func stop(retryAfter: Double) async -> Bool {
         let span = max(1, (OutsideSeconds.clamped(retryAfter) ?? 1).rounded(.up))
         let until = wallClock().timeIntervalSince1970 + span
-        guard until.isFinite else { return }
-        stoppedUntil = max(stoppedUntil ?? 0, until)
+        guard until.isFinite else { return false }
         let payload = Array(String(until).utf8)
-        await store.store(stopKey, SharedRecordFrame.encode(.fleetStop, payload: payload), ttl: .seconds(Int64(span)))
+        let stored = await store.store(stopKey, SharedRecordFrame.encode(.fleetStop, payload: payload), ttl: .seconds(Int64(span)))
+        if stored { stoppedUntil = max(stoppedUntil ?? 0, until) }
+        return stored
     }
 
     /// The figures for `stats`: `used` reads 0 once its window is over.

@@ -34,7 +34,7 @@ public actor SearchCoordinator {
     private let searchTTL: TimeInterval
     private let wallClock: @Sendable () -> Date
     /// Pages and photos in the fleet's shared tier; nil without one.
-    private let shared: SharedSearchRecords?
+    private let tier: SharedSearchRecords?
 
     private struct ChannelKey: Hashable {
         let session: SessionID?
@@ -68,7 +68,7 @@ public actor SearchCoordinator {
         self.searchTTL = RateLimiter.seconds(searchTTL)
         self.clock = clock
         self.wallClock = wallClock
-        self.shared = shared
+        self.tier = shared
     }
 
     /// A coordinator for the three providers as the configuration sets them up, fetching through
@@ -161,7 +161,7 @@ public actor SearchCoordinator {
     /// without a provider request, and details fetched here are written there.
     public func photo(id: String) async throws -> ProviderPhoto {
         let (client, rawID) = try resolve(photoID: id)
-        if let shared, let known = await shared.details(id: id) {
+        if let tier, let known = await tier.details(id: id) {
             await registry.remember([known])
             return known
         }
@@ -169,9 +169,10 @@ public actor SearchCoordinator {
             let fresh = try await client.photo(id: rawID)
             let merged = await registry.photo(id: fresh.id).map { PhotoRegistry.merged($0, with: fresh) } ?? fresh
             await registry.remember([merged])
-            await shared?.storeDetails(merged, ttl: searchTTLDuration)
+            await tier?.storeDetails(merged, ttl: searchTTLDuration)
             return merged
-        } catch where Self.isUnreachable(error) || Self.isHeldBackByFleet(error, client) {
+        } catch {
+            guard await Self.mayAnswerStored(error, client) else { throw error }
             if let known = await registry.photo(id: id) { return known }
             throw error
         }
@@ -272,7 +273,8 @@ public actor SearchCoordinator {
             do {
                 let page = try await shared(client: client, key: key)
                 finish(token, .success(result(key, page, fromCache: false, stale: false)))
-            } catch where Self.isUnreachable(error) || Self.isHeldBackByFleet(error, client) {
+            } catch {
+                guard await Self.mayAnswerStored(error, client) else { throw error }
                 if let stored = await store.load(key) {
                     await registry.remember(stored.page.photos)
                     finish(token, .success(result(key, stored.page, fromCache: true, stale: true)))
@@ -304,7 +306,7 @@ public actor SearchCoordinator {
             return result(key, stored.page, fromCache: true, stale: false)
         }
         // Another host's copy: kept locally (memory and disk) once found, like a fetched one.
-        if let shared, let found = await shared.page(key), isFresh(found) {
+        if let tier, let found = await tier.page(key), isFresh(found) {
             learn(key, found.page)
             await registry.remember(found.page.photos)
             await store.save(found, for: key)
@@ -366,12 +368,12 @@ public actor SearchCoordinator {
         await registry.remember(page.photos)
         let stored = StoredSearchPage(page: page, storedAt: wallClock())
         await store.save(stored, for: key)
-        if let shared {
+        if let tier {
             // Written before the answer, so a host asked next finds them (each write is
             // bounded by the tier's timeout, all of them pipelined together).
             let ttl = searchTTLDuration
-            async let photos: Void = shared.storePhotos(page.photos, ttl: ttl)
-            await shared.storePage(stored, for: key, ttl: ttl)
+            async let photos: Void = tier.storePhotos(page.photos, ttl: ttl)
+            await tier.storePage(stored, for: key, ttl: ttl)
             await photos
         }
         inFlight[key] = nil
@@ -416,11 +418,14 @@ public actor SearchCoordinator {
         return (client, raw)
     }
 
-    /// Whether `error` is a `rate_limited` of a provider with a fleet budget: the fleet may not
-    /// ask now (its budget is spent or a host saw a quota answer), so a stored copy, stale if
-    /// need be, answers instead. Without a fleet budget, `rate_limited` is answered as it is.
-    static func isHeldBackByFleet(_ error: any Error, _ client: ProviderClient) -> Bool {
-        client.limiter.fleet != nil && engineKind(of: error) == .rateLimited
+    /// Whether a stored copy (stale if need be) may answer instead of `error`: the provider
+    /// could not be reached (`isUnreachable`), or the fleet holds requests back (its budget is
+    /// spent or a host saw a quota answer). A `rate_limited` of this host's own limits is
+    /// answered as it is, as without a tier.
+    static func mayAnswerStored(_ error: any Error, _ client: ProviderClient) async -> Bool {
+        if isUnreachable(error) { return true }
+        guard engineKind(of: error) == .rateLimited else { return false }
+        return await client.limiter.isHeldByFleet()
     }
 
     /// The failures a stale copy may stand in for: the provider could not be reached, timed
