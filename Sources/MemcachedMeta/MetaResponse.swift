@@ -101,7 +101,8 @@ struct MetaResponseDecoder: ByteToMessageDecoder {
             guard view[valueStart + size] == UInt8(ascii: "\r"), view[valueStart + size + 1] == UInt8(ascii: "\n") else {
                 throw Failure.malformed("value block")
             }
-            let value = Array(view[valueStart..<(valueStart + size)])
+            // One copy (memcpy), not an element-by-element walk of the view.
+            let value = buffer.getBytes(at: buffer.readerIndex + lineLength + 1, length: size) ?? []
             let response = MetaResponse(status: .value, flags: flags(from: 2), value: value)
             buffer.moveReaderIndex(forwardBy: needed)
             return response

@@ -26,6 +26,23 @@ struct RendererTests {
         }
     }
 
+    @Test func theSharedTierIsShownWithItsNodesAndTheRequestsItAnswered() throws {
+        var stats = Fixtures.stats
+        stats.shared = .init(nodes: [.init(server: "10.0.0.11:11211", state: "up", hits: 7, misses: 3, errors: 0, ejections: 0,
+                                           bytesSent: 2048, bytesReceived: 40960),
+                                     .init(server: "10.0.0.12:11211", state: "ejected", hits: 0, misses: 0, errors: 4, ejections: 1,
+                                           bytesSent: 0, bytesReceived: 0)],
+                             thumbnailHits: 1, rejected: 2, waits: 5, waitsExpired: 1, writes: 6, writesFailed: 1)
+        let text = StatsSummary.render(stats)
+        for figure in ["20.0% from disk, 2.5% from the shared tier, 2.5% from the network",
+                       "1 thumbnail from the tier, 6 written (1 not), 5 waited for another host (1 in vain), 2 refused by verification",
+                       "10.0.0.11:11211 up: 7 hits, 3 misses, 0 errors, 0 ejections, 2.0 KiB sent, 40 KiB received",
+                       "10.0.0.12:11211 ejected: 0 hits, 0 misses, 4 errors, 1 ejection"] {
+            #expect(text.contains(figure), "missing \(figure) in\n\(text)")
+        }
+        #expect(StatsSummary.render(try JSONValue(encoding: stats)) == text)
+    }
+
     @Test func aFullStatsAnswerOnTheWireRendersTheFullSummary() throws {
         let wire = try JSONValue(encoding: Fixtures.stats)
         #expect(StatsSummary.render(wire) == StatsSummary.render(Fixtures.stats))

@@ -52,6 +52,7 @@ public enum StatsSummary {
         lines.append("network    \(n.inFlight) in flight, \(n.queued) queued, \(n.requests) requests, "
                      + "\(Units.bytes(n.bytesReceived)) received, \(Units.bytes(n.bytesDiscarded)) discarded "
                      + "(\(Units.percent(n.bytesDiscarded, of: n.bytesReceived)) of received, from cancelled transfers)")
+        if let shared = stats.shared { lines += self.shared(shared) }
         if stats.providers.isEmpty {
             lines.append("providers  none used yet")
         } else {
@@ -79,13 +80,31 @@ public enum StatsSummary {
     /// Where thumbnail requests were answered: every request is a memory hit or a memory miss,
     /// and every memory miss a disk hit or a disk miss (the network), so the cache's overall
     /// hit rate is `(memory hits + disk hits) / (memory hits + memory misses)`.
+    /// With a shared tier, disk misses answered from it are told apart from the network's.
     static func thumbnails(_ stats: StatsResult) -> String {
         let requests = stats.memory.hits &+ stats.memory.misses
         let cached = stats.memory.hits &+ stats.disk.hits
+        let fromTier = stats.shared?.thumbnailHits ?? 0
+        let tier = stats.shared == nil ? "" : "\(Units.percent(fromTier, of: requests)) from the shared tier, "
         return DisplayWidth.pad("thumbnails", to: 10) + " "
             + "\(requests) request\(requests == 1 ? "" : "s"): \(Units.percent(stats.memory.hits, of: requests)) from memory, "
-            + "\(Units.percent(stats.disk.hits, of: requests)) from disk, \(Units.percent(stats.disk.misses, of: requests)) "
+            + "\(Units.percent(stats.disk.hits, of: requests)) from disk, \(tier)"
+            + "\(Units.percent(max(0, stats.disk.misses &- fromTier), of: requests)) "
             + "from the network (cache hit rate \(Units.percent(cached, of: requests)))"
+    }
+
+    /// The fleet's shared tier: what it did for this host, then each memcached node.
+    static func shared(_ shared: StatsResult.Shared) -> [String] {
+        var lines = [DisplayWidth.pad("shared", to: 10) + " "
+            + "\(shared.thumbnailHits) thumbnail\(shared.thumbnailHits == 1 ? "" : "s") from the tier, \(shared.writes) written "
+            + "(\(shared.writesFailed) not), \(shared.waits) waited for another host (\(shared.waitsExpired) in vain), "
+            + "\(shared.rejected) refused by verification"]
+        for node in shared.nodes {
+            lines.append("  \(node.server) \(node.state): \(node.hits) hits, \(node.misses) misses, \(node.errors) errors, "
+                         + "\(node.ejections) ejection\(node.ejections == 1 ? "" : "s"), \(Units.bytes(node.bytesSent)) sent, "
+                         + "\(Units.bytes(node.bytesReceived)) received")
+        }
+        return lines
     }
 }
 

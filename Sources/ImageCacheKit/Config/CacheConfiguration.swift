@@ -179,6 +179,8 @@ public struct CacheConfiguration: Sendable, Equatable {
     public var search = Search()
     /// `[downloads]`
     public var downloads = Downloads()
+    /// `[shared]`: the fleet's memcached tier; off by default.
+    public var shared = SharedTierSettings()
     /// `[providers.unsplash]`; the key also comes from `UNSPLASH_ACCESS_KEY`.
     /// Fleet budget: a production key's 5 000 requests per hour (a demo key has 50).
     public var unsplash = Provider(apiURL: "https://api.unsplash.com", budget: 5_000, budgetWindow: .seconds(3600))

@@ -99,6 +99,51 @@ extension ConfigKey {
                           c.downloads.downloadDir = roots
                       },
                       render: { ConfigRendering.list($0.downloads.downloadDir) }),
+
+            ConfigKey(section: "shared", name: "servers", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          var servers: [SharedTierSettings.Server] = []
+                          for item in try v.list() {
+                              guard let server = SharedTierSettings.Server.parse(item) else {
+                                  throw .bad(expected: "memcached servers as host:port, comma-separated ([::1]:11211 for IPv6)")
+                              }
+                              guard !servers.contains(server) else { throw .bad(expected: "each server once (\(server) is listed twice)") }
+                              servers.append(server)
+                          }
+                          c.shared.servers = servers
+                      },
+                      render: { ConfigRendering.list($0.shared.servers.map(\.description)) }),
+            ConfigKey(section: "shared", name: "timeout", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          let value = try v.duration()
+                          guard value >= .milliseconds(1), value <= .seconds(10) else {
+                              throw .outOfRange(rule: "must be between 1ms and 10s (it is added to a request when a node is slow)")
+                          }
+                          c.shared.timeout = value
+                      },
+                      render: { ConfigRendering.duration($0.shared.timeout) }),
+            ConfigKey(section: "shared", name: "prefix", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          let value = try v.optionalString() ?? ""
+                          guard value.utf8.count <= SharedTierSettings.maximumPrefixBytes,
+                                value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+                              throw .bad(expected: "at most \(SharedTierSettings.maximumPrefixBytes) printable ASCII characters, no spaces")
+                          }
+                          c.shared.prefix = value
+                      },
+                      render: { ConfigRendering.string($0.shared.prefix) }),
+            ConfigKey(section: "shared", name: "share_images", isSecret: false,
+                      apply: { c, v, _ throws(ConfigValueProblem) in
+                          var names: [String] = []
+                          for name in try v.list() {
+                              guard SharedTierSettings.shareableSources.contains(name) else {
+                                  throw .bad(expected: "names from " + SharedTierSettings.shareableSources.joined(separator: ", "))
+                              }
+                              if !names.contains(name) { names.append(name) }
+                          }
+                          c.shared.shareImages = names
+                      },
+                      render: { ConfigRendering.list($0.shared.shareImages) }),
         ]
             + provider("unsplash", keyName: "access_key", \.unsplash)
             + provider("flickr", keyName: "api_key", \.flickr)

@@ -18,6 +18,12 @@ struct FetchPlan: Sendable, Hashable {
     var knownWidth: Int?
     /// The photo id, for the dimensions store and the answer.
     var photoID: String?
+    /// Whose image this is, as `share_images` names it: the provider (the photo id's prefix)
+    /// or `url` for a client's URL.
+    var shareSource: String {
+        guard let photoID, let colon = photoID.firstIndex(of: ":") else { return "url" }
+        return String(photoID[..<colon])
+    }
 
     init(_ request: ThumbnailRequest) {
         size = max(1, request.size)

@@ -4,7 +4,8 @@ import ImageCacheProtocol
 import Logging
 import Synchronization
 
-/// The thumbnail pipeline: memory cache → disk cache → one fetch per cache key.
+/// The thumbnail pipeline: memory cache → disk cache → one fetch per cache key, which asks the
+/// fleet's shared tier (when `[shared]` names servers) before the network.
 ///
 /// Every request is a *demand*. Demands for the same image at the same width, from any
 /// session, slot or prefetch, share one `ThumbnailFetch`: its transfer runs at the highest of
@@ -20,6 +21,11 @@ import Synchronization
 /// the cooperative pool, so memory for decodes is bounded by the budget and the server's
 /// tasks never wait behind a decode.
 ///
+/// With a shared tier (`ImagePipeline+SharedTier.swift`), a fetch first reads the tier and
+/// claims the image for this host when nobody has it; a verified value is stored locally
+/// and answered (`source: "shared"`), a host told that another is fetching waits for it
+/// (bounded), and a body fetched from the network goes to the tier in the background.
+///
 /// The pipeline knows nothing of sockets: the daemon's slots, prefetches and the benchmarks
 /// drive it the same way.
 public final class ImagePipeline: Sendable {
@@ -30,24 +36,33 @@ public final class ImagePipeline: Sendable {
         public var quality: Int
         /// Pixels an image may declare (`max_image_pixels`).
         public var maxPixels: Int
+        /// Whose thumbnails go through the shared tier (`share_images`); empty when `[shared]`
+        /// names no server.
+        public var shareImages: Set<String>
 
-        /// Settings from a configuration's `[cache]` and `[network]` sections.
+        /// Settings from a configuration's `[cache]`, `[network]` and `[shared]` sections.
         public init(_ configuration: CacheConfiguration) {
             quality = configuration.cache.thumbnailQuality
             maxPixels = configuration.network.maxImagePixels
+            shareImages = configuration.shared.isEnabled ? Set(configuration.shared.shareImages) : []
         }
     }
 
-    private let cache: ImageCache
+    let cache: ImageCache
     private let transfers: TransferEngine
     private let registry: PhotoRegistry
-    private let dimensions: ImageDimensionsStore
+    let dimensions: ImageDimensionsStore
     private let decodes: DecodeBudget
     private let settings: @Sendable () -> Settings
-    private let logger: Logger
-    /// One outcome per thumbnail request (memory, disk, network, shared): what `stats` and the
-    /// metrics endpoint report as hits and misses.
+    let logger: Logger
+    /// The fleet's shared tier; nil: none (a daemon without `[shared]` servers may still pass
+    /// one, which then answers `.unavailable`).
+    let shared: (any SharedStore)?
+    /// One outcome per thumbnail request (memory, disk, shared, network, coalesced): what
+    /// `stats` and the metrics endpoint report as hits and misses.
     public let lookups = ThumbnailLookups()
+    /// What the shared tier did for this host's thumbnails (`stats.shared`).
+    public let tierActivity = SharedTierActivity()
     /// `imagecached_decode_duration_seconds`: the time to decode, scale and encode a fetched body
     /// (not the wait for the decode budget), by outcome (`ok` or the error kind).
     private let metrics: any MetricsFactory
@@ -56,7 +71,7 @@ public final class ImagePipeline: Sendable {
     /// `waitForActiveDemands` wakes on.
     private let demandChanges = Observed(0)
     private let nextDemand = Atomic<UInt64>(0)
-    private let work = DispatchQueue(label: "imagecached.pipeline", attributes: .concurrent)
+    let work = DispatchQueue(label: "imagecached.pipeline", attributes: .concurrent)
 
     /// - Parameters:
     ///   - settings: read at each fetch (the daemon passes its configuration store's current).
@@ -67,8 +82,10 @@ public final class ImagePipeline: Sendable {
                 dimensions: ImageDimensionsStore, decodes: DecodeBudget,
                 settings: @escaping @Sendable () -> Settings,
                 logger: Logger = Logger(label: "imagecached.pipeline"),
-                metrics: any MetricsFactory = MetricsSystem.factory) {
+                metrics: any MetricsFactory = MetricsSystem.factory,
+                shared: (any SharedStore)? = nil) {
         self.metrics = metrics
+        self.shared = shared
         self.cache = cache
         self.transfers = transfers
         self.registry = registry
@@ -125,6 +142,7 @@ public final class ImagePipeline: Sendable {
         case .memory: lookups.record(.memory)
         case .disk: lookups.record(.disk)
         case .network: lookups.record(.network)
+        case .shared: lookups.record(.shared)
         case nil: break
         }
         return delivery
@@ -223,7 +241,7 @@ public final class ImagePipeline: Sendable {
         }
         withdraw(id, from: fetch)
         return ThumbnailDelivery(path: stored.path, width: stored.width, height: stored.height, bytes: stored.bytes.count,
-                                 mime: stored.mime, source: .network, data: request.wantsBytes ? stored.bytes : nil)
+                                 mime: stored.mime, source: stored.source, data: request.wantsBytes ? stored.bytes : nil)
     }
 
     /// The original's size for a cache hit, so a slot still gets `thumbnail.dimensions`
@@ -247,7 +265,8 @@ public final class ImagePipeline: Sendable {
                 return (fresh, true)
             }
             guard fetch.add(id, priority: priority, events: events) else { continue }
-            lookups.record(isNew ? .network : .shared)
+            // The fetch's starter is counted once its source is known (`start`).
+            if !isNew { lookups.record(.coalesced) }
             if isNew { start(fetch) }
             demandChanges.update { $0 &+= 1 }
             return fetch
@@ -258,18 +277,30 @@ public final class ImagePipeline: Sendable {
         if fetch.remove(id) { forget(fetch) } else { demandChanges.update { $0 &+= 1 } }
     }
 
-    private func forget(_ fetch: ThumbnailFetch) {
+    func forget(_ fetch: ThumbnailFetch) {
         fetches.withLock { fetches in
             if fetches[fetch.key] === fetch { fetches[fetch.key] = nil }
         }
         demandChanges.update { $0 &+= 1 }
     }
 
-    /// Starts the transfer now (so queue order follows request order), then processes the body
-    /// in a task.
+    /// Starts the fetch: through the shared tier when there is one and it takes this image's
+    /// source (`share_images`), else straight to the network.
     private func start(_ fetch: ThumbnailFetch) {
-        let dimensions = self.dimensions
         let current = settings()
+        if let shared, current.shareImages.contains(fetch.plan.shareSource) {
+            Task { await startThroughTier(fetch, tier: shared, settings: current) }
+        } else {
+            lookups.record(.network)
+            startTransfer(fetch, settings: current, tier: nil)
+        }
+    }
+
+    /// Starts the transfer now (so queue order follows request order), then processes the body
+    /// in a task; a processed thumbnail goes to the shared tier under `tier` in the background,
+    /// and a failed fetch releases the tier's claim it held, so no other host waits for it.
+    func startTransfer(_ fetch: ThumbnailFetch, settings current: Settings, tier: TierWrite?) {
+        let dimensions = self.dimensions
         let handle = transfers.start(TransferRequest(url: fetch.plan.url, priority: fetch.priority, deliverChunks: true)) { event in
             fetch.handle(event, dimensions: dimensions, maxPixels: current.maxPixels)
         }
@@ -305,6 +336,7 @@ public final class ImagePipeline: Sendable {
             }
             fetch.finish(outcome)
             forget(fetch)
+            if let tier { write(outcome, to: tier) }
         }
     }
 
@@ -351,26 +383,9 @@ public final class ImagePipeline: Sendable {
                     }
                     let output = try ThumbnailProcessing.process(body, size: plan.size, quality: settings.quality,
                                                                  maxPixels: settings.maxPixels)
-                    dimensions.record(.init(width: output.original.width, height: output.original.height),
-                                      photo: plan.photoID, url: plan.cleanURL)
-                    let bytes = Data(output.bytes)
-                    let key = CacheKey.thumbnail(url: plan.url, width: output.width)
-                    let stored = cache.put(key, bytes: bytes, info: CacheEntryInfo(contentType: output.mime, width: output.width,
-                                                                                  height: output.height))
-                    if output.width != plan.size {
-                        cache.put(plan.widthNoteKey, bytes: Data(String(output.width).utf8),
-                                  info: CacheEntryInfo(contentType: "text/plain"))
-                    }
-                    // The path goes straight to the waiting clients: hand it out, so it stays
-                    // readable for `path_grace` whatever eviction or clearing comes next.
-                    cache.handOutPath(key)
-                    guard let path = stored.path else {
-                        let reason = stored.diskError.map { "\($0)" } ?? "no path"
-                        logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])
-                        throw PipelineError.cacheWriteFailed(stored.diskError)
-                    }
-                    return ThumbnailFetch.Stored(path: path, width: output.width, height: output.height,
-                                                 mime: output.mime, bytes: bytes)
+                    return try Self.storeLocally(output.bytes, width: output.width, height: output.height, mime: output.mime,
+                                                 original: (output.original.width, output.original.height), source: .network,
+                                                 plan: plan, cache: cache, dimensions: dimensions, logger: logger)
                 }
                 let kind: String
                 switch outcome {
@@ -382,6 +397,32 @@ public final class ImagePipeline: Sendable {
                 continuation.resume(with: outcome)
             }
         }
+    }
+
+    /// Writes a thumbnail to the disk cache (and memory) under the plan's keys, records the
+    /// original's size, and hands the path out: the one place a fetched thumbnail, from the
+    /// network or from the shared tier, becomes a local entry. On the work queue.
+    /// - Throws: `cacheWriteFailed` when the disk tier could not take it.
+    static func storeLocally(_ image: [UInt8], width: Int, height: Int, mime: String, original: (width: Int, height: Int),
+                             source: ThumbnailSource, plan: FetchPlan, cache: ImageCache, dimensions: ImageDimensionsStore,
+                             logger: Logger) throws -> ThumbnailFetch.Stored {
+        dimensions.record(.init(width: original.width, height: original.height), photo: plan.photoID, url: plan.cleanURL)
+        let bytes = Data(image)
+        let key = CacheKey.thumbnail(url: plan.url, width: width)
+        let stored = cache.put(key, bytes: bytes, info: CacheEntryInfo(contentType: mime, width: width, height: height))
+        if width != plan.size {
+            cache.put(plan.widthNoteKey, bytes: Data(String(width).utf8), info: CacheEntryInfo(contentType: "text/plain"))
+        }
+        // The path goes straight to the waiting clients: hand it out, so it stays
+        // readable for `path_grace` whatever eviction or clearing comes next.
+        cache.handOutPath(key)
+        guard let path = stored.path else {
+            let reason = stored.diskError.map { "\($0)" } ?? "no path"
+            logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])
+            throw PipelineError.cacheWriteFailed(stored.diskError)
+        }
+        return ThumbnailFetch.Stored(path: path, width: width, height: height, mime: mime, bytes: bytes,
+                                     originalWidth: original.width, originalHeight: original.height, source: source)
     }
 
     /// What processing `body` will cost, on the work queue (it walks the whole body): a body

@@ -21,6 +21,11 @@ final class ThumbnailFetch: Sendable {
         var height: Int
         var mime: String
         var bytes: Data
+        /// The original image's upright size (what the fleet's shared tier records with it).
+        var originalWidth: Int
+        var originalHeight: Int
+        /// Where the bytes came from: the network, or the fleet's shared tier.
+        var source: ThumbnailSource
     }
 
     /// What the fetch knows of the body so far; its demands and outcome have their own
@@ -154,6 +159,22 @@ final class ThumbnailFetch: Sendable {
         case .failed(_, let handle):
             handle?.cancel(reason: "not a usable image")
         }
+    }
+
+    /// Tells every demand that the fetch waits for another host of the fleet (which holds the
+    /// shared tier's claim on this image): a progress of zero bytes, so a client sees the
+    /// request is alive while no byte flows here.
+    func announceWaiting() {
+        send(.progress(received: 0, total: nil))
+    }
+
+    /// Tells every demand the original's size learnt from a shared-tier value (no header
+    /// is probed then), and keeps it for demands that join later.
+    func announce(width: Int, height: Int, format: ImageFormat) {
+        let header = ImageHeader(format: format, storedWidth: width, storedHeight: height, orientation: .up,
+                                 hasAlpha: false, isProgressive: false, components: 3)
+        state.withLock { $0.header = header }
+        send(.dimensions(width: width, height: height))
     }
 
     /// Why the transfer was stopped before its end by the probe, if it was.

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// How thumbnail requests were answered, one outcome per request: from the memory tier, from
-/// the disk tier, by a network fetch this request started, or by joining a fetch another
-/// request had started (coalesced).
+/// the disk tier, from the fleet's shared tier (memcached, verified), by a network fetch this
+/// request started, or by joining a fetch another request of this host had started
+/// (coalesced; whatever that fetch then found).
 ///
 /// The tiers' own counters count key look-ups: a cold thumbnail tries several keys (the exact
 /// width, the provider's width, the width note) in each tier and twice over (the server's
@@ -16,9 +17,12 @@ public final class ThumbnailLookups: Sendable {
         case memory
         /// Answered from the disk tier (a memory miss).
         case disk
-        /// Missed both tiers and started a network fetch.
+        /// Missed both local tiers and the shared tier, and started a network fetch.
         case network
-        /// Missed both tiers and joined a fetch already running for the same image and width.
+        /// Missed both local tiers and joined a fetch already running on this host for the
+        /// same image and width (until issue 21 this was called `shared`).
+        case coalesced
+        /// Missed both local tiers and was answered from the fleet's shared tier.
         case shared
     }
 
@@ -27,16 +31,18 @@ public final class ThumbnailLookups: Sendable {
         public var memory = 0
         public var disk = 0
         public var network = 0
+        public var coalesced = 0
         public var shared = 0
 
         /// Requests the memory tier answered.
         public var memoryHits: Int { memory }
         /// Requests the memory tier did not answer (every other outcome).
-        public var memoryMisses: Int { disk &+ network &+ shared }
+        public var memoryMisses: Int { disk &+ network &+ coalesced &+ shared }
         /// Requests the disk tier answered (each was a memory miss first).
         public var diskHits: Int { disk }
-        /// Requests neither tier answered: they went to the network, alone or shared.
-        public var diskMisses: Int { network &+ shared }
+        /// Requests neither local tier answered: they went to the shared tier or the network,
+        /// alone or coalesced.
+        public var diskMisses: Int { network &+ coalesced &+ shared }
 
         /// The count for one outcome.
         public subscript(outcome: Outcome) -> Int {
@@ -44,6 +50,7 @@ public final class ThumbnailLookups: Sendable {
             case .memory: memory
             case .disk: disk
             case .network: network
+            case .coalesced: coalesced
             case .shared: shared
             }
         }
@@ -52,6 +59,7 @@ public final class ThumbnailLookups: Sendable {
     private let memory = Atomic<Int>(0)
     private let disk = Atomic<Int>(0)
     private let network = Atomic<Int>(0)
+    private let coalesced = Atomic<Int>(0)
     private let shared = Atomic<Int>(0)
 
     /// All at zero.
@@ -63,6 +71,7 @@ public final class ThumbnailLookups: Sendable {
         case .memory: memory.add(1, ordering: .relaxed)
         case .disk: disk.add(1, ordering: .relaxed)
         case .network: network.add(1, ordering: .relaxed)
+        case .coalesced: coalesced.add(1, ordering: .relaxed)
         case .shared: shared.add(1, ordering: .relaxed)
         }
     }
@@ -70,6 +79,7 @@ public final class ThumbnailLookups: Sendable {
     /// Every count now.
     public var counts: Counts {
         Counts(memory: memory.load(ordering: .relaxed), disk: disk.load(ordering: .relaxed),
-               network: network.load(ordering: .relaxed), shared: shared.load(ordering: .relaxed))
+               network: network.load(ordering: .relaxed), coalesced: coalesced.load(ordering: .relaxed),
+               shared: shared.load(ordering: .relaxed))
     }
 }

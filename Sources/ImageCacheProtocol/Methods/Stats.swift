@@ -75,6 +75,65 @@ public struct StatsResult: Codable, Sendable, Hashable {
         }
     }
 
+    /// The fleet's shared tier (`[shared]`, memcached): its nodes and what it did for this
+    /// host's thumbnails. Present when `[shared]` names servers; other fleet-wide figures
+    /// (provider budgets) join this section.
+    public struct Shared: Codable, Sendable, Hashable {
+        /// One memcached node, as this host sees it.
+        public struct Node: Codable, Sendable, Hashable {
+            /// `host:port`.
+            public var server: String
+            /// `up`, or `ejected` (skipped after consecutive failures, retried later).
+            public var state: String
+            /// Reads that found a value / found none (a claim included).
+            public var hits: Int
+            public var misses: Int
+            /// Operations that failed (time-out, refused, closed, protocol error).
+            public var errors: Int
+            /// Times the node was ejected.
+            public var ejections: Int
+            /// Bytes sent to it and received from it.
+            public var bytesSent: Int
+            public var bytesReceived: Int
+
+            public init(server: String, state: String, hits: Int, misses: Int, errors: Int, ejections: Int,
+                        bytesSent: Int, bytesReceived: Int) {
+                self.server = server
+                self.state = state
+                self.hits = hits
+                self.misses = misses
+                self.errors = errors
+                self.ejections = ejections
+                self.bytesSent = bytesSent
+                self.bytesReceived = bytesReceived
+            }
+        }
+
+        /// Every configured node.
+        public var nodes: [Node]
+        /// Thumbnail requests answered from the tier (verified, then stored locally).
+        public var thumbnailHits: Int
+        /// Values that failed verification (deleted and fetched again).
+        public var rejected: Int
+        /// Fetches that waited for another host's claim, and of those the ones that gave up
+        /// waiting and fetched here.
+        public var waits: Int
+        public var waitsExpired: Int
+        /// Thumbnails written to the tier, and writes that did not happen (too large, node down).
+        public var writes: Int
+        public var writesFailed: Int
+
+        public init(nodes: [Node], thumbnailHits: Int, rejected: Int, waits: Int, waitsExpired: Int, writes: Int, writesFailed: Int) {
+            self.nodes = nodes
+            self.thumbnailHits = thumbnailHits
+            self.rejected = rejected
+            self.waits = waits
+            self.waitsExpired = waitsExpired
+            self.writes = writes
+            self.writesFailed = writesFailed
+        }
+    }
+
     /// The in-memory tier (`memory_limit`).
     public var memory: Cache
     /// The on-disk tier (`disk_limit`).
@@ -87,6 +146,8 @@ public struct StatsResult: Codable, Sendable, Hashable {
     public var sessions: Int
     /// Whole seconds since the daemon started (an integer on the wire).
     public var uptimeSeconds: Int
+    /// The fleet's shared tier; absent without `[shared]` servers.
+    public var shared: Shared?
 
     public init(memory: Cache, disk: Cache, network: Network, providers: [String: Provider], sessions: Int, uptimeSeconds: Int) {
         self.memory = memory

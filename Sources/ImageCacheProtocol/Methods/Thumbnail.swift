@@ -73,7 +73,8 @@ public struct ThumbnailShowParams: RPCParams, Hashable {
 
 /// Where a delivered thumbnail was found.
 public enum ThumbnailSource: String, ParamEnum {
-    case memory, disk, network
+    /// `shared`: from the fleet's memcached tier (`[shared]`), verified, then stored locally.
+    case memory, disk, shared, network
 }
 
 /// The answer to `thumbnail.show`: a complete, immutable file inside `cache_dir`, valid for

@@ -29,8 +29,11 @@ public final class DaemonServices: Sendable {
     /// The decode budget, process-wide: `decode_memory` bytes, one decode per active core,
     /// heavy decodes in their own lane.
     public let decodes: DecodeBudget
-    /// The thumbnail pipeline (memory → disk → one shared fetch per cache key) over the parts
-    /// above; slots, prefetches and `cache.evict` go through it.
+    /// The fleet's shared tier (`[shared]`, memcached): present even without servers, when
+    /// every call answers "unavailable" at once.
+    public let shared: MemcachedSharedStore
+    /// The thumbnail pipeline (memory → disk → shared tier → one fetch per cache key) over the
+    /// parts above; slots, prefetches and `cache.evict` go through it.
     public let pipeline: ImagePipeline
     /// Where the parts log.
     public let logger: Logger
@@ -85,21 +88,25 @@ public final class DaemonServices: Sendable {
         self.registry = registry
         self.dimensions = dimensions
         self.decodes = DecodeBudget(memory: config.network.decodeMemory, slots: ProcessInfo.processInfo.activeProcessorCount)
+        let shared = MemcachedSharedStore(settings: config.shared, logger: logger)
+        self.shared = shared
         self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
                                       decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },
-                                      logger: logger, metrics: metrics)
+                                      logger: logger, metrics: metrics, shared: shared)
         self.logger = logger
     }
 
     /// Applies a reloaded configuration: the cache limits (`memory_limit`, `disk_limit`) at
     /// once, evicting down to them if they shrank, and `[network]` with its URL policy to the
-    /// engine for transfers queued from now on, `decode_memory` to the decode budget; the rest of the parts read the configuration
+    /// engine for transfers queued from now on, `decode_memory` to the decode budget, `[shared]`
+    /// to the shared tier (a new client when its servers, timeout or prefix changed); the rest of the parts read the configuration
     /// store at each use. For SIGHUP: `ImageCacheDaemon.reloadConfiguration` calls it after a
     /// good reload.
     public func apply(_ configuration: CacheConfiguration) {
         cache.apply(configuration.cache)
         transfers.apply(configuration)
         decodes.apply(memory: configuration.network.decodeMemory)
+        shared.apply(configuration.shared)
     }
 
     /// Stops every transfer and releases the cache folder (after the server has stopped).

@@ -233,6 +233,7 @@ public final class ImageCacheDaemon: Sendable {
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
         await metricsEndpoint.withLock({ $0 })?.close()
+        await services.shared.shutdown()
         services.shutdown()
         listener.removeSocketFile()
         try? await eventLoops.shutdownGracefully()

@@ -68,6 +68,7 @@ public struct CacheMethods: MethodFamily {
             result.memory = tier(statistics.memory, hits: counts.memoryHits, misses: counts.memoryMisses)
             result.disk = tier(statistics.disk, hits: counts.diskHits, misses: counts.diskMisses)
         }
+        SharedTierStats.register(stats, services: services)
         stats.register("network") { result in
             let figures = transfers.stats
             result.network = .init(inFlight: figures.inFlight, queued: figures.queued, requests: figures.requests,

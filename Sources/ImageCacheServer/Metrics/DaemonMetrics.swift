@@ -94,8 +94,16 @@ public final class DaemonMetrics: Sendable {
         let lookups = sources.services.pipeline.lookups.counts
         for outcome in ThumbnailLookups.Outcome.allCases {
             counter("imagecached_thumbnail_requests_total", [("source", outcome.rawValue)],
-                    help: "Thumbnail requests by where they were answered: memory, disk, network (a fetch they started) or shared (a fetch already running)")
+                    help: "Thumbnail requests by where they were answered: memory, disk, shared (the fleet's memcached tier), network (a fetch they started) or coalesced (a fetch already running on this host)")
                 .follow(lookups[outcome])
+        }
+        for node in sources.services.shared.statistics {
+            let labels = [("server", node.server)]
+            counter("imagecached_shared_operations_total", labels + [("result", "hit")], help: "Shared-tier (memcached) operations by node and result").follow(node.hits)
+            counter("imagecached_shared_operations_total", labels + [("result", "miss")], help: "Shared-tier (memcached) operations by node and result").follow(node.misses)
+            counter("imagecached_shared_operations_total", labels + [("result", "error")], help: "Shared-tier (memcached) operations by node and result").follow(node.errors)
+            counter("imagecached_shared_ejections_total", labels, help: "Times a shared-tier node was ejected after consecutive failures").follow(node.ejections)
+            gauge("imagecached_shared_node_up", labels, help: "1 while a shared-tier node is in use, 0 while it is ejected").set(Int64(node.state == "up" ? 1 : 0))
         }
         let perRequest = "Thumbnail requests by cache tier and result, one outcome per request (a disk lookup happens only after a memory miss)"
         counter("imagecached_cache_requests_total", [("tier", "memory"), ("result", "hit")], help: perRequest).follow(lookups.memoryHits)

@@ -1,0 +1,157 @@
+import Foundation
+import ImageCacheProtocol
+import Logging
+import Synchronization
+
+/// What the shared tier did for this host's thumbnails, for `stats.shared` and the metrics:
+/// the pipeline's view (the client's per-node figures are the server's to add).
+public final class SharedTierActivity: Sendable {
+    /// Values read from the tier that failed verification (checksum, identity, header) and
+    /// were deleted and fetched again.
+    public let rejected = Atomic<Int>(0)
+    /// Fetches that waited for another host's claim.
+    public let waits = Atomic<Int>(0)
+    /// Of those, the waits that ended without the value (the claim holder failed, was slow or
+    /// died): this host then fetched itself.
+    public let waitsExpired = Atomic<Int>(0)
+    /// Thumbnails written to the tier (stored by the server) and not (too large, node down).
+    public let writes = Atomic<Int>(0)
+    public let writesFailed = Atomic<Int>(0)
+    /// Bumped after every background write attempt ends: what a test awaits instead of sleeping.
+    public let writeAttempts = Observed(0)
+
+    public init() {}
+}
+
+/// Where a fetched thumbnail goes in the tier, and whether this host holds the tier's claim
+/// on it (then a failed fetch deletes the placeholder, so no other host waits for it).
+struct TierWrite: Sendable {
+    var store: any SharedStore
+    var key: String
+    var claimed: Bool
+}
+
+extension ImagePipeline {
+    /// How long a claim holds when its holder never stores (it died): then another host may
+    /// claim. Longer than any thumbnail fetch usually takes, shorter than a user's patience.
+    static let claimLifetime: Duration = .seconds(20)
+    /// How long a host waits for another's claim before fetching itself.
+    static let claimWait: Duration = .seconds(10)
+    /// How often a waiting host reads the key again (memcached has no notification).
+    static let claimPoll: Duration = .milliseconds(20)
+    /// How long a thumbnail lives in the tier (memcached's LRU usually evicts first).
+    static let sharedLifetime: Duration = .seconds(7 * 24 * 3600)
+
+    /// Reads the tier for the fetch's image, claiming it for this host on a miss, and acts on
+    /// the answer: a verified value is stored locally and delivered; a claim won, a miss or an
+    /// unavailable tier start the network transfer (whose result is written back); a claim
+    /// held elsewhere is waited on (bounded, visible as zero-byte progress), polling the key
+    /// with a claim of its own, so a holder that gives up or dies hands the claim over.
+    func startThroughTier(_ fetch: ThumbnailFetch, tier store: any SharedStore, settings: Settings) async {
+        let plan = fetch.plan
+        let key = SharedThumbnailValue.key(url: plan.cleanURL, size: plan.size)
+        let deadline = ContinuousClock.now + Self.claimWait
+        var waiting = false
+        var rejectedOnce = false
+        while true {
+            guard !fetch.isAbandoned else {
+                fetch.finish(.failure(Cancellation.request))
+                forget(fetch)
+                return
+            }
+            let found = await store.lookup(key, claim: rejectedOnce ? nil : Self.claimLifetime)
+            switch found {
+            case .hit(let bytes):
+                if let value = SharedThumbnailValue.decode(bytes, key: key), let stored = await storeShared(value, plan: plan) {
+                    lookups.record(.shared)
+                    fetch.announce(width: value.originalWidth, height: value.originalHeight, format: value.format)
+                    logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
+                    fetch.finish(.success(stored))
+                    forget(fetch)
+                    return
+                }
+                tierActivity.rejected.add(1, ordering: .relaxed)
+                logger.warning("a thumbnail in the shared tier failed verification; deleted, fetching it again",
+                               metadata: ["url": "\(URLRedaction.redact(plan.url))", "bytes": "\(bytes.count)"])
+                await store.remove(key)
+                // Once: claim the key again, so the fleet still fetches it once. A second bad
+                // value (a writer keeps planting it) is not waited on: fetch, and overwrite it.
+                if rejectedOnce { return network(fetch, settings: settings, tier: TierWrite(store: store, key: key, claimed: false)) }
+                rejectedOnce = true
+            case .claimed:
+                return network(fetch, settings: settings, tier: TierWrite(store: store, key: key, claimed: true))
+            case .miss:
+                return network(fetch, settings: settings, tier: TierWrite(store: store, key: key, claimed: false))
+            case .unavailable:
+                // The node is down or ejected: as without a tier (a write would fail too).
+                return network(fetch, settings: settings, tier: nil)
+            case .fetchingElsewhere:
+                if !waiting {
+                    waiting = true
+                    tierActivity.waits.add(1, ordering: .relaxed)
+                    fetch.announceWaiting()
+                }
+                guard ContinuousClock.now < deadline else {
+                    tierActivity.waitsExpired.add(1, ordering: .relaxed)
+                    logger.info("waited for another host's fetch in vain; fetching here",
+                                metadata: ["url": "\(URLRedaction.redact(plan.url))"])
+                    return network(fetch, settings: settings, tier: TierWrite(store: store, key: key, claimed: false))
+                }
+                try? await Task.sleep(for: Self.claimPoll)
+            }
+        }
+    }
+
+    private func network(_ fetch: ThumbnailFetch, settings: Settings, tier: TierWrite?) {
+        lookups.record(.network)
+        startTransfer(fetch, settings: settings, tier: tier)
+    }
+
+    /// A verified shared value written to the local tiers, on the work queue; nil when the
+    /// disk tier refused it (then the network is not tried: the failure is local).
+    private func storeShared(_ value: SharedThumbnailValue, plan: FetchPlan) async -> ThumbnailFetch.Stored? {
+        let cache = self.cache, dimensions = self.dimensions, logger = self.logger
+        return await withCheckedContinuation { continuation in
+            work.async {
+                continuation.resume(returning: try? Self.storeLocally(
+                    value.image, width: value.width, height: value.height, mime: value.format.mimeType,
+                    original: (value.originalWidth, value.originalHeight), source: .shared, plan: plan,
+                    cache: cache, dimensions: dimensions, logger: logger))
+            }
+        }
+    }
+
+    /// After a network fetch that went through the tier: the thumbnail to the tier in the
+    /// background, or, when the fetch failed while this host held the claim, the claim
+    /// released.
+    func write(_ outcome: Result<ThumbnailFetch.Stored, any Error>, to tier: TierWrite) {
+        let activity = tierActivity
+        let logger = self.logger
+        switch outcome {
+        case .success(let stored):
+            guard let format = ImageFormat.allCases.first(where: { $0.mimeType == stored.mime }) else { return }
+            let value = SharedThumbnailValue(format: format, width: stored.width, height: stored.height,
+                                             originalWidth: stored.originalWidth, originalHeight: stored.originalHeight,
+                                             image: [UInt8](stored.bytes))
+            Task {
+                let written = await tier.store.store(tier.key, value.encoded(key: tier.key), ttl: Self.sharedLifetime)
+                if written {
+                    activity.writes.add(1, ordering: .relaxed)
+                } else {
+                    activity.writesFailed.add(1, ordering: .relaxed)
+                }
+                if !written {
+                    logger.debug("a thumbnail was not written to the shared tier", metadata: ["bytes": "\(stored.bytes.count)"])
+                    if tier.claimed { await tier.store.remove(tier.key) }
+                }
+                activity.writeAttempts.update { $0 &+= 1 }
+            }
+        case .failure:
+            guard tier.claimed else { return }
+            Task {
+                await tier.store.remove(tier.key)
+                activity.writeAttempts.update { $0 &+= 1 }
+            }
+        }
+    }
+}
