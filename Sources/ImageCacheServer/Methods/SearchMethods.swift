@@ -31,8 +31,10 @@ public final class SearchMethods: MethodFamily {
         var defaultProvider: String
         var searchTTL: Duration
         var budgets: [FleetBudget.Settings?]
+        var sharedTier: Bool
 
         init(_ configuration: CacheConfiguration) {
+            sharedTier = configuration.shared.isEnabled
             providers = ProviderID.allCases.map { ProviderSettings(configuration, for: $0) }
             defaultProvider = configuration.search.defaultProvider
             searchTTL = configuration.cache.searchTTL
@@ -60,7 +62,8 @@ public final class SearchMethods: MethodFamily {
     ///   - fetcher: the transfer engine (or any `HTTPFetching`).
     ///   - store: where result pages are kept (the cache's two tiers in the daemon, `CacheSearchPageStore`).
     ///   - registry: remembered photos (persisted in the daemon).
-    ///   - shared: the fleet's shared tier (`[shared] servers`), nil without one.
+    ///   - shared: the fleet's shared tier; used while `[shared] servers` names one (a reload
+    ///     that adds or removes the servers builds a coordinator with or without it).
     public init(configuration: ConfigurationStore, fetcher: any HTTPFetching, store: any SearchPageStore,
                 registry: PhotoRegistry, logger: Logger, shared: (any SharedStore)? = nil) {
         self.configuration = configuration
@@ -71,7 +74,7 @@ public final class SearchMethods: MethodFamily {
         self.shared = shared
         let (config, generation) = configuration.snapshot
         let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry,
-                                                 shared: shared)
+                                                 shared: config.shared.isEnabled ? shared : nil)
         current = LockedState(Current(generation: generation, settings: SearchSettings(config), coordinator: coordinator))
         figures = LockedState(Dictionary(uniqueKeysWithValues: ProviderID.allCases.map { ($0.rawValue, ProviderStats()) }))
     }
@@ -86,7 +89,7 @@ public final class SearchMethods: MethodFamily {
             if settings != current.settings {
                 current.settings = settings
                 current.coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store,
-                                                             registry: registry, shared: shared)
+                                                             registry: registry, shared: config.shared.isEnabled ? shared : nil)
             }
             return current.coordinator
         }
@@ -99,6 +102,20 @@ public final class SearchMethods: MethodFamily {
             let snapshot = figures.withLock { $0 }
             result.providers = snapshot.mapValues { stats in
                 .init(requests: stats.requests, errors: stats.errors, rateLimitRemaining: stats.rateLimitRemaining)
+            }
+        }
+    }
+
+    /// Adds `shared.budgets` to `stats`: each provider's fleet budget. Registered after the
+    /// shared tier's own part (`SharedTierStats`), whose `shared` object it completes; nothing
+    /// while `[shared]` names no server.
+    public func registerFleetStats(_ stats: StatsRegistry) {
+        let budgets = budgetFigures
+        stats.register("shared.budgets") { result in
+            guard result.shared != nil else { return }
+            let figures = budgets.withLock { $0 }
+            result.shared?.budgets = figures.mapValues { f in
+                .init(used: Int(clamping: f.used), limit: f.limit, windowSeconds: f.windowSeconds, stoppedUntil: f.stoppedUntil)
             }
         }
     }
@@ -157,7 +174,6 @@ public final class SearchMethods: MethodFamily {
     private func refreshFigures(_ coordinator: SearchCoordinator) async {
         let fresh = await coordinator.providerStatistics()
         figures.withLock { $0.merge(fresh) { _, new in new } }
-        guard shared != nil else { return }
         let budgets = await coordinator.fleetBudgetFigures()
         budgetFigures.withLock { $0 = budgets }
     }
