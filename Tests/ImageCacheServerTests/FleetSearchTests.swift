@@ -114,6 +114,8 @@ struct FleetSearchTests {
         // search_ttl 0: every page is expired at once, so the second search must ask again.
         let fleet = try await FleetFixture.start(hosts: 1, nodes: 1) { _, c in
             c.pixabay.budget = 1
+            // An hour, so a loaded machine cannot see the window end between the searches.
+            c.pixabay.budgetWindow = .seconds(3600)
             c.cache.searchTTL = .zero
         }
         let client = try await fleet.hosts[0].connect()
@@ -247,8 +249,10 @@ struct SharedStoreProbe {
     let wire: String
 
     func value() async -> [UInt8]? {
+        var configuration = MemcachedClient.Configuration()
+        configuration.timeout = .seconds(2)  // a loaded debug machine: the value must not read as a miss
         let store = MemcachedClient(servers: [MemcachedServerAddress(host: "127.0.0.1", port: node.port)],
-                                    configuration: .init(), group: MultiThreadedEventLoopGroup.singleton)
+                                    configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
         let found = await store.get(wire)
         await store.shutdown()
         guard case .hit(let value) = found else { return nil }

@@ -39,6 +39,9 @@ public actor FleetBudget {
             self.limit = max(1, limit)
             self.window = max(window, .seconds(1))
         }
+
+        /// The window in whole seconds (a fraction is dropped), at least one.
+        public var windowSeconds: Int64 { max(1, window.components.seconds) }
     }
 
     /// The figures `stats` shows for this budget.
@@ -52,6 +55,18 @@ public actor FleetBudget {
         /// When the fleet may ask again after a quota answer (seconds since 1970), nil when
         /// not stopped.
         public var stoppedUntil: Double?
+
+        public init(used: UInt64, limit: Int, windowSeconds: Int, stoppedUntil: Double?) {
+            self.used = used
+            self.limit = limit
+            self.windowSeconds = windowSeconds
+            self.stoppedUntil = stoppedUntil
+        }
+
+        /// A budget as configured, none of it used.
+        public init(_ settings: Settings) {
+            self.init(used: 0, limit: settings.limit, windowSeconds: Int(settings.windowSeconds), stoppedUntil: nil)
+        }
     }
 
     /// The provider counted.
@@ -74,9 +89,7 @@ public actor FleetBudget {
     }
 
     /// The window length in whole seconds.
-    public nonisolated var windowSeconds: Int64 {
-        max(1, settings.window.components.seconds)
-    }
+    public nonisolated var windowSeconds: Int64 { settings.windowSeconds }
 
     /// Asks the fleet for one request: reads the stop, then counts the request in the current
     /// window. Every call is as bounded as the tier's per-operation timeout.

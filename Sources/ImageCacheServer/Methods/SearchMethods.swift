@@ -76,6 +76,15 @@ public final class SearchMethods: MethodFamily {
         let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry,
                                                  shared: config.shared.isEnabled ? shared : nil)
         current = LockedState(Current(generation: generation, settings: SearchSettings(config), coordinator: coordinator))
+        // Until the first request counts, each budget shows as configured, none of it used here.
+        if config.shared.isEnabled {
+            var initial: [String: FleetBudget.Figures] = [:]
+            for id in ProviderID.allCases {
+                guard let budget = config.provider(named: id.rawValue)?.fleetBudget else { continue }
+                initial[id.rawValue] = FleetBudget.Figures(budget)
+            }
+            budgetFigures.withLock { $0 = initial }
+        }
         figures = LockedState(Dictionary(uniqueKeysWithValues: ProviderID.allCases.map { ($0.rawValue, ProviderStats()) }))
     }
 
