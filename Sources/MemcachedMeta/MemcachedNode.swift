@@ -86,11 +86,11 @@ final class MemcachedNode: Sendable {
                 forget(generation)
                 promise.fail(MemcachedFailure.connect)
             case .success(let channel):
-                // A time-out closes the connection: its later answers would be read as the
-                // next requests'.
-                promise.futureResult.whenFailure { error in
-                    if (error as? MemcachedFailure) == .timeout { channel.close(promise: nil) }
-                }
+                // A time-out leaves the connection open: memcached answers in order, so the
+                // late answer still pops this request's (already failed) promise and the next
+                // answers stay matched. Closing it would fail every request pipelined behind
+                // (measured: one slow answer then ejected a live node). A hung server keeps
+                // timing out and is ejected, which closes its connections.
                 channel.writeAndFlush(MetaOutbound(command: command, promise: promise), promise: nil)
             }
         }
@@ -175,10 +175,10 @@ final class MemcachedNode: Sendable {
         }
     }
 
-    /// Whether the node is ejected now.
+    /// Whether the node is ejected: from its ejection until a probe succeeds (after
+    /// `retryAfter`, the next operation is that probe).
     var isEjected: Bool {
-        let now = NIODeadline.now()
-        return state.withLock { s in s.ejectedUntil.map { now < $0 || s.probing } ?? false }
+        state.withLock { $0.ejectedUntil != nil }
     }
 
     /// Closes every connection; later operations answer `.ejected`.

@@ -10,9 +10,9 @@ struct MetaOutbound: Sendable {
 /// previous answer, and answers (which memcached sends in request order) complete the
 /// requests' promises first in, first out.
 ///
-/// Whatever ends the connection (the server closing, a protocol error, the client closing it
-/// after a time-out) fails every request still waiting, so no caller waits past its own
-/// time-out and no later answer can be matched to the wrong request.
+/// A request whose caller timed out keeps its place: its answer, when it comes, pops its
+/// (already failed) promise, so later answers stay matched. Whatever ends the connection (the
+/// server closing, a protocol error, an ejection) fails every request still waiting.
 final class MetaChannelHandler: ChannelDuplexHandler {
     typealias InboundIn = MetaResponse
     typealias OutboundIn = MetaOutbound
@@ -66,8 +66,8 @@ final class MetaChannelHandler: ChannelDuplexHandler {
 /// Why an operation got no answer from its node. Every one counts as a failure of the node
 /// (`MemcachedClient.Configuration.ejectAfter`), except `ejected` (no attempt was made).
 public enum MemcachedFailure: Error, Sendable, Equatable {
-    /// No answer within the operation's time-out (the connection is closed: a late answer
-    /// must never be taken for the next request's).
+    /// No answer within the operation's time-out (the request keeps its place in the
+    /// connection's queue, so its late answer is consumed and never taken for another's).
     case timeout
     /// The connection could not be made (refused, unreachable, connect time-out).
     case connect

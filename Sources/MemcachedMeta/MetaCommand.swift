@@ -44,15 +44,14 @@ public enum MetaCommand: Sendable, Equatable {
         }
     }
 
-    /// Bytes this request puts on the wire (for the byte counters).
+    /// Bytes this request puts on the wire (for the byte counters): counted, not encoded.
     var wireSize: Int {
-        var buffer = ByteBufferAllocator().buffer(capacity: 64)
         switch self {
-        case .set(let key, let value, let ttl):
-            return "ms \(key) \(value.count) T\(ttl)\r\n".utf8.count + value.count + 2
-        default:
-            encode(into: &buffer)
-            return buffer.readableBytes
+        case .get(let key, let vivify): return 10 + key.utf8.count + (vivify == nil ? 0 : 12)
+        case .set(let key, let value, _): return 20 + key.utf8.count + value.count + 2
+        case .delete(let key): return 5 + key.utf8.count
+        case .increment(let key, _, _): return 40 + key.utf8.count
+        case .noop: return 4
         }
     }
 

@@ -8,8 +8,10 @@ import TestSupport
 
 /// The fleet's shared tier (issue 21) with real memcached nodes and real daemons: one fetch
 /// per image across hosts, verification of what the tier returns, and a failing tier that
-/// never becomes a client's error.
-@Suite("Shared tier: a fleet of daemons over memcached", .timeLimit(.minutes(2)))
+/// never becomes a client's error. Serialized: each test runs several daemons and hundreds of
+/// fetches, and the all-nodes-down test's timing must not measure its siblings' load (every
+/// daemon of the test process shares one cooperative pool).
+@Suite("Shared tier: a fleet of daemons over memcached", .serialized, .timeLimit(.minutes(2)))
 struct SharedTierTests {
     @Test("two hosts prefetching the same 200 images at once fetch each image once, fleet-wide")
     func oneFetchPerImage() async throws {
@@ -179,5 +181,31 @@ struct SharedTierTests {
         #expect(fleet.hosts[0].pipeline.tierActivity.writes.load(ordering: .relaxed) == flickr)
         await client.close()
         await fleet.finish()
+    }
+}
+
+@Suite("Shared tier: reconfiguration", .timeLimit(.minutes(1)))
+struct SharedTierReloadTests {
+    @Test("a reload that adds, changes or removes [shared] servers takes effect at once")
+    func applyReplacesTheClient() async throws {
+        let node = try await MemcachedServer.start()
+        var settings = SharedTierSettings()
+        settings.timeout = .seconds(2)
+        let store = MemcachedSharedStore(settings: settings, logger: .init(label: "reload-test"))
+        #expect(await store.lookup("k", claim: nil) == .unavailable)
+        #expect(store.statistics.isEmpty)
+        settings.servers = [SharedTierSettings.Server.parse(node.address)!]
+        store.apply(settings)
+        #expect(await store.store("k", [1, 2, 3], ttl: .seconds(60)))
+        #expect(await store.lookup("k", claim: nil) == .hit([1, 2, 3]))
+        #expect(store.statistics.map(\.server) == [node.address])
+        settings.prefix = "other:"
+        store.apply(settings)
+        #expect(await store.lookup("k", claim: nil) == .miss)
+        settings.servers = []
+        store.apply(settings)
+        #expect(await store.lookup("k", claim: nil) == .unavailable)
+        #expect(store.statistics.isEmpty)
+        await store.shutdown()
     }
 }

@@ -37,8 +37,13 @@ extension ImagePipeline {
     static let claimLifetime: Duration = .seconds(20)
     /// How long a host waits for another's claim before fetching itself.
     static let claimWait: Duration = .seconds(10)
-    /// How often a waiting host reads the key again (memcached has no notification).
-    static let claimPoll: Duration = .milliseconds(20)
+    /// How often a waiting host reads the key again (memcached has no notification): first
+    /// after 10 ms, then twice as long each time up to 160 ms, so a prefetch of hundreds of
+    /// images another host is fetching does not poll memcached hundreds of times a second
+    /// each (measured: a flat 20 ms made a loaded host's reads time out), while the usual
+    /// wait, a fetch of tens of milliseconds, is still noticed within a few.
+    static let claimPollFirst: Duration = .milliseconds(10)
+    static let claimPollLongest: Duration = .milliseconds(160)
     /// How long a thumbnail lives in the tier (memcached's LRU usually evicts first).
     static let sharedLifetime: Duration = .seconds(7 * 24 * 3600)
 
@@ -53,6 +58,7 @@ extension ImagePipeline {
         let deadline = ContinuousClock.now + Self.claimWait
         var waiting = false
         var rejectedOnce = false
+        var poll = Self.claimPollFirst
         while true {
             guard !fetch.isAbandoned else {
                 fetch.finish(.failure(Cancellation.request))
@@ -62,7 +68,12 @@ extension ImagePipeline {
             let found = await store.lookup(key, claim: rejectedOnce ? nil : Self.claimLifetime)
             switch found {
             case .hit(let bytes):
-                if let value = SharedThumbnailValue.decode(bytes, key: key), let stored = await storeShared(value, plan: plan) {
+                if let value = SharedThumbnailValue.decode(bytes, key: key) {
+                    guard let stored = await storeShared(value, plan: plan) else {
+                        // The value is sound; this host's disk is not: the network path
+                        // meets the same disk and reports it (`storage_unavailable`).
+                        return network(fetch, settings: settings, tier: nil)
+                    }
                     lookups.record(.shared)
                     fetch.announce(width: value.originalWidth, height: value.originalHeight, format: value.format)
                     logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
@@ -97,7 +108,8 @@ extension ImagePipeline {
                                 metadata: ["url": "\(URLRedaction.redact(plan.url))"])
                     return network(fetch, settings: settings, tier: TierWrite(store: store, key: key, claimed: false))
                 }
-                try? await Task.sleep(for: Self.claimPoll)
+                try? await Task.sleep(for: poll)
+                poll = min(poll * 2, Self.claimPollLongest)
             }
         }
     }
