@@ -72,6 +72,13 @@ struct FleetSearchTests {
             c.pixabay.budget = 10
             c.pixabay.budgetWindow = .seconds(3600)
         }
+        // Before any request, stats shows each budget as configured.
+        let observer = try await fleet.hosts[1].connect()
+        let before = try #require(try await observer.ask(1, "stats").resultObject?["shared"] as? [String: Any])
+        let configured = try #require((before["budgets"] as? [String: Any])?["pixabay"] as? [String: Any])
+        #expect(configured["used"] as? Int == 0 && configured["limit"] as? Int == 10)
+        #expect((before["budgets"] as? [String: Any])?["flickr"] != nil)
+        await observer.close()
         let firstWindow = Self.window(3600)
         // 24 different searches, 12 per host, all at once (one connection each).
         let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in

@@ -76,15 +76,7 @@ public final class SearchMethods: MethodFamily {
         let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry,
                                                  shared: config.shared.isEnabled ? shared : nil)
         current = LockedState(Current(generation: generation, settings: SearchSettings(config), coordinator: coordinator))
-        // Until the first request counts, each budget shows as configured, none of it used here.
-        if config.shared.isEnabled {
-            var initial: [String: FleetBudget.Figures] = [:]
-            for id in ProviderID.allCases {
-                guard let budget = config.provider(named: id.rawValue)?.fleetBudget else { continue }
-                initial[id.rawValue] = FleetBudget.Figures(budget)
-            }
-            budgetFigures.withLock { $0 = initial }
-        }
+        budgetFigures.withLock { $0 = Self.configuredBudgets(config) }
         figures = LockedState(Dictionary(uniqueKeysWithValues: ProviderID.allCases.map { ($0.rawValue, ProviderStats()) }))
     }
 
@@ -97,6 +89,7 @@ public final class SearchMethods: MethodFamily {
             let settings = SearchSettings(config)
             if settings != current.settings {
                 current.settings = settings
+                budgetFigures.withLock { $0 = Self.configuredBudgets(config) }
                 current.coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store,
                                                              registry: registry, shared: config.shared.isEnabled ? shared : nil)
             }
@@ -185,6 +178,18 @@ public final class SearchMethods: MethodFamily {
         figures.withLock { $0.merge(fresh) { _, new in new } }
         let budgets = await coordinator.fleetBudgetFigures()
         budgetFigures.withLock { $0 = budgets }
+    }
+
+    /// The fleet budgets as configured, none of it used: what `stats` shows until a request of
+    /// the running coordinator counts (empty without `[shared]` servers).
+    private static func configuredBudgets(_ config: CacheConfiguration) -> [String: FleetBudget.Figures] {
+        guard config.shared.isEnabled else { return [:] }
+        var figures: [String: FleetBudget.Figures] = [:]
+        for id in ProviderID.allCases {
+            guard let budget = config.provider(named: id.rawValue)?.fleetBudget else { continue }
+            figures[id.rawValue] = FleetBudget.Figures(budget)
+        }
+        return figures
     }
 
     /// Each provider's fleet budget as `stats` shows it (copied after every search and
