@@ -1,3 +1,4 @@
+import Foundation
 import ImageCacheProtocol
 
 /// `imagecache stats` for a person: every figure of the `stats` answer, grouped, with units
@@ -53,6 +54,7 @@ public enum StatsSummary {
                      + "\(Units.bytes(n.bytesReceived)) received, \(Units.bytes(n.bytesDiscarded)) discarded "
                      + "(\(Units.percent(n.bytesDiscarded, of: n.bytesReceived)) of received, from cancelled transfers)")
         if let shared = stats.shared { lines += self.shared(shared) }
+        if let budgets = stats.shared?.budgets, !budgets.isEmpty { lines += self.budgets(budgets) }
         if stats.providers.isEmpty {
             lines.append("providers  none used yet")
         } else {
@@ -91,6 +93,21 @@ public enum StatsSummary {
             + "\(Units.percent(stats.disk.hits, of: requests)) from disk, \(tier)"
             + "\(Units.percent(max(0, stats.disk.misses &- fromTier), of: requests)) "
             + "from the network (cache hit rate \(Units.percent(cached, of: requests)))"
+    }
+
+    /// The fleet's provider budgets: used of the limit per window, and a stop after a quota
+    /// answer (as a time of day in UTC, which every host of the fleet reads alike).
+    static func budgets(_ budgets: [String: StatsResult.Shared.Budget]) -> [String] {
+        var lines = ["fleet budgets"]
+        for name in budgets.keys.sorted() {
+            guard let b = budgets[name] else { continue }
+            var line = "  \(DisplayWidth.pad(name, to: 9)) \(b.used) of \(b.limit) per \(Units.duration(Double(b.windowSeconds)))"
+            if let until = b.stoppedUntil {
+                line += ", stopped by a quota answer until \(Date(timeIntervalSince1970: until).formatted(.iso8601))"
+            }
+            lines.append(line)
+        }
+        return lines
     }
 
     /// The fleet's shared tier: what it did for this host, then each memcached node.

@@ -146,8 +146,22 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var apiKeySource: SecretSource?
         /// Base URL of the provider's API; tests point it at a loopback server.
         public var apiURL: String
-        /// A provider without a key, at `apiURL`.
-        public init(apiURL: String) { self.apiURL = apiURL }
+        /// `budget`: requests the whole fleet may send per `budgetWindow`, counted in the
+        /// shared tier (`[shared] servers`); 0 means no fleet budget (local limits only).
+        /// Without a shared tier it has no effect.
+        public var budget: Int
+        /// `budget_window`: the window of `budget`.
+        public var budgetWindow: Duration
+        /// A provider without a key, at `apiURL`, with the fleet budget its documented limit.
+        public init(apiURL: String, budget: Int = 0, budgetWindow: Duration = .seconds(3600)) {
+            self.apiURL = apiURL
+            self.budget = budget
+            self.budgetWindow = budgetWindow
+        }
+        /// The fleet budget, nil when `budget` is 0.
+        public var fleetBudget: FleetBudget.Settings? {
+            budget > 0 ? FleetBudget.Settings(limit: budget, window: budgetWindow) : nil
+        }
         /// Whether searches can go to this provider (a key is set).
         public var isConfigured: Bool { apiKey != nil }
     }
@@ -168,11 +182,14 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// `[shared]`: the fleet's memcached tier; off by default.
     public var shared = SharedTierSettings()
     /// `[providers.unsplash]`; the key also comes from `UNSPLASH_ACCESS_KEY`.
-    public var unsplash = Provider(apiURL: "https://api.unsplash.com")
-    /// `[providers.flickr]`; the key also comes from `FLICKR_API_KEY`.
-    public var flickr = Provider(apiURL: "https://api.flickr.com/services/rest")
-    /// `[providers.pixabay]`; the key also comes from `PIXABAY_API_KEY`.
-    public var pixabay = Provider(apiURL: "https://pixabay.com/api")
+    /// Fleet budget: a production key's 5 000 requests per hour (a demo key has 50).
+    public var unsplash = Provider(apiURL: "https://api.unsplash.com", budget: 5_000, budgetWindow: .seconds(3600))
+    /// `[providers.flickr]`; the key also comes from `FLICKR_API_KEY`. Fleet budget: 3 600
+    /// requests per hour per key.
+    public var flickr = Provider(apiURL: "https://api.flickr.com/services/rest", budget: 3_600, budgetWindow: .seconds(3600))
+    /// `[providers.pixabay]`; the key also comes from `PIXABAY_API_KEY`. Fleet budget: 100
+    /// requests per 60 seconds.
+    public var pixabay = Provider(apiURL: "https://pixabay.com/api", budget: 100, budgetWindow: .seconds(60))
 
     /// The file this configuration was read from, if any (for messages and SIGHUP).
     public var sourcePath: String?

@@ -186,12 +186,15 @@ extension ConfigKey {
     }
 
     private static func duration(_ section: String, _ name: String, _ field: WritableKeyPath<CacheConfiguration, Duration>,
-                                 atLeast minimum: Duration) -> ConfigKey {
+                                 atLeast minimum: Duration, atMost maximum: Duration? = nil) -> ConfigKey {
         ConfigKey(section: section, name: name, isSecret: false,
                   apply: { c, v, _ throws(ConfigValueProblem) in
                       let value = try v.duration()
                       guard value >= minimum else {
                           throw .outOfRange(rule: minimum == .milliseconds(1) ? "must be more than 0ms" : "must be at least " + ConfigRendering.duration(minimum))
+                      }
+                      if let maximum, value > maximum {
+                          throw .outOfRange(rule: "must be at most " + ConfigRendering.duration(maximum))
                       }
                       c[keyPath: field] = value
                   },
@@ -248,6 +251,8 @@ extension ConfigKey {
                           c[keyPath: field].apiURL = try ConfigStringRules.url(try v.requiredString(), schemes: ["http", "https"])
                       },
                       render: { ConfigRendering.string($0[keyPath: field].apiURL) }),
+            count(section, "budget", field.appending(path: \.budget), in: 0...100_000_000),
+            duration(section, "budget_window", field.appending(path: \.budgetWindow), atLeast: .seconds(1), atMost: .seconds(30 * 24 * 3600)),
         ]
     }
 }

@@ -7,6 +7,12 @@ import ImageCacheProtocol
 /// turn rather than fail; after a quota answer (429, Unsplash's 403, remaining = 0) requests
 /// fail at once with `rate_limited` and the seconds left, without reaching the provider, until
 /// the provider's window should have reset.
+///
+/// With a shared tier, a `FleetBudget` extends both halves to the whole fleet: after the local
+/// turn, the request is counted in the fleet's window and refused (`rate_limited`, the seconds
+/// to the window's end) once the fleet has spent the provider's budget; a quota answer seen
+/// here stops every host until the reset, and one seen elsewhere stops this one. With the tier
+/// unavailable, only the local limits apply, as without a tier.
 public actor RateLimiter {
     private let clock: any SchedulingClock
     private let burst: Double
@@ -14,13 +20,20 @@ public actor RateLimiter {
     private var tokens: Double
     private var refilledAt: Duration
     private var blockedUntil: Duration?
+    /// Until when the fleet holds requests back (its budget spent, or a quota answer shared
+    /// through the tier), as opposed to this host's own limits.
+    private var fleetHeldUntil: Duration?
     private let provider: ProviderID
+    /// The fleet-wide budget, nil without a shared tier (or a budget for this provider).
+    public nonisolated let fleet: FleetBudget?
 
     /// How long to stop asking after a quota answer that gave no reset time.
     public static let defaultBlock: Duration = .seconds(60)
 
-    public init(provider: ProviderID, burst: Int = 5, perSecond: Double = 5, clock: any SchedulingClock = ContinuousSchedulingClock()) {
+    public init(provider: ProviderID, burst: Int = 5, perSecond: Double = 5, clock: any SchedulingClock = ContinuousSchedulingClock(),
+                fleet: FleetBudget? = nil) {
         self.provider = provider
+        self.fleet = fleet
         self.clock = clock
         self.burst = Double(max(1, burst))
         self.perSecond = max(0.001, perSecond)
@@ -42,6 +55,7 @@ public actor RateLimiter {
             refill(now)
             if tokens >= 1 {
                 tokens -= 1
+                try await admitInFleet()
                 return
             }
             let wait = Duration.seconds((1 - tokens) / perSecond)
@@ -50,11 +64,33 @@ public actor RateLimiter {
     }
 
     /// Records a quota answer: no request goes out for `retryAfter` seconds (or
-    /// `defaultBlock` when unknown), clamped to `OutsideSeconds.cap` whatever the provider said.
-    public func block(retryAfter: Double?) {
+    /// `defaultBlock` when unknown), clamped to `OutsideSeconds.cap` whatever the provider said;
+    /// with a fleet budget, no host of the fleet asks for that long either.
+    public func block(retryAfter: Double?) async {
         let span = retryAfter.map(OutsideSeconds.duration) ?? Self.defaultBlock
+        holdBack(span)
+        if let fleet, await fleet.stop(retryAfter: Self.seconds(span)) { holdBack(span, byFleet: true) }
+    }
+
+    /// Whether requests are held back now by the fleet (its budget spent, or a quota answer
+    /// shared through the tier) rather than by this host's limits alone: then a stored copy
+    /// may answer instead (`SearchCoordinator`). Never true without a reachable tier.
+    public func isHeldByFleet() -> Bool {
+        fleetHeldUntil.map { clock.now < $0 } ?? false
+    }
+
+    /// Counts the request in the fleet's budget; throws `rate_limited` (and holds this host
+    /// back locally, so it stops asking the tier too) when the fleet has spent it or is stopped.
+    private func admitInFleet() async throws {
+        guard let fleet, case .spent(let retryAfter) = await fleet.admit() else { return }
+        holdBack(OutsideSeconds.duration(retryAfter), byFleet: true)
+        throw ProviderErrors.rateLimited(provider, retryAfter: retryAfter)
+    }
+
+    private func holdBack(_ span: Duration, byFleet: Bool = false) {
         let until = clock.now + span
         if blockedUntil.map({ $0 < until }) ?? true { blockedUntil = until }
+        if byFleet, fleetHeldUntil.map({ $0 < until }) ?? true { fleetHeldUntil = until }
     }
 
     /// Seconds until requests may go out again, nil when they may now.

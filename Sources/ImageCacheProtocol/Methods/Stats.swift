@@ -122,6 +122,41 @@ public struct StatsResult: Codable, Sendable, Hashable {
         /// Thumbnails written to the tier, and writes that did not happen (too large, node down).
         public var writes: Int
         public var writesFailed: Int
+        /// Each provider's fleet-wide request budget (`[providers.NAME] budget`), by provider
+        /// name; absent until the search part has filled it.
+        public var budgets: [String: Budget]?
+
+        /// One provider's fleet budget as this host last saw it.
+        public struct Budget: Codable, Sendable, Hashable {
+            /// Requests the whole fleet made in the current window, as counted at this host's
+            /// last request (0 when it made none in this window).
+            public var used: Int
+            /// `budget`: requests allowed per window.
+            public var limit: Int
+            /// `budget_window` in seconds.
+            public var windowSeconds: Int
+            /// When the fleet may ask again after a quota answer (seconds since 1970), null
+            /// when not stopped.
+            public var stoppedUntil: Double?
+
+            public init(used: Int, limit: Int, windowSeconds: Int, stoppedUntil: Double?) {
+                self.used = used
+                self.limit = limit
+                self.windowSeconds = windowSeconds
+                self.stoppedUntil = stoppedUntil
+            }
+
+            enum CodingKeys: String, CodingKey { case used, limit, windowSeconds, stoppedUntil }
+
+            /// `stoppedUntil` is written as null when not stopped, as `stats` shows every field.
+            public func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(used, forKey: .used)
+                try c.encode(limit, forKey: .limit)
+                try c.encode(windowSeconds, forKey: .windowSeconds)
+                try c.encode(stoppedUntil, forKey: .stoppedUntil)
+            }
+        }
 
         public init(nodes: [Node], thumbnailHits: Int, rejected: Int, waits: Int, waitsExpired: Int, writes: Int, writesFailed: Int) {
             self.nodes = nodes

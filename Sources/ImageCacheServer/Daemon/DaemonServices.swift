@@ -72,7 +72,11 @@ public final class DaemonServices: Sendable {
                          metadata: ["file": "\(folder)/dimensions.sqlite", "reason": "\(error)"])
             dimensions = ImageDimensionsStore()
         }
-        let registry = PhotoRegistry(persistence: CachePhotoPersistence(cache: cache))
+        let shared = MemcachedSharedStore(settings: config.shared, logger: logger)
+        // Ids another host of the fleet returned resolve through the tier (at once a miss
+        // without `[shared]` servers).
+        let registry = PhotoRegistry(persistence: SharedPhotoPersistence(local: CachePhotoPersistence(cache: cache),
+                                                                         shared: SharedSearchRecords(store: shared)))
         // Pages and photos lived in `searches/` before they moved into the cache; that folder
         // would otherwise sit outside `disk_limit` for ever.
         if FileManager.default.fileExists(atPath: folder + "/searches") {
@@ -88,7 +92,6 @@ public final class DaemonServices: Sendable {
         self.registry = registry
         self.dimensions = dimensions
         self.decodes = DecodeBudget(memory: config.network.decodeMemory, slots: ProcessInfo.processInfo.activeProcessorCount)
-        let shared = MemcachedSharedStore(settings: config.shared, logger: logger)
         self.shared = shared
         self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
                                       decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },

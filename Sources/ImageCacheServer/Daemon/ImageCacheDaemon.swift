@@ -104,6 +104,8 @@ public final class ImageCacheDaemon: Sendable {
             CacheMethods(services: services, stats: stats, search: searchMethods),
             downloads,
         ]
+        // After CacheMethods, whose `shared` part it completes.
+        searchMethods.registerFleetStats(stats)
         var router = RPCRouter()
         for family in families { family.register(in: &router) }
         extend(&router, stats)

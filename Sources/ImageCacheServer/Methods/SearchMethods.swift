@@ -30,11 +30,15 @@ public final class SearchMethods: MethodFamily {
         var providers: [ProviderSettings]
         var defaultProvider: String
         var searchTTL: Duration
+        var budgets: [FleetBudget.Settings?]
+        var sharedTier: Bool
 
         init(_ configuration: CacheConfiguration) {
+            sharedTier = configuration.shared.isEnabled
             providers = ProviderID.allCases.map { ProviderSettings(configuration, for: $0) }
             defaultProvider = configuration.search.defaultProvider
             searchTTL = configuration.cache.searchTTL
+            budgets = ProviderID.allCases.map { configuration.provider(named: $0.rawValue)?.fleetBudget }
         }
     }
 
@@ -46,6 +50,11 @@ public final class SearchMethods: MethodFamily {
     private let current: LockedState<Current>
     private let watchedSessions = LockedState<Set<UInt64>>([])
     private let figures: LockedState<[String: ProviderStats]>
+    /// The fleet budgets' figures, copied like `figures`; empty without a shared tier.
+    private let budgetFigures = LockedState<[String: FleetBudget.Figures]>([:])
+    /// The fleet's shared tier, nil without one: pages, photos and provider budgets go
+    /// through it.
+    private let shared: (any SharedStore)?
     private let logger: Logger
 
     /// - Parameters:
@@ -53,16 +62,21 @@ public final class SearchMethods: MethodFamily {
     ///   - fetcher: the transfer engine (or any `HTTPFetching`).
     ///   - store: where result pages are kept (the cache's two tiers in the daemon, `CacheSearchPageStore`).
     ///   - registry: remembered photos (persisted in the daemon).
+    ///   - shared: the fleet's shared tier; used while `[shared] servers` names one (a reload
+    ///     that adds or removes the servers builds a coordinator with or without it).
     public init(configuration: ConfigurationStore, fetcher: any HTTPFetching, store: any SearchPageStore,
-                registry: PhotoRegistry, logger: Logger) {
+                registry: PhotoRegistry, logger: Logger, shared: (any SharedStore)? = nil) {
         self.configuration = configuration
         self.fetcher = fetcher
         self.store = store
         self.registry = registry
         self.logger = logger
+        self.shared = shared
         let (config, generation) = configuration.snapshot
-        let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry)
+        let coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store, registry: registry,
+                                                 shared: config.shared.isEnabled ? shared : nil)
         current = LockedState(Current(generation: generation, settings: SearchSettings(config), coordinator: coordinator))
+        budgetFigures.withLock { $0 = Self.configuredBudgets(config) }
         figures = LockedState(Dictionary(uniqueKeysWithValues: ProviderID.allCases.map { ($0.rawValue, ProviderStats()) }))
     }
 
@@ -75,8 +89,9 @@ public final class SearchMethods: MethodFamily {
             let settings = SearchSettings(config)
             if settings != current.settings {
                 current.settings = settings
+                budgetFigures.withLock { $0 = Self.configuredBudgets(config) }
                 current.coordinator = SearchCoordinator.make(configuration: config, fetcher: fetcher, store: store,
-                                                             registry: registry)
+                                                             registry: registry, shared: config.shared.isEnabled ? shared : nil)
             }
             return current.coordinator
         }
@@ -89,6 +104,20 @@ public final class SearchMethods: MethodFamily {
             let snapshot = figures.withLock { $0 }
             result.providers = snapshot.mapValues { stats in
                 .init(requests: stats.requests, errors: stats.errors, rateLimitRemaining: stats.rateLimitRemaining)
+            }
+        }
+    }
+
+    /// Adds `shared.budgets` to `stats`: each provider's fleet budget. Registered after the
+    /// shared tier's own part (`SharedTierStats`), whose `shared` object it completes; nothing
+    /// while `[shared]` names no server.
+    public func registerFleetStats(_ stats: StatsRegistry) {
+        let budgets = budgetFigures
+        stats.register("shared.budgets") { result in
+            guard result.shared != nil else { return }
+            let figures = budgets.withLock { $0 }
+            result.shared?.budgets = figures.mapValues { f in
+                .init(used: Int(clamping: f.used), limit: f.limit, windowSeconds: f.windowSeconds, stoppedUntil: f.stoppedUntil)
             }
         }
     }
@@ -147,7 +176,25 @@ public final class SearchMethods: MethodFamily {
     private func refreshFigures(_ coordinator: SearchCoordinator) async {
         let fresh = await coordinator.providerStatistics()
         figures.withLock { $0.merge(fresh) { _, new in new } }
+        let budgets = await coordinator.fleetBudgetFigures()
+        budgetFigures.withLock { $0 = budgets }
     }
+
+    /// The fleet budgets as configured, none of it used: what `stats` shows until a request of
+    /// the running coordinator counts (empty without `[shared]` servers).
+    private static func configuredBudgets(_ config: CacheConfiguration) -> [String: FleetBudget.Figures] {
+        guard config.shared.isEnabled else { return [:] }
+        var figures: [String: FleetBudget.Figures] = [:]
+        for id in ProviderID.allCases {
+            guard let budget = config.provider(named: id.rawValue)?.fleetBudget else { continue }
+            figures[id.rawValue] = FleetBudget.Figures(budget)
+        }
+        return figures
+    }
+
+    /// Each provider's fleet budget as `stats` shows it (copied after every search and
+    /// `photo.get`); empty without a shared tier.
+    public var fleetBudgetFigures: [String: FleetBudget.Figures] { budgetFigures.withLock { $0 } }
 
     /// The current coordinator, after making sure the session's close reaches it once.
     private func watch(_ session: Session) -> SearchCoordinator {

@@ -15,6 +15,12 @@ import ImageCacheProtocol
 /// - when the provider cannot be reached (network, timeout, 5xx) and any copy is stored, that
 ///   copy answers with `stale: true`;
 /// - every photo returned is remembered in the registry, resolvable by id.
+///
+/// With the fleet's shared tier (`shared`), a page missing or expired locally is looked up
+/// there before the provider is asked (memory → disk → tier → provider) and every page,
+/// photo record and `photo.get` answer fetched here is written there for `search_ttl`, so the
+/// other hosts answer them without a provider request; with fleet budgets, a search the fleet
+/// may not send now is answered from a stored copy (stale if need be) when there is one.
 public actor SearchCoordinator {
     /// Who asked: the daemon's session id; channels are per session.
     public typealias SessionID = String
@@ -27,6 +33,8 @@ public actor SearchCoordinator {
     private let clock: any SchedulingClock
     private let searchTTL: TimeInterval
     private let wallClock: @Sendable () -> Date
+    /// Pages and photos in the fleet's shared tier; nil without one.
+    private let tier: SharedSearchRecords?
 
     private struct ChannelKey: Hashable {
         let session: SessionID?
@@ -52,7 +60,7 @@ public actor SearchCoordinator {
     public init(clients: [ProviderClient], defaultProvider: ProviderID = .unsplash,
                 store: any SearchPageStore = InMemorySearchPageStore(), registry: PhotoRegistry = PhotoRegistry(),
                 searchTTL: Duration = .seconds(24 * 3600), clock: any SchedulingClock = ContinuousSchedulingClock(),
-                wallClock: @escaping @Sendable () -> Date = { Date() }) {
+                wallClock: @escaping @Sendable () -> Date = { Date() }, shared: SharedSearchRecords? = nil) {
         self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.defaultProvider = defaultProvider
         self.store = store
@@ -60,21 +68,29 @@ public actor SearchCoordinator {
         self.searchTTL = RateLimiter.seconds(searchTTL)
         self.clock = clock
         self.wallClock = wallClock
+        self.tier = shared
     }
 
     /// A coordinator for the three providers as the configuration sets them up, fetching through
-    /// `fetcher`. Unknown `default_provider` values fall back to Unsplash.
+    /// `fetcher`. Unknown `default_provider` values fall back to Unsplash. With a shared tier,
+    /// pages and photos are shared through it and each provider with a `budget` counts its
+    /// requests in the fleet's budget there.
     public static func make(configuration: CacheConfiguration, fetcher: any HTTPFetching,
                             store: any SearchPageStore = InMemorySearchPageStore(),
                             registry: PhotoRegistry = PhotoRegistry(),
-                            clock: any SchedulingClock = ContinuousSchedulingClock()) -> SearchCoordinator {
+                            clock: any SchedulingClock = ContinuousSchedulingClock(),
+                            shared: (any SharedStore)? = nil) -> SearchCoordinator {
         let clients = ProviderID.allCases.map { id in
-            ProviderClient(provider: makePhotoProvider(id, settings: ProviderSettings(configuration, for: id)),
-                           fetcher: fetcher, limiter: RateLimiter(provider: id, clock: clock))
+            let fleet = shared.flatMap { store in
+                configuration.provider(named: id.rawValue)?.fleetBudget.map { FleetBudget(provider: id, settings: $0, store: store) }
+            }
+            return ProviderClient(provider: makePhotoProvider(id, settings: ProviderSettings(configuration, for: id)),
+                                  fetcher: fetcher, limiter: RateLimiter(provider: id, clock: clock, fleet: fleet))
         }
         return SearchCoordinator(clients: clients,
                                  defaultProvider: ProviderID(rawValue: configuration.search.defaultProvider) ?? .unsplash,
-                                 store: store, registry: registry, searchTTL: configuration.cache.searchTTL, clock: clock)
+                                 store: store, registry: registry, searchTTL: configuration.cache.searchTTL, clock: clock,
+                                 shared: shared.map(SharedSearchRecords.init))
     }
 
     // MARK: search
@@ -140,14 +156,23 @@ public actor SearchCoordinator {
     /// `photo.get`: the provider's details for a photo id (`provider:id`), merged with what a
     /// search already said about it, and remembered. When the provider cannot be reached, the
     /// remembered record answers.
+    ///
+    /// With a shared tier, details another host (or this one) fetched within `search_ttl` answer
+    /// without a provider request, and details fetched here are written there.
     public func photo(id: String) async throws -> ProviderPhoto {
         let (client, rawID) = try resolve(photoID: id)
+        if let tier, let known = await tier.details(id: id) {
+            await registry.remember([known])
+            return known
+        }
         do {
             let fresh = try await client.photo(id: rawID)
             let merged = await registry.photo(id: fresh.id).map { PhotoRegistry.merged($0, with: fresh) } ?? fresh
             await registry.remember([merged])
+            await tier?.storeDetails(merged, ttl: searchTTLDuration)
             return merged
-        } catch where Self.isUnreachable(error) {
+        } catch {
+            guard await Self.mayAnswerStored(error, client) else { throw error }
             if let known = await registry.photo(id: id) { return known }
             throw error
         }
@@ -172,6 +197,15 @@ public actor SearchCoordinator {
     public func providerStatistics() async -> [String: ProviderStats] {
         var result: [String: ProviderStats] = [:]
         for (id, client) in clients { result[id.rawValue] = await client.statistics() }
+        return result
+    }
+
+    /// The fleet budget of each provider that has one (with a shared tier), for `stats`.
+    public func fleetBudgetFigures() async -> [String: FleetBudget.Figures] {
+        var result: [String: FleetBudget.Figures] = [:]
+        for (id, client) in clients {
+            if let fleet = client.limiter.fleet { result[id.rawValue] = await fleet.figures() }
+        }
         return result
     }
 
@@ -239,7 +273,8 @@ public actor SearchCoordinator {
             do {
                 let page = try await shared(client: client, key: key)
                 finish(token, .success(result(key, page, fromCache: false, stale: false)))
-            } catch where Self.isUnreachable(error) {
+            } catch {
+                guard await Self.mayAnswerStored(error, client) else { throw error }
                 if let stored = await store.load(key) {
                     await registry.remember(stored.page.photos)
                     finish(token, .success(result(key, stored.page, fromCache: true, stale: true)))
@@ -265,13 +300,31 @@ public actor SearchCoordinator {
             // The total is not known yet; the cap is the most any page could reach.
             return emptyPage(key, total: cap, totalPages: Pagination.totalPages(total: cap, perPage: q.perPage))
         }
-        if let stored = await store.load(key), wallClock().timeIntervalSince(stored.storedAt) < searchTTL,
-           stored.storedAt <= wallClock().addingTimeInterval(60) {
+        if let stored = await store.load(key), isFresh(stored) {
             learn(key, stored.page)
             await registry.remember(stored.page.photos)
             return result(key, stored.page, fromCache: true, stale: false)
         }
+        // Another host's copy: kept locally (memory and disk) once found, like a fetched one.
+        if let tier, let found = await tier.page(key), isFresh(found) {
+            learn(key, found.page)
+            await registry.remember(found.page.photos)
+            await store.save(found, for: key)
+            return result(key, found.page, fromCache: true, stale: false)
+        }
         return nil
+    }
+
+    /// Whether a stored page is within `search_ttl` (and not dated more than a minute ahead,
+    /// which only a wrong clock or a forged value can do).
+    private func isFresh(_ stored: StoredSearchPage) -> Bool {
+        let now = wallClock()
+        return now.timeIntervalSince(stored.storedAt) < searchTTL && stored.storedAt <= now.addingTimeInterval(60)
+    }
+
+    /// `search_ttl` as the tier's lifetime of what is written there.
+    private var searchTTLDuration: Duration {
+        searchTTL.isFinite && searchTTL < Double(Int64.max) ? .seconds(Int64(searchTTL)) : .zero
     }
 
     private func emptyPage(_ key: SearchPageKey, total: Int, totalPages: Int) -> SearchResult {
@@ -313,7 +366,16 @@ public actor SearchCoordinator {
         }
         learn(key, page)
         await registry.remember(page.photos)
-        await store.save(StoredSearchPage(page: page, storedAt: wallClock()), for: key)
+        let stored = StoredSearchPage(page: page, storedAt: wallClock())
+        await store.save(stored, for: key)
+        if let tier {
+            // Written before the answer, so a host asked next finds them (each write is
+            // bounded by the tier's timeout, all of them pipelined together).
+            let ttl = searchTTLDuration
+            async let photos: Void = tier.storePhotos(page.photos, ttl: ttl)
+            await tier.storePage(stored, for: key, ttl: ttl)
+            await photos
+        }
         inFlight[key] = nil
     }
 
@@ -354,6 +416,16 @@ public actor SearchCoordinator {
         }
         guard !raw.isEmpty else { throw RPCError(.notFound, "'\(photoID)' has no provider id") }
         return (client, raw)
+    }
+
+    /// Whether a stored copy (stale if need be) may answer instead of `error`: the provider
+    /// could not be reached (`isUnreachable`), or the fleet holds requests back (its budget is
+    /// spent or a host saw a quota answer). A `rate_limited` of this host's own limits is
+    /// answered as it is, as without a tier.
+    static func mayAnswerStored(_ error: any Error, _ client: ProviderClient) async -> Bool {
+        if isUnreachable(error) { return true }
+        guard engineKind(of: error) == .rateLimited else { return false }
+        return await client.limiter.isHeldByFleet()
     }
 
     /// The failures a stale copy may stand in for: the provider could not be reached, timed
