@@ -12,7 +12,8 @@
 #        each photo is passed REPEAT times in the "all" run, so per-image cost is well above
 #        the clock's resolution), KINDS (default "baseline progressive png": the input folders
 #        prepare_photos.py makes; a new decoder's kind is one more word here and one more
-#        folder there), WIDTHS (default "256 512").
+#        folder there), WIDTHS (default "256 512"), SSIM=0 to stop after the speed table (the
+#        SSIM pass takes minutes) and the header probe.
 #
 # For each tool, input kind and width it times whole processes twice: on all images and on
 # one image. Per-image cost = (T_all − T_one) / (N − 1): start-up removed, the same way for
@@ -100,6 +101,7 @@ for (tool, kind), (cpu, wall, startup, rss) in sorted(cpu_of.items(), key=lambda
     print(f"{tool:24} {kind:16} {cpu * 1000:10.2f} {1 / cpu:11.1f} {wall * 1000:11.2f} {startup * 1000:11.1f} {rss:12.1f} {ratio}")
 PY
 
+[[ ${SSIM:-1} == 1 ]] || exit 0
 echo "== quality (SSIM of luma against a Lanczos downscale of the full decode)"
 for kind in "${kinds[@]}"; do
   for width in "${widths[@]}"; do
