@@ -4,7 +4,7 @@
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //                    → ProviderSimulator (demo) → ImageCacheSupport, CTurboJPEG, CPNG
-//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux
+//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables): no C library, no NIO
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
@@ -55,6 +55,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        // LittleCMS 2: embedded ICC profiles and PNG cHRM/gAMA converted to sRGB (issue 24).
+        .systemLibrary(
+            name: "CLCMS2",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
         // Every libjpeg warning of a TurboJPEG decode (TurboJPEG 2.1 keeps only the first text),
         // and libjpeg's own decompressor with a suspending source (verifying a body as it
         // arrives; TurboJPEG 2.1 only decodes whole buffers): links libjpeg62-turbo's `jpeg`.
@@ -85,6 +91,7 @@ let package = Package(
             name: "ImageCacheKit",
             dependencies: [
                 "ImageCacheProtocol", "ImageCacheSupport", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
+                "CLCMS2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "GRDB", package: "GRDB.swift"),

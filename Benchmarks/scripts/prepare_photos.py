@@ -3,15 +3,21 @@
 
 Sources are real photos larger than 2400 px (Debian's wallpaper packages: mate-backgrounds,
 plasma-workspace-wallpapers). Each is downscaled (never upscaled) to 2400 px wide with a
-Lanczos filter and written twice: baseline JPEG and progressive JPEG, quality 90, 4:2:0.
+Lanczos filter and written three times: baseline JPEG and progressive JPEG, quality 90, 4:2:0,
+and PNG (8-bit RGB, Pillow's default compression), each kind in its own folder; plus "p3":
+the baseline JPEG's picture converted to Display P3 by ImageCms (the profile of
+Tests/Fixtures/colour) and saved with that profile embedded, for the cost of colour management.
 
 usage: prepare_photos.py OUTDIR [SOURCE_DIR ...]
 """
+import io
 import os
 import re
 import sys
 
-from PIL import Image
+from PIL import Image, ImageCms
+
+P3_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Tests/Fixtures/colour/display-p3.icc")
 
 WIDTH = 2400
 # The wallpapers that are photographs (the others are renders and paintings, which compress
@@ -35,7 +41,7 @@ def candidates(roots):
 def main():
     out = sys.argv[1]
     roots = sys.argv[2:] or DEFAULT_SOURCES
-    for kind in ("baseline", "progressive"):
+    for kind in ("baseline", "progressive", "png", "p3"):
         os.makedirs(os.path.join(out, kind), exist_ok=True)
     # One file per picture: the largest of the sizes a wallpaper ships (plasma links the small
     # sizes to the large one; mate ships some pictures at two sizes).
@@ -66,8 +72,14 @@ def main():
         name = label
         small.save(os.path.join(out, "baseline", name + ".jpg"), quality=90, subsampling=2)
         small.save(os.path.join(out, "progressive", name + ".jpg"), quality=90, subsampling=2, progressive=True)
+        small.save(os.path.join(out, "png", name + ".png"))
+        with open(P3_PROFILE, "rb") as f:
+            p3 = f.read()
+        in_p3 = ImageCms.profileToProfile(small, ImageCms.createProfile("sRGB"), ImageCms.ImageCmsProfile(io.BytesIO(p3)),
+                                          outputMode="RGB")
+        in_p3.save(os.path.join(out, "p3", name + ".jpg"), quality=90, subsampling=2, icc_profile=p3)
         made += 1
-    print(f"{made} photos at {WIDTH} px in {out}/{{baseline,progressive}}")
+    print(f"{made} photos at {WIDTH} px in {out}/{{baseline,progressive,png,p3}}")
 
 
 if __name__ == "__main__":

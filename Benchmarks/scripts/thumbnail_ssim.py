@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """Quality of thumbnails: mean SSIM against a reference made from a full decode.
 
-The reference for each source is Pillow's full-size decode, shrunk to the thumbnail's
-exact size with Lanczos and no draft, i.e. the best the source allows. SSIM is the usual
+The reference for each source is Pillow's full-size decode (converted to sRGB by ImageCms
+when the source embeds an ICC profile), shrunk to the thumbnail's exact size with Lanczos and
+no draft, i.e. the best the source allows. SSIM is the usual
 one (Wang et al. 2004: 11×11 Gaussian window, sigma 1.5, K1 0.01, K2 0.03) on the luma
 (ITU-R 601) of each image, averaged over the images.
 
 usage: thumbnail_ssim.py SOURCE_DIR TOOL=THUMB_DIR...   (prints one JSON line per tool)
 """
+import io
 import json
 import os
 import sys
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageCms
 
 
 def gaussian_kernel(size=11, sigma=1.5):
@@ -59,11 +61,19 @@ def main():
                 candidate = luma(thumb)
             key = (stem, size)
             if key not in references:
-                with Image.open(os.path.join(sources, stem + ".jpg")) as full:
-                    references[key] = luma(full.convert("RGB").resize(size, Image.LANCZOS))
+                source = next(os.path.join(sources, stem + ext) for ext in (".jpg", ".png")
+                              if os.path.exists(os.path.join(sources, stem + ext)))
+                with Image.open(source) as full:
+                    rgb = full.convert("RGB")
+                    if full.info.get("icc_profile"):
+                        # A profiled source: the reference is its colours in sRGB (ImageCms).
+                        profile = ImageCms.ImageCmsProfile(io.BytesIO(full.info["icc_profile"]))
+                        rgb = ImageCms.profileToProfile(rgb, profile, ImageCms.createProfile("sRGB"), outputMode="RGB")
+                    references[key] = luma(rgb.resize(size, Image.LANCZOS))
             scores.append(ssim(references[key], candidate))
         print(json.dumps({"tool": tool, "images": len(scores), "ssim": round(float(np.mean(scores)), 5),
-                          "ssimMin": round(float(np.min(scores)), 5)}))
+                          "ssimMin": round(float(np.min(scores)), 5),
+                          "perImage": {name: round(score, 5) for name, score in zip(sorted(os.listdir(folder)), scores)}}))
 
 
 if __name__ == "__main__":

@@ -60,8 +60,13 @@ static int ic_png_configure(png_structp png, png_infop pngInfo, int interlaceHan
     if (transparency) png_set_tRNS_to_alpha(png);
     if (bitDepth == 16) png_set_scale_16(png);
     if (grey && alpha) png_set_gray_to_rgb(png);
-    // Output sRGB; a file without gAMA/sRGB is taken to be sRGB already (no conversion).
-    png_set_alpha_mode(png, PNG_ALPHA_PNG, PNG_DEFAULT_sRGB);
+    // An image that declares its colours is converted by the caller through its profile, so
+    // its samples come out as stored; otherwise output sRGB (gAMA honoured), and a file
+    // without gAMA/sRGB is taken to be sRGB already (no conversion).
+    int tagged = png_get_valid(png, pngInfo, PNG_INFO_iCCP) != 0
+        || (png_get_valid(png, pngInfo, PNG_INFO_cHRM) != 0 && png_get_valid(png, pngInfo, PNG_INFO_sRGB) == 0);
+    if (!tagged) png_set_alpha_mode(png, PNG_ALPHA_PNG, PNG_DEFAULT_sRGB);
+    info->colourTagged = tagged;
     *passes = interlaceHandling ? png_set_interlace_handling(png)
         : (png_get_interlace_type(png, pngInfo) == PNG_INTERLACE_ADAM7 ? 7 : 1);
     png_read_update_info(png, pngInfo);
@@ -120,6 +125,32 @@ int ic_png_read_info(ic_png_reader *reader, ic_png_info *info) {
     }
     reader->height = info->height;
     return 1;
+}
+
+int ic_png_reader_colour(ic_png_reader *reader, ic_png_colour *colour) {
+    memset(colour, 0, sizeof *colour);
+    if (reader->failed) return 0;
+    png_structp png = reader->png;
+    png_infop info = reader->info;
+    int tagged = 0;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &length) != 0 && profile != NULL && length > 0) {
+        colour->icc = profile;
+        colour->iccLength = length;
+        tagged = 1;
+    }
+    if (png_get_valid(png, info, PNG_INFO_cHRM) != 0 && png_get_valid(png, info, PNG_INFO_sRGB) == 0
+        && png_get_cHRM(png, info, &colour->whiteX, &colour->whiteY, &colour->redX, &colour->redY,
+                        &colour->greenX, &colour->greenY, &colour->blueX, &colour->blueY) != 0) {
+        colour->hasPrimaries = 1;
+        tagged = 1;
+    }
+    double gamma = 0;
+    if (png_get_gAMA(png, info, &gamma) != 0) colour->gamma = gamma;
+    return tagged;
 }
 
 int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int count, size_t rowBytes) {

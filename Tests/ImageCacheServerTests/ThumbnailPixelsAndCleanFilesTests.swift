@@ -87,7 +87,7 @@ struct ThumbnailPixelsAndCleanFilesTests {
         let file = try deliveredFile(result)
         let pixels = try file.withUnsafeBytes { raw in
             let header = try ImageHeaderProbe.header(ofComplete: raw)
-            return try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels
+            return try JPEGDecoder.decode(raw, header: header, thumbnailWidth: header.storedWidth).pixels
         }
         // Column x of the thumbnail shows source column ≈ x × 4: Pillow's value is its high byte.
         var total = 0, count = 0
@@ -108,8 +108,8 @@ struct ThumbnailPixelsAndCleanFilesTests {
         let f = try await ThumbnailFixture.start()
         let client = try await f.connect()
         let profile = (0..<(10 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let iccWide = JPEGEncoder.insertICCProfile(profile, into: SyntheticImages.jpeg(width: 640, height: 480))
-        let iccNarrow = JPEGEncoder.insertICCProfile(profile, into: SyntheticImages.jpeg(width: 300, height: 200))
+        let iccWide = ICCSegments.inserting(profile, into: SyntheticImages.jpeg(width: 640, height: 480))
+        let iccNarrow = ICCSegments.inserting(profile, into: SyntheticImages.jpeg(width: 300, height: 200))
         var privateChunk = try #require(PNGChunks(parsing: SyntheticImages.png(width: 200, height: 150)))
         privateChunk.insert(PNGChunks.Chunk("prVt", [UInt8](repeating: 0x5A, count: 40 << 20)), before: "IDAT")
         var bomb = try #require(PNGChunks(parsing: SyntheticImages.png(width: 200, height: 150)))

@@ -3,7 +3,9 @@
 // The classic API reports errors by longjmp, which must never cross a Swift frame: every
 // entry point here sets its own jump target, and libpng's error and warning functions are
 // replaced (the default ones print to stderr). Rows come out as 8-bit grey, RGB or RGBA
-// (straight alpha), sRGB-encoded: gAMA is honoured, and a file without gAMA/sRGB is taken
+// (straight alpha). An image that declares its colours (an iCCP profile, or cHRM primaries
+// without an sRGB chunk) comes out as stored, for the caller to convert with its profile
+// (`ic_png_reader_colour`); otherwise gAMA is honoured, and a file without gAMA/sRGB is taken
 // as sRGB at every bit depth, as Pillow, libvips and browsers read it. Nothing after the last
 // row is read, so a damaged trailer (a mangled chunk before IEND, no IEND) costs no pixel.
 #ifndef IMAGECACHED_CPNGREADER_H
@@ -19,13 +21,30 @@ typedef struct {
     unsigned int channels;
     /// 1 for Adam7: rows only exist once the whole image is read (`ic_png_read_image`).
     int interlaced;
+    /// 1 when the rows come out as stored, without gamma correction, because the image
+    /// declares its colours (iCCP, or cHRM without sRGB): see `ic_png_colour`.
+    int colourTagged;
 } ic_png_info;
+
+/// What a colour-tagged image declares, valid until the reader is destroyed.
+typedef struct {
+    /// The inflated iCCP profile (NULL when none) and its length.
+    const unsigned char *icc;
+    size_t iccLength;
+    /// 1 with the cHRM chunk's white point and primaries (CIE x, y).
+    int hasPrimaries;
+    double whiteX, whiteY, redX, redY, greenX, greenY, blueX, blueY;
+    /// The gAMA chunk's encoding gamma (0.45455 for a 2.2 display), 0 when none.
+    double gamma;
+} ic_png_colour;
 
 /// A reader over `size` bytes at `data` (borrowed until destroyed); NULL when out of memory.
 ic_png_reader *ic_png_reader_create(const void *data, size_t size);
 void ic_png_reader_destroy(ic_png_reader *reader);
 /// Reads the header and sets the output layout. 1 on success, 0 on error (see message).
 int ic_png_read_info(ic_png_reader *reader, ic_png_info *info);
+/// What the image declares about its colours (after `ic_png_read_info`). 1 when tagged.
+int ic_png_reader_colour(ic_png_reader *reader, ic_png_colour *colour);
 /// Reads the next `count` rows of a non-interlaced image into `rows` (`rowBytes` apart).
 int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int count, size_t rowBytes);
 /// Reads the whole image (any interlacing) into `image` (`rowBytes` apart).

@@ -5,6 +5,8 @@
 /// load. Adobe applications (which write an APP14 "Adobe" marker) store the inks inverted:
 /// 255 means no ink. The conversion is the naive one every browser uses without a colour
 /// management system: each ink darkens its complementary channel, black darkens all three.
+/// It is the fallback for files without a usable ICC profile; with one, `JPEGDecoder` converts
+/// through the profile (`ColourTransform`) instead.
 enum CMYKConverter {
     /// Converts interleaved CMYK to interleaved RGB; `inverted` for Adobe-written files.
     static func rgb(fromCMYK cmyk: [UInt8], pixelCount: Int, inverted: Bool) -> [UInt8] {

@@ -17,8 +17,13 @@ import ImageCacheProtocol
 ///   (`streamedResampling`). An Adam7 image exists only after its last pass: it is read whole.
 /// - Resampling (`resampling`): the decoded picture, its premultiplied copy (RGBA), and the
 ///   two passes' outputs.
+/// - Colour (`ColourTransform.memoryBytes`): a thumbnail of an image that declares its colours
+///   holds a LittleCMS transform beside its decode: the profile twice and LittleCMS' tables
+///   (a JPEG's profile is as large as its APP2 segments; a PNG's iCCP inflates to an unknown
+///   size, so the largest profile converted is counted). The pixels are converted in place
+///   (CMYK into the RGB copy already counted).
 /// - Encoding (`encoding`): the upright thumbnail, its oriented copy, TurboJPEG's or libpng's
-///   output and the copied ICC profile.
+///   output.
 public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     /// Peak bytes the decode allocates, including the body it reads.
     public var bytes: Int
@@ -110,10 +115,10 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Encoding the thumbnail: the upright picture, its oriented copy, the encoder's output
-    /// and its copy (with the ICC profile twice).
-    static func encoding(width: Int, height: Int, channels: Int, iccBytes: Int) -> Int {
+    /// and its copy (thumbnails carry no profile: they are sRGB).
+    static func encoding(width: Int, height: Int, channels: Int) -> Int {
         let picture = width.multipliedClamped(by: height).multipliedClamped(by: channels)
-        return picture.multipliedClamped(by: 4).addingClamped(iccBytes.multipliedClamped(by: 2)).addingClamped(2048)
+        return picture.multipliedClamped(by: 4).addingClamped(2048)
     }
 
     // MARK: Whole decodes
@@ -132,18 +137,19 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
         var work = 0
         var channels = 3
         var decodedWidth = header.storedWidth, decodedHeight = header.storedHeight
-        var iccBytes = 0
+        var colourBytes = 0
         var interlaced = false
         switch header.format {
         case .jpeg:
             let survey = known ?? JPEGScanSurvey(reader)
             try checkLimits(scanCount: survey.scanCount, blockVisits: survey.blockVisits)
-            (decodedWidth, decodedHeight) = JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight,
-                                                                   covering: target?.storedWidth ?? 1)
+            (decodedWidth, decodedHeight) = target.map {
+                JPEGDecoder.thumbnailScale(width: header.storedWidth, height: header.storedHeight, targetWidth: $0.storedWidth)
+            } ?? JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
             channels = survey.components.count == 1 ? 1 : 3
             peak = jpegDecode(survey, scaledWidth: decodedWidth, scaledHeight: decodedHeight)
             work = survey.blockVisits
-            iccBytes = survey.app2Bytes
+            colourBytes = ColourTransform.memoryBytes(profileBytes: survey.app2Bytes)
         default:
             let ihdr = PNGHeaderParser.bitDepth(reader) ?? 16
             interlaced = PNGHeaderParser.isInterlaced(reader)
@@ -153,6 +159,15 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
             let sampleBytes = header.storedWidth.multipliedClamped(by: header.storedHeight)
                 .multipliedClamped(by: header.components).multipliedClamped(by: ihdr == 16 ? 2 : 1)
             work = sampleBytes / 64
+            switch PNGHeaderParser.colourDeclaration(reader) {
+            case .iccProfile: colourBytes = ColourTransform.memoryBytes(profileBytes: ColourTransform.maxProfileBytes)
+            case .primaries: colourBytes = ColourTransform.workingBytes
+            case .none: break
+            }
+        }
+        if target != nil {
+            // Only pixels for a thumbnail are converted; the transform lives through the decode.
+            peak = peak.addingClamped(colourBytes)
         }
         if let target {
             // A non-interlaced PNG is resized while its bands arrive: the band is part of it.
@@ -162,7 +177,7 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
                                                         targetWidth: target.storedWidth, targetHeight: target.storedHeight))
                 : resampling(width: decodedWidth, height: decodedHeight, channels: channels,
                              targetWidth: target.storedWidth, targetHeight: target.storedHeight)
-            let encode = encoding(width: target.storedWidth, height: target.storedHeight, channels: channels, iccBytes: iccBytes)
+            let encode = encoding(width: target.storedWidth, height: target.storedHeight, channels: channels)
             peak = max(peak, resize, encode)
         }
         return DecodeCost(bytes: peak.addingClamped(raw.count).addingClamped(fixedOverhead), work: work)
@@ -202,18 +217,38 @@ extension PNGHeaderParser {
 
     static let trns: [UInt8] = Array("tRNS".utf8)
     static let idat: [UInt8] = Array("IDAT".utf8)
+    static let iccp: [UInt8] = Array("iCCP".utf8)
+    static let chrm: [UInt8] = Array("cHRM".utf8)
+    static let srgb: [UInt8] = Array("sRGB".utf8)
 
     /// Whether a tRNS chunk comes before the image data: libpng's simplified reader then
     /// adds an alpha channel, so the decode allocates 4 channels, not 3 or 1.
     static func hasTransparencyChunk(_ reader: ByteReader) -> Bool {
+        chunksBeforeImageData(reader, [trns]).contains(trns)
+    }
+
+    /// What a PNG declares about its colours, as `PNGDecoder` will convert them.
+    enum ColourDeclaration { case none, iccProfile, primaries }
+
+    /// The declaration before the image data: an iCCP profile, or cHRM primaries without an
+    /// sRGB chunk (the cases the reader hands to `ColourTransform`).
+    static func colourDeclaration(_ reader: ByteReader) -> ColourDeclaration {
+        let found = chunksBeforeImageData(reader, [iccp, chrm, srgb])
+        if found.contains(iccp) { return .iccProfile }
+        return found.contains(chrm) && !found.contains(srgb) ? .primaries : .none
+    }
+
+    /// Which of `types` occur among the chunks before the first IDAT.
+    private static func chunksBeforeImageData(_ reader: ByteReader, _ types: [[UInt8]]) -> [[UInt8]] {
+        var found: [[UInt8]] = []
         var offset = 8
         while let length = reader.u32be(offset), reader.has(offset + 4, 4) {
-            if reader.matches(offset + 4, trns) { return true }
-            if reader.matches(offset + 4, idat) { return false }
+            if reader.matches(offset + 4, idat) { break }
+            if let type = types.first(where: { reader.matches(offset + 4, $0) }), !found.contains(type) { found.append(type) }
             let (end, overflow) = offset.addingReportingOverflow(12 &+ length)
-            guard !overflow, end > offset else { return false }
+            guard !overflow, end > offset else { break }
             offset = end
         }
-        return false
+        return found
     }
 }

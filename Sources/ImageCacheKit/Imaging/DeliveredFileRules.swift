@@ -5,17 +5,15 @@ import ImageCacheProtocol
 /// pixels, so one hostile original cannot turn into a 40 MB "thumbnail", a 14 MB inline line
 /// or a zTXt bomb in every client.
 ///
-/// - Thumbnails (every re-encoded file) carry only pixels, plus the source's ICC profile when
-///   it is at most `maxICCProfileBytes` (an sRGB, Display P3 or Adobe RGB profile is 0.5–3.2
-///   KiB); a larger one is dropped. Converting such images to sRGB with a colour-management
-///   library instead is issue 24's.
+/// - Thumbnails (every re-encoded file) carry only pixels, in sRGB: an image's embedded ICC
+///   profile (or PNG cHRM/gAMA) is applied when it is decoded (`ColourTransform`), so the
+///   thumbnail needs no profile and carries none (issue 24).
 /// - An original narrower than `2 × size` is passed through as it is only when it is clean:
 ///   its container whole, at most `maxMetadataBytes` of metadata, no compressed PNG metadata,
-///   an ICC profile within the cap, and its bytes within `maxBytes`. Otherwise it is re-encoded
-///   at its own width, like a thumbnail.
+///   no colour declaration beyond sRGB (no ICC profile; a PNG's cHRM or gAMA only beside an
+///   sRGB chunk), and its bytes within `maxBytes`. Otherwise it is re-encoded at its own
+///   width, like a thumbnail, and so converted to sRGB.
 public enum DeliveredFileRules {
-    /// Largest ICC profile kept in a thumbnail or a passed-through original (8 KiB).
-    public static let maxICCProfileBytes = 8 << 10
     /// Most metadata a passed-through original may carry (64 KiB: one JPEG segment's worth).
     public static let maxMetadataBytes = 64 << 10
 
@@ -36,13 +34,7 @@ public enum DeliveredFileRules {
     static func allowsPassThrough(_ body: UnsafeRawBufferPointer, header: ImageHeader) -> Bool {
         let census = ImageMetadataCensus(body, format: header.format)
         return census.isIntact && !census.hasCompressedMetadata
-            && census.metadataBytes <= maxMetadataBytes && census.iccProfileBytes <= maxICCProfileBytes
+            && census.metadataBytes <= maxMetadataBytes && !census.declaresColours
             && body.count <= maxBytes(width: header.storedWidth, height: header.storedHeight)
-    }
-
-    /// The ICC profile a thumbnail keeps: `profile` when within the cap, else none.
-    static func keptICCProfile(_ profile: [UInt8]?) -> [UInt8]? {
-        guard let profile, !profile.isEmpty, profile.count <= maxICCProfileBytes else { return nil }
-        return profile
     }
 }

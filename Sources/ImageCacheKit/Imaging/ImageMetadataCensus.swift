@@ -14,6 +14,12 @@ struct ImageMetadataCensus {
     var iccProfileBytes = 0
     /// Whether a chunk holds compressed metadata (PNG zTXt, iTXt, iCCP).
     var hasCompressedMetadata = false
+    /// Whether the image declares colours other than plain sRGB: an ICC profile (JPEG APP2,
+    /// PNG iCCP), or PNG cHRM or gAMA without an sRGB chunk. Its pixels are then converted to
+    /// sRGB, which a file passed through as it is would not be.
+    var declaresColours: Bool { iccProfileBytes > 0 || (hasPNGColourChunks && !hasSRGBChunk) }
+    private var hasPNGColourChunks = false
+    private var hasSRGBChunk = false
     /// Whether the container is whole: a JPEG ending in EOI, a PNG whose chunks run to IEND
     /// with every ancillary chunk's CRC right. A damaged trailer is decoded like browsers do,
     /// but never handed on as it is.
@@ -62,7 +68,11 @@ struct ImageMetadataCensus {
                     hasCompressedMetadata = true
                 } else if reader.matches(type, Self.iCCP) {
                     hasCompressedMetadata = true
-                    iccProfileBytes = length
+                    iccProfileBytes = max(1, length)
+                } else if reader.matches(type, Self.cHRM) || reader.matches(type, Self.gAMA) {
+                    hasPNGColourChunks = true
+                } else if reader.matches(type, Self.sRGB) {
+                    hasSRGBChunk = true
                 }
             }
             offset += 12 + length
@@ -75,4 +85,7 @@ struct ImageMetadataCensus {
     private static let zTXt: [UInt8] = Array("zTXt".utf8)
     private static let iTXt: [UInt8] = Array("iTXt".utf8)
     private static let iCCP: [UInt8] = Array("iCCP".utf8)
+    private static let cHRM: [UInt8] = Array("cHRM".utf8)
+    private static let gAMA: [UInt8] = Array("gAMA".utf8)
+    private static let sRGB: [UInt8] = Array("sRGB".utf8)
 }

@@ -2,8 +2,8 @@ import CJPEGWarnings
 import CTurboJPEG
 import ImageCacheProtocol
 
-/// Decodes JPEG bodies with TurboJPEG (the 2.1 API), at the smallest DCT scale that still
-/// covers the size the caller needs.
+/// Decodes JPEG bodies with TurboJPEG (the 2.1 API), at the smallest DCT scale that keeps a
+/// resampling margin over the thumbnail the caller needs (`thumbnailScale`).
 ///
 /// Scaling inside the IDCT is what makes thumbnails cheap: a 2400 px photo decoded at 1/8
 /// never materialises its 5.8 million full-size pixels. Policy lives here, not in flags:
@@ -13,7 +13,9 @@ import ImageCacheProtocol
 ///   bytes") do not reject real photos, which `TJFLAG_STOPONWARNING` would; complete scans
 ///   with a missing EOI are accepted, as browsers do;
 /// - `TJFLAG_LIMITSCANS` stops progressive files with absurd scan counts from spinning;
-/// - CMYK/YCCK decode to CMYK and become RGB in `CMYKConverter`.
+/// - pixels for a thumbnail are converted to sRGB through an embedded ICC profile
+///   (`ColourTransform`); CMYK/YCCK decode to CMYK and become RGB through their profile, or
+///   in `CMYKConverter` without a usable one.
 enum JPEGDecoder {
     struct Decoded {
         var pixels: PixelBuffer
@@ -23,10 +25,11 @@ enum JPEGDecoder {
     /// Decodes a complete body whose header has been probed (and checked against the limit).
     /// - Parameters:
     ///   - survey: the body's markers, when the caller has walked them already (for the cost).
-    ///   - coveringWidth: the stored-orientation width the result must reach at least (when
-    ///     the image is that wide); 1 asks for the cheapest decode, i.e. validation.
+    ///   - thumbnailWidth: the stored-orientation width of the thumbnail the pixels are for,
+    ///     decoded at `thumbnailScale` (with its resampling margin); nil asks for the cheapest
+    ///     decode, i.e. validation.
     static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey? = nil,
-                       coveringWidth: Int, fast: Bool = false) throws(ImagingError) -> Decoded {
+                       thumbnailWidth: Int?, fast: Bool = false) throws(ImagingError) -> Decoded {
         let reader = ByteReader(bytes)
         let metadata = JPEGMetadata(reader)
         guard let scan = metadata.firstScanOffset else {
@@ -52,8 +55,9 @@ enum JPEGDecoder {
             // decides the output, and any real damage surfaces in the decode itself.
             colorspace = -1
         }
-        let (scaledWidth, scaledHeight) = scaledSize(width: header.storedWidth, height: header.storedHeight,
-                                                     covering: coveringWidth)
+        let (scaledWidth, scaledHeight) = thumbnailWidth.map {
+            thumbnailScale(width: header.storedWidth, height: header.storedHeight, targetWidth: $0)
+        } ?? scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
         let format: TJPF
         let channels: Int
         switch (Int(colorspace), header.components) {
@@ -80,9 +84,22 @@ enum JPEGDecoder {
                                                       hasEndOfImage: hasEndOfImage) {
             throw ImagingError.decodeFailed("JPEG: \(refusal)", format: .jpeg)
         }
-        if channels == 4 {
-            output = CMYKConverter.rgb(fromCMYK: output, pixelCount: scaledWidth * scaledHeight,
-                                       inverted: metadata.hasAdobeMarker)
+        // Pixels for a thumbnail are converted to sRGB through the embedded profile (CMYK
+        // through it too); without a usable one they are taken as sRGB, and CMYK is converted
+        // the naive way. A validation keeps no pixel: it converts nothing it need not.
+        let pixelCount = scaledWidth * scaledHeight
+        let layout: ColourTransform.Layout = channels == 4 ? .cmyk(inverted: metadata.hasAdobeMarker)
+            : (channels == 1 ? .grey : .rgb)
+        let transform = thumbnailWidth == nil ? nil
+            : metadata.iccProfile.flatMap { ColourTransform(from: .icc($0), layout: layout) }
+        if let transform {
+            if channels == 4 {
+                output = transform.converted(output, pixelCount: pixelCount)
+            } else {
+                transform.apply(&output, pixelCount: pixelCount)
+            }
+        } else if channels == 4 {
+            output = CMYKConverter.rgb(fromCMYK: output, pixelCount: pixelCount, inverted: metadata.hasAdobeMarker)
         }
         let pixels = PixelBuffer(width: scaledWidth, height: scaledHeight, channels: channels == 4 ? 3 : channels,
                                  pixels: output)
@@ -108,6 +125,16 @@ enum JPEGDecoder {
         return (0..<Int(count)).map { (Int(factors[$0].num), Int(factors[$0].denom)) }
             .filter { $0.num <= $0.denom }
     }()
+
+    /// The size a thumbnail `targetWidth` wide (stored orientation) is decoded at: the
+    /// smallest DCT scale at least **twice** the target where the image allows (else the full
+    /// size), so the resampler has a margin to filter from, as libvips' shrink-on-load and
+    /// Pillow's `reducing_gap` keep one. Decoding at the smallest scale that merely covers the
+    /// target measured SSIM 0.956 against 0.98 with the margin (docs/benchmarks.md, "Thumbnail
+    /// quality (issue 24)"). `DecodeCost` prices the decode at this same size.
+    static func thumbnailScale(width: Int, height: Int, targetWidth: Int) -> (Int, Int) {
+        scaledSize(width: width, height: height, covering: max(1, targetWidth).multipliedClamped(by: 2))
+    }
 
     /// The smallest scaled size (TJSCALED) whose width still reaches `covering` pixels, or
     /// the full size when the image is narrower.

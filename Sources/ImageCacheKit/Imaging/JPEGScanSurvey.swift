@@ -33,7 +33,7 @@ struct JPEGScanSurvey {
     /// 8×8 blocks the entropy decoder visits: the blocks of each scan's components, summed
     /// over the scans (a progressive frame adds one output pass over all its blocks).
     private(set) var blockVisits = 0
-    /// Bytes of APP2 segments (where an ICC profile lives), which a thumbnail may copy.
+    /// Bytes of APP2 segments (where an ICC profile lives), which a thumbnail's decode converts through.
     private(set) var app2Bytes = 0
     /// Whether the stream defines Huffman tables (DHT) / arithmetic conditioning (DAC).
     private(set) var definesHuffmanTables = false

@@ -13,17 +13,24 @@ import ImageCacheProtocol
 /// decompression bombs hidden in text chunks; such chunks never reach a client either
 /// (`DeliveredFileRules`).
 ///
-/// Output is 8-bit grey, RGB or RGBA (straight alpha), sRGB-encoded: gAMA is honoured, and a
-/// file without gAMA/sRGB is sRGB at every bit depth, as Pillow, libvips and browsers read it
-/// (libpng's simplified reader took 16-bit samples as linear light: 24–65/255 too bright).
+/// Output is 8-bit grey, RGB or RGBA (straight alpha), in sRGB: an iCCP profile, or cHRM
+/// primaries (without an sRGB chunk) with gAMA, are converted through LittleCMS
+/// (`ColourTransform`; an unusable one is taken as sRGB); otherwise gAMA alone is honoured by
+/// libpng, and a file without gAMA/sRGB is sRGB at every bit depth, as Pillow, libvips and
+/// browsers read it (libpng's simplified reader took 16-bit samples as linear light: 24–65/255
+/// too bright). Validation converts nothing: it keeps no pixel.
 enum PNGDecoder {
     /// Rows read at a time from a non-interlaced image (validation and streamed resizing);
     /// `DecodeCost` counts the same band.
     static let bandRows = 16
 
-    /// Decodes the whole image at full size.
+    /// Decodes the whole image at full size, in sRGB.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) -> PixelBuffer {
-        try withReader(bytes) { (reader, info) throws(ImagingError) -> PixelBuffer in try decode(reader: reader, info: info) }
+        try withReader(bytes) { (reader, info) throws(ImagingError) -> PixelBuffer in
+            var image = try decode(reader: reader, info: info)
+            colourTransform(reader, info)?.apply(&image.pixels, pixelCount: image.width * image.height)
+            return image
+        }
     }
 
     /// Decodes every row, keeping none: proof that the body is a whole picture.
@@ -46,18 +53,42 @@ enum PNGDecoder {
     }
 
     /// Decodes and resizes to exactly `width`×`height` (each at most the source's), streaming
-    /// the rows of a non-interlaced image into the resampler.
+    /// the rows of a non-interlaced image into the resampler; converted to sRGB before scaling.
     static func decode(_ bytes: UnsafeRawBufferPointer, scaledTo width: Int, height: Int) throws(ImagingError) -> PixelBuffer {
         try withReader(bytes) { (reader, info) throws(ImagingError) -> PixelBuffer in
+            let transform = colourTransform(reader, info)
             if info.interlaced != 0 {
-                return Resampler.resize(try decode(reader: reader, info: info), width: width, height: height)
+                var image = try decode(reader: reader, info: info)
+                transform?.apply(&image.pixels, pixelCount: image.width * image.height)
+                return Resampler.resize(image, width: width, height: height)
             }
             let rowLength = Int(info.width) * Int(info.channels)
             return try Resampler.resize(streaming: Int(info.width), Int(info.height), channels: Int(info.channels),
                                         width: width, height: height) { (band: inout [UInt8], rows: Int) throws(ImagingError) in
                 try read(reader, into: &band, rows: rows, rowLength: rowLength, whole: false)
+                transform?.apply(&band, pixelCount: rows * Int(info.width))
             }
         }
+    }
+
+    /// The conversion to sRGB of an image that declares its colours (`ic_png_info.colourTagged`):
+    /// through its iCCP profile, else its cHRM primaries and gAMA. nil for an untagged image
+    /// (libpng already produced sRGB) and for a declaration LittleCMS cannot use, which is
+    /// then taken as sRGB.
+    private static func colourTransform(_ reader: OpaquePointer, _ info: ic_png_info) -> ColourTransform? {
+        guard info.colourTagged != 0 else { return nil }
+        var colour = ic_png_colour()
+        guard ic_png_reader_colour(reader, &colour) != 0 else { return nil }
+        let layout: ColourTransform.Layout = info.channels == 4 ? .rgba : (info.channels == 3 ? .rgb : .grey)
+        if let icc = colour.icc, colour.iccLength > 0 {
+            guard colour.iccLength <= ColourTransform.maxProfileBytes else { return nil }
+            return ColourTransform(from: .icc(Array(UnsafeBufferPointer(start: icc, count: colour.iccLength))), layout: layout)
+        }
+        guard colour.hasPrimaries != 0 else { return nil }
+        return ColourTransform(from: .primaries(white: (colour.whiteX, colour.whiteY), red: (colour.redX, colour.redY),
+                                                green: (colour.greenX, colour.greenY), blue: (colour.blueX, colour.blueY),
+                                                gamma: colour.gamma > 0 ? colour.gamma : nil),
+                               layout: layout)
     }
 
     private static func decode(reader: OpaquePointer, info: ic_png_info) throws(ImagingError) -> PixelBuffer {

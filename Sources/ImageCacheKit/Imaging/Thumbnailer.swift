@@ -25,7 +25,7 @@ public enum Thumbnailer {
             let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
             _ = try DecodeCost.of(raw, header: header, width: nil, survey: survey)
             switch header.format {
-            case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, survey: survey, coveringWidth: 1)
+            case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: nil)
             default: try PNGDecoder.validate(raw)
             }
             return header
@@ -35,10 +35,11 @@ public enum Thumbnailer {
     /// Makes a thumbnail exactly `width` pixels wide (or the source's width when narrower:
     /// never upscaled), upright, keeping the aspect ratio.
     ///
-    /// JPEGs decode at the smallest DCT scale that still covers the target, then an
-    /// antialiased filter brings them to the exact size. The output is JPEG at `quality`
-    /// carrying the source's ICC profile when it is small (`DeliveredFileRules`), or PNG when
-    /// the source has an alpha channel; nothing else of the source's metadata is kept.
+    /// JPEGs decode at the smallest DCT scale at least twice the target (where the image is
+    /// that large), then a Lanczos-3 filter brings them to the exact size. Pixels are converted
+    /// to sRGB before scaling (an embedded ICC profile, PNG cHRM/gAMA: `ColourTransform`), so
+    /// the output carries no profile: JPEG at `quality`, or PNG when the source has an alpha
+    /// channel; nothing of the source's metadata is kept.
     ///
     /// - Parameter fastDecode: TurboJPEG's fast IDCT and upsampling; slightly less exact,
     ///   measured in docs/benchmarks.md (Imaging).
@@ -54,13 +55,11 @@ public enum Thumbnailer {
             let (storedWidth, storedHeight) = targetSize(of: header, width: width)
 
             let scaled: PixelBuffer
-            var iccProfile: [UInt8]?
             switch header.format {
             case .jpeg:
-                let jpeg = try JPEGDecoder.decode(raw, header: header, survey: survey, coveringWidth: storedWidth,
+                let jpeg = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: storedWidth,
                                                   fast: fastDecode)
                 scaled = Resampler.resize(jpeg.pixels, width: storedWidth, height: storedHeight)
-                iccProfile = DeliveredFileRules.keptICCProfile(jpeg.metadata.iccProfile)
             default:
                 scaled = try PNGDecoder.decode(raw, scaledTo: storedWidth, height: storedHeight)
             }
@@ -69,7 +68,7 @@ public enum Thumbnailer {
                 return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
                                  height: upright.height, format: .png, source: header)
             }
-            let encoded = try JPEGEncoder.encode(upright, quality: quality, iccProfile: iccProfile)
+            let encoded = try JPEGEncoder.encode(upright, quality: quality)
             return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header)
         }
     }

@@ -27,13 +27,13 @@ struct DeliveredFileTests {
 
     @Test("a 10 MB ICC profile reaches neither a thumbnail nor a passed-through original")
     func hugeICCProfile() throws {
-        let wide = JPEGEncoder.insertICCProfile(Self.hugeProfile, into: SyntheticImages.jpeg(width: 640, height: 480))
+        let wide = ICCSegments.inserting(Self.hugeProfile, into: SyntheticImages.jpeg(width: 640, height: 480))
         #expect(iccProfile(wide)?.count == Self.hugeProfile.count)
         let thumbnail = try Thumbnailer.makeThumbnail(from: wide, width: 16)
         #expect(thumbnail.bytes.count < 20_000)
         #expect(iccProfile(thumbnail.bytes) == nil)
 
-        let narrow = JPEGEncoder.insertICCProfile(Self.hugeProfile, into: SyntheticImages.jpeg(width: 300, height: 200))
+        let narrow = ICCSegments.inserting(Self.hugeProfile, into: SyntheticImages.jpeg(width: 300, height: 200))
         let delivered = try process(narrow, size: 200) // narrower than 2 × size: a pass-through candidate
         #expect((delivered.width, delivered.height) == (300, 200))
         #expect(iccProfile(delivered.bytes) == nil)
@@ -86,12 +86,18 @@ struct DeliveredFileTests {
     func cleanPassThrough() throws {
         let jpeg = SyntheticImages.jpeg(width: 300, height: 200)
         let png = SyntheticImages.png(width: 300, height: 200)
-        let smallProfile = try Corpus.bytes("jpeg/jpeg-decoder/mozilla/jpg-srgb-icc.jpg")
-        for body in [jpeg, png, smallProfile] {
+        for body in [jpeg, png] {
             let delivered = try process(body, size: 200)
             #expect(delivered.bytes == body)
             expectBounded(delivered)
         }
+        // Issue 24: an original that carries a profile (even a small sRGB one) is re-encoded,
+        // converted through it; a delivered file never carries a profile.
+        let smallProfile = try Corpus.bytes("jpeg/jpeg-decoder/mozilla/jpg-srgb-icc.jpg")
+        let delivered = try process(smallProfile, size: 200)
+        #expect(delivered.bytes != smallProfile)
+        #expect(iccProfile(delivered.bytes) == nil)
+        expectBounded(delivered)
     }
 
     @Test("an original with a damaged trailer is delivered re-encoded, whole")

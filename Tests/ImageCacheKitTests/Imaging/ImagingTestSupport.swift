@@ -27,7 +27,7 @@ func decodePixels(_ bytes: [UInt8]) throws -> PixelBuffer {
     try bytes.withUnsafeBytes { raw in
         let header = try ImageHeaderProbe.header(ofComplete: raw)
         if header.format == .png { return try PNGDecoder.decode(raw) }
-        return try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels
+        return try JPEGDecoder.decode(raw, header: header, thumbnailWidth: header.storedWidth).pixels
     }
 }
 

@@ -42,7 +42,7 @@ struct JPEGDecodingTests {
             #expect((header.width, header.height) == (expected?.width, expected?.height), "\(path)")
             #expect(header.components == 4, "\(path)")
             let pixels = try bytes.withUnsafeBytes { raw in
-                try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels
+                try JPEGDecoder.decode(raw, header: header, thumbnailWidth: header.storedWidth).pixels
             }
             #expect(pixels.channels == 3)
             let mean = Double(pixels.pixels.reduce(0) { $0 + Int($1) }) / Double(pixels.pixels.count)
@@ -84,7 +84,7 @@ struct JPEGDecodingTests {
         let pixels = { (bytes: [UInt8]) throws -> [UInt8] in
             try bytes.withUnsafeBytes { raw in
                 let header = try ImageHeaderProbe.header(ofComplete: raw)
-                return try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels.pixels
+                return try JPEGDecoder.decode(raw, header: header, thumbnailWidth: header.storedWidth).pixels.pixels
             }
         }
         #expect(try pixels(pillow) == pixels(completed))

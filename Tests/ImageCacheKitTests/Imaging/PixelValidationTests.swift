@@ -200,7 +200,7 @@ struct PixelValidationTests {
     private func fullPixels(_ bytes: [UInt8]) throws -> PixelBuffer {
         try bytes.withUnsafeBytes { raw in
             let header = try ImageHeaderProbe.header(ofComplete: raw)
-            return try JPEGDecoder.decode(raw, header: header, coveringWidth: header.storedWidth).pixels
+            return try JPEGDecoder.decode(raw, header: header, thumbnailWidth: header.storedWidth).pixels
         }
     }
 

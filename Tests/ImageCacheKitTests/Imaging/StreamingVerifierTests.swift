@@ -70,7 +70,7 @@ struct StreamingVerifierTests {
     @Test("a corrupt middle is refused before the end of the body (baseline JPEG, progressive JPEG, PNG)")
     func corruptMiddleIsRefusedEarly() throws {
         let photo = noisyPicture(width: 640, height: 480)
-        let baseline = try JPEGEncoder.encode(photo, quality: 90, iccProfile: nil)
+        let baseline = try JPEGEncoder.encode(photo, quality: 90)
         let png = try PNGEncoder.encode(photo)
         let progressive = try Corpus.bytes("jpeg/exif-orientation-examples/Landscape_1.jpg")
         let cases: [(String, [UInt8], ImageFormat)] = [("baseline JPEG", baseline, .jpeg), ("PNG", png, .png),
@@ -111,7 +111,7 @@ struct StreamingVerifierTests {
     /// the path a whole-buffer decode takes for every MCU, or the verdict depends on the cuts.
     @Test("a bad Huffman code in a baseline scan: validate's verdict however the body is cut")
     func badHuffmanCodeVerdictIgnoresTheCuts() throws {
-        let bytes = try JPEGEncoder.encode(noisyPicture(width: 256, height: 256), quality: 90, iccProfile: nil)
+        let bytes = try JPEGEncoder.encode(noisyPicture(width: 256, height: 256), quality: 90)
         var middle = bytes.count / 2
         while bytes[middle - 1] == 0xFF || bytes[middle] == 0xFF { middle += 1 }
         // 32 one-bits (each 0xFF stuffed with a zero): no code of a JPEG Huffman table is 16
