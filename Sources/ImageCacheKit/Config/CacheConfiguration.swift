@@ -146,6 +146,8 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var apiKeySource: SecretSource?
         /// Base URL of the provider's API; tests point it at a loopback server.
         public var apiURL: String
+        /// `image_format` (Unsplash only): the `fm` asked of its imgix CDN for thumbnails.
+        public var imageFormat: ProviderImageFormat = .auto
         /// A provider without a key, at `apiURL`.
         public init(apiURL: String) { self.apiURL = apiURL }
         /// Whether searches can go to this provider (a key is set).
