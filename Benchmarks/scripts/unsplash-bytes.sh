@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Bytes fetched per Unsplash thumbnail with [providers.unsplash] image_format = auto, webp and
-# jpg (issue 24), on the loopback simulator (`imagecache simulator`: its image host transcodes
+# Bytes fetched per Unsplash thumbnail with [providers.unsplash] image_format = jpg, webp, avif and
+# auto (issue 24), on the loopback simulator (`imagecache simulator`: its image host transcodes
 # for imgix's `fm=` with libwebp and libavif/libaom, `q` honoured).
 #
 #   Benchmarks/scripts/unsplash-bytes.sh [photos] [size] [query]
@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 printf '%-8s %8s %12s %14s\n' FORMAT PHOTOS BYTES BYTES/THUMB
-for format in jpg webp auto; do
+for format in jpg webp avif auto; do
   ws=$work/$format
   mkdir -p "$ws"
   "$bin/imagecache" simulator --workspace "$ws" >"$ws/started.json" 2>"$ws/simulator.log" &
