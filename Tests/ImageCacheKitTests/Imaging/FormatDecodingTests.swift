@@ -67,6 +67,21 @@ struct FormatDecodingTests {
         #expect(near(Array(pixel(pixels, 70, 8).prefix(3)), [30, 60, 220]), "\(name): \(pixel(pixels, 70, 8))")
     }
 
+    @Test("files written by others (CPython's test data): a lossless WebP with alpha and a GIF with a transparent index")
+    func filesByOthers() throws {
+        for name in ["cpython-python.webp", "cpython-python.gif"] {
+            let bytes = try FormatFixture.bytes(name)
+            let header = try Thumbnailer.validate(bytes)
+            #expect((header.width, header.height) == (16, 16))
+            let thumbnail = try Thumbnailer.makeThumbnail(from: bytes, width: 16)
+            #expect(thumbnail.format == .png, "\(name)")
+            let pixels = try decodePixels(thumbnail.bytes)
+            // The logo's corners are transparent, its middle opaque.
+            #expect(pixel(pixels, 0, 0)[3] == 0, "\(name): \(pixel(pixels, 0, 0))")
+            #expect(pixels.pixels.enumerated().contains { $0.offset % 4 == 3 && $0.element == 255 }, "\(name)")
+        }
+    }
+
     @Test("a GIF is read up to its first frame: cut after it, an animation still validates")
     func gifCutAfterFirstFrame() throws {
         let bytes = try FormatFixture.bytes("animated.gif")
