@@ -12,7 +12,8 @@ public struct ImageHeader: Sendable, Hashable {
     public var storedWidth: Int
     /// Height of the pixels as stored in the file.
     public var storedHeight: Int
-    /// The EXIF orientation (JPEG only; `.up` for everything else or when EXIF is absent or broken).
+    /// The EXIF orientation (JPEG), or an AVIF's `irot`/`imir` as one; `.up` for everything else
+    /// or when EXIF is absent or broken.
     public var orientation: ExifOrientation
     /// Whether the image declares an alpha channel (PNG colour types 4/6; WebP's alpha flag; an
     /// AVIF alpha auxiliary image). A GIF's transparent index is only known from its frame.
