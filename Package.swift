@@ -3,8 +3,8 @@
 //
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
-//                    → ProviderSimulator (demo) → ImageCacheSupport, CTurboJPEG, CPNG
-//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2
+//                    → ProviderSimulator (demo) → ImageCacheSupport, CTurboJPEG, CPNG, CWebP, CAVIF
+//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables): no C library, no NIO
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
@@ -61,6 +61,24 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
+        // Formats in (issue 24): WebP (libwebp + its demuxer for animations), AVIF (libavif:
+        // dav1d decodes, libaom encodes for the simulator), GIF (giflib has no pkg-config file:
+        // its module map links `gif`).
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        // No pkgConfig: libavif.pc's cflags carry -DAVIF_DLL, which SwiftPM prohibits (a
+        // warning in every build); the header is in /usr/include and the module map links `avif`.
+        .systemLibrary(
+            name: "CAVIF",
+            providers: [.apt(["libavif-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGIF",
+            providers: [.apt(["libgif-dev"])]
+        ),
         // Every libjpeg warning of a TurboJPEG decode (TurboJPEG 2.1 keeps only the first text),
         // and libjpeg's own decompressor with a suspending source (verifying a body as it
         // arrives; TurboJPEG 2.1 only decodes whole buffers): links libjpeg62-turbo's `jpeg`.
@@ -91,7 +109,7 @@ let package = Package(
             name: "ImageCacheKit",
             dependencies: [
                 "ImageCacheProtocol", "ImageCacheSupport", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
-                "CLCMS2",
+                "CLCMS2", "CWebP", "CAVIF", "CGIF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -147,6 +165,7 @@ let package = Package(
             name: "ProviderSimulator",
             dependencies: [
                 "ImageCacheSupport", "CTurboJPEG", "CPNG",
+                "CWebP", "CAVIF",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -207,7 +226,9 @@ let package = Package(
             name: "ImageCacheKitTests",
             dependencies: ["ImageCacheKit", "ImageCacheProtocol", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
                            "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
-            exclude: ["Fuzz/Inputs"]  // inputs the fuzzers found, read by the regression tests beside them
+            // inputs the fuzzers found, read by the regression tests beside them; the WebP/AVIF/GIF
+            // fixtures (and the script that made them), read by FormatDecodingTests
+            exclude: ["Fuzz/Inputs", "Imaging/FormatFixtures"]
         ),
         .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "TestSupport", "MemcachedMeta",
                                                               .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],

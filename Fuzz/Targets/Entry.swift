@@ -24,7 +24,7 @@ enum FuzzTargets {
         HeaderValuesTarget.target,
         FilenameTarget.target,
         StreamVerifyTarget.target,
-    ]
+    ] + FormatTargets.targets
 }
 
 /// The target of this run, chosen once in `LLVMFuzzerInitialize`.

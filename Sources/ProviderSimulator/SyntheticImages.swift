@@ -1,5 +1,7 @@
+import CAVIF
 import CPNG
 import CTurboJPEG
+import CWebP
 
 /// Real JPEG and PNG bodies made on the spot, deterministic for a given seed, so the
 /// simulator and the benchmarks serve images that decode like photos without shipping any.
@@ -45,6 +47,49 @@ public enum SyntheticImages {
         png_image_free(&image)
         guard written != 0 else { return [] }
         return Array(output.prefix(size))
+    }
+
+    /// A lossy WebP (libwebp, `quality` 0–100) of `width` × `height`: what imgix sends for
+    /// `fm=webp`.
+    public static func webp(width: Int, height: Int, seed: UInt64 = 1, quality: Int = 80) -> [UInt8] {
+        let pixels = rgb(width: width, height: height, seed: seed)
+        var output: UnsafeMutablePointer<UInt8>?
+        let size = pixels.withUnsafeBufferPointer { source in
+            WebPEncodeRGB(source.baseAddress, Int32(width), Int32(height), Int32(width * 3), Float(quality), &output)
+        }
+        defer { WebPFree(output) }
+        guard size > 0, let output else { return [] }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+
+    /// An AVIF (libavif with libaom, 4:2:0, `quality` 0–100 mapped to AV1's quantizer as
+    /// avifenc maps it) of `width` × `height` at `depth` bits (8, 10 or 12): what imgix
+    /// sends for `fm=avif`, and the tests' high-bit-depth fixtures.
+    public static func avif(width: Int, height: Int, seed: UInt64 = 1, quality: Int = 80, depth: Int = 8) -> [UInt8] {
+        var pixels = rgb(width: width, height: height, seed: seed)
+        guard let image = avifImageCreate(UInt32(width), UInt32(height), UInt32(depth), AVIF_PIXEL_FORMAT_YUV420) else { return [] }
+        defer { avifImageDestroy(image) }
+        var rgbImage = avifRGBImage()
+        avifRGBImageSetDefaults(&rgbImage, image)
+        rgbImage.depth = 8
+        rgbImage.format = AVIF_RGB_FORMAT_RGB
+        rgbImage.rowBytes = UInt32(width * 3)
+        let converted = pixels.withUnsafeMutableBufferPointer { buffer -> avifResult in
+            rgbImage.pixels = buffer.baseAddress
+            return avifImageRGBToYUV(image, &rgbImage)
+        }
+        guard converted == AVIF_RESULT_OK, let encoder = avifEncoderCreate() else { return [] }
+        defer { avifEncoderDestroy(encoder) }
+        // avifenc's mapping of a 0–100 quality to the 0–63 quantizer (lower is better).
+        let quantizer = Int32(max(0, min(63, ((100 - quality) * 63 + 50) / 100)))
+        encoder.pointee.minQuantizer = max(0, quantizer - 4)
+        encoder.pointee.maxQuantizer = min(63, quantizer + 4)
+        encoder.pointee.speed = 8
+        encoder.pointee.maxThreads = 1
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        guard avifEncoderWrite(encoder, image, &output) == AVIF_RESULT_OK, let data = output.data else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: output.size))
     }
 
     /// A JPEG of roughly `bytes` bytes (within about 15 %), found by scaling a square's side.

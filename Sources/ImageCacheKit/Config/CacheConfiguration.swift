@@ -152,6 +152,8 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var budget: Int
         /// `budget_window`: the window of `budget`.
         public var budgetWindow: Duration
+        /// `image_format` (Unsplash only): the `fm` asked of its imgix CDN for thumbnails.
+        public var imageFormat: ProviderImageFormat = .auto
         /// A provider without a key, at `apiURL`, with the fleet budget its documented limit.
         public init(apiURL: String, budget: Int = 0, budgetWindow: Duration = .seconds(3600)) {
             self.apiURL = apiURL

@@ -146,6 +146,7 @@ extension ConfigKey {
                       render: { ConfigRendering.list($0.shared.shareImages) }),
         ]
             + provider("unsplash", keyName: "access_key", \.unsplash)
+            + [unsplashImageFormat()]
             + provider("flickr", keyName: "api_key", \.flickr)
             + provider("pixabay", keyName: "api_key", \.pixabay)
     }
@@ -229,6 +230,18 @@ extension ConfigKey {
                   },
                   render: { $0[keyPath: field].map(ConfigRendering.string) ?? "" })
     }
+
+    /// `[providers.unsplash] image_format`: auto, webp, avif or jpg (issue 24).
+    private static func unsplashImageFormat() -> ConfigKey { ConfigKey(
+        section: "providers.unsplash", name: "image_format", isSecret: false,
+        apply: { c, v, _ throws(ConfigValueProblem) in
+            let text = try v.requiredString()
+            guard let format = ProviderImageFormat(rawValue: text) else {
+                throw ConfigValueProblem.bad(expected: "auto, webp, avif or jpg")
+            }
+            c.unsplash.imageFormat = format
+        },
+        render: { ConfigRendering.string($0.unsplash.imageFormat.rawValue) }) }
 
     /// A `[providers.NAME]` section: its secret key and its API base URL.
     private static func provider(_ name: String, keyName: String,

@@ -150,7 +150,9 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
             peak = jpegDecode(survey, scaledWidth: decodedWidth, scaledHeight: decodedHeight)
             work = survey.blockVisits
             colourBytes = ColourTransform.memoryBytes(profileBytes: survey.app2Bytes)
-        default:
+        case .gif, .webp, .avif:
+            (channels, peak, work) = firstFrameDecode(header)
+        case .png:
             let ihdr = PNGHeaderParser.bitDepth(reader) ?? 16
             interlaced = PNGHeaderParser.isInterlaced(reader)
             channels = header.hasAlpha || PNGHeaderParser.hasTransparencyChunk(reader) ? 4 : (header.components >= 3 ? 3 : 1)

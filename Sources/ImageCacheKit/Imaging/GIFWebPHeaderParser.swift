@@ -1,6 +1,5 @@
-/// Dimensions of the two formats Imaging recognises but does not decode: GIF's logical
-/// screen and WebP's VP8/VP8L/VP8X headers. The layout gets their size; decoding them is
-/// refused later with a clear `decode_failed`.
+/// Dimensions of GIF (its logical screen) and WebP (its VP8/VP8L/VP8X header), read before
+/// the body completes so the layout gets their size; `GIFDecoder`/`WebPDecoder` decode them.
 enum GIFWebPHeaderParser {
     enum Outcome {
         case header(ImageHeader)

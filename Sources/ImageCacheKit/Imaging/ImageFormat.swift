@@ -3,19 +3,21 @@ import ImageCacheProtocol
 /// An image container recognised by its first bytes (its magic number).
 ///
 /// The URL's extension and the server's Content-Type lie often enough (the corpus holds a
-/// `.jpg` that is a PNG) that the daemon trusts only the content. JPEG and PNG are decoded;
-/// GIF and WebP are recognised so their dimensions reach the layout and their failure to
-/// decode says plainly what they are. The raw value is the `data.format` of errors and the
-/// extension of downloaded files.
+/// `.jpg` that is a PNG) that the daemon trusts only the content. Every case is decoded
+/// (GIF, WebP and AVIF to their first frame, issue 24); the raw value is the `data.format` of
+/// errors and the extension of downloaded files.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// JPEG (SOI, FF D8): decoded with TurboJPEG.
     case jpeg
     /// PNG (its 8-byte signature): decoded with libpng.
     case png
-    /// GIF87a/GIF89a: logical screen size only.
+    /// GIF87a/GIF89a: decoded with giflib (the first frame, transparency kept).
     case gif
-    /// RIFF…WEBP (VP8, VP8L, VP8X): canvas size only.
+    /// RIFF…WEBP (VP8, VP8L, VP8X): decoded with libwebp (an animation's first frame).
     case webp
+    /// An ISO-BMFF `ftyp` box with the `avif` or `avis` brand: decoded with libavif (the
+    /// primary image, any bit depth, to 8 bits).
+    case avif
 
     /// The MIME type, for thumbnails and downloads.
     public var mimeType: String {
@@ -24,11 +26,13 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .png: return "image/png"
         case .gif: return "image/gif"
         case .webp: return "image/webp"
+        case .avif: return "image/avif"
         }
     }
 
-    /// Whether Imaging can decode this format (GIF and WebP: dimensions only).
-    public var isDecodable: Bool { self == .jpeg || self == .png }
+    /// Whether Imaging can decode this format: every recognised one since issue 24 (kept so
+    /// that a format recognised before it is decoded has one place to say so).
+    public var isDecodable: Bool { true }
 
     /// The format whose magic number starts `bytes`, or nil when none matches (including
     /// when too few bytes have arrived to tell; `ImageHeaderProbe` distinguishes that case).
@@ -60,6 +64,11 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         if reader.matches(0, pngSignature) { return .format(.png) }
         if reader.matches(0, gif87) || reader.matches(0, gif89) { return .format(.gif) }
         if reader.matches(0, riffMagic) && reader.matches(8, webpMagic) { return .format(.webp) }
+        switch AVIFHeaderParser.sniff(reader) {
+        case .format(let format): return .format(format)
+        case .needMore: return .needMore
+        case .unknown: break
+        }
         if isPrefix(reader, of: jpegMagic) || isPrefix(reader, of: pngSignature)
             || isPrefix(reader, of: gif87) || isPrefix(reader, of: gif89) {
             return .needMore
@@ -87,6 +96,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             return byte < 0x10 ? "0" + hex : hex
         }
         let seen = reader.count == 0 ? "no bytes" : "starts with \(shown.joined(separator: " "))"
-        return ImagingError.decodeFailed("not a JPEG, PNG, GIF or WebP image: \(seen)", format: nil)
+        return ImagingError.decodeFailed("not a JPEG, PNG, GIF, WebP or AVIF image: \(seen)", format: nil)
     }
 }

@@ -12,15 +12,17 @@ public struct ImageHeader: Sendable, Hashable {
     public var storedWidth: Int
     /// Height of the pixels as stored in the file.
     public var storedHeight: Int
-    /// The EXIF orientation (JPEG only; `.up` for everything else or when EXIF is absent or broken).
+    /// The EXIF orientation (JPEG), or an AVIF's `irot`/`imir` as one; `.up` for everything else
+    /// or when EXIF is absent or broken.
     public var orientation: ExifOrientation
-    /// Whether the image declares an alpha channel (PNG colour types 4/6; WebP's alpha flag).
+    /// Whether the image declares an alpha channel (PNG colour types 4/6; WebP's alpha flag; an
+    /// AVIF alpha auxiliary image). A GIF's transparent index is only known from its frame.
     /// A PNG whose transparency comes from a tRNS chunk is only known to have alpha once decoded.
     public var hasAlpha: Bool
     /// Whether a JPEG is progressive (its decode holds every coefficient in memory).
     public var isProgressive: Bool
     /// Colour components: JPEG 1 (grey), 3 (YCbCr/RGB), 4 (CMYK/YCCK); PNG channels per
-    /// colour type; 3 or 4 for GIF/WebP.
+    /// colour type; 3 or 4 for GIF/WebP/AVIF.
     public var components: Int
 
     /// Creates a header; the probe is the usual source, tests and the pipeline may build one.

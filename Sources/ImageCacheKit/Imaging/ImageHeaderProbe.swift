@@ -42,7 +42,11 @@ public enum ImageHeaderProbe {
             case .failed(let why): throw ImagingError.decodeFailed("PNG: \(why)", format: .png)
             }
         case .format(let format):
-            let outcome = format == .gif ? GIFWebPHeaderParser.parseGIF(reader) : GIFWebPHeaderParser.parseWebP(reader)
+            let outcome = switch format {
+            case .gif: GIFWebPHeaderParser.parseGIF(reader)
+            case .avif: AVIFHeaderParser.parse(reader)
+            default: GIFWebPHeaderParser.parseWebP(reader)
+            }
             switch outcome {
             case .header(let header): return .header(header)
             case .needMore: return .needMore

@@ -30,7 +30,7 @@ struct ImageMetadataCensus {
         switch format {
         case .jpeg: readJPEG(reader)
         case .png: readPNG(reader)
-        default: break
+        case .gif, .webp, .avif: break  // never intact: clients get JPEG or PNG, so they are re-encoded
         }
     }
 

@@ -5,10 +5,10 @@ import ImageCacheProtocol
 ///
 /// Its verdict is `Thumbnailer.validate`'s on the same bytes (the corpus tests hold them
 /// equal, fed in chunks of any size): the header is probed as it arrives, then checked
-/// against `maxPixels` (`too_large`) and the formats Imaging decodes (GIF and WebP are
-/// `decode_failed` at once, as `validate` refuses them); JPEGs are decoded by libjpeg with a
-/// suspending source at 1/8 scale, PNGs by libpng's progressive reader; `finish()` says
-/// whether the image was complete.
+/// against `maxPixels` (`too_large`); JPEGs are decoded by libjpeg with a suspending source at
+/// 1/8 scale, PNGs by libpng's progressive reader; GIF, WebP and AVIF bodies are kept and
+/// their first frame decoded by `finish()` (`WholeBodyVerifier`); `finish()` says whether the
+/// image was complete.
 ///
 /// Memory: the bytes before the header is complete (a JPEG's markers up to its frame header,
 /// normally a few KiB; a hostile file can put megabytes of APPn there), then what the decoder
@@ -25,6 +25,7 @@ public final class StreamingVerifier {
     private enum Decoder {
         case jpeg(StreamingJPEGVerifier)
         case png(StreamingPNGVerifier)
+        case whole(WholeBodyVerifier)
     }
 
     private var prefix: [UInt8] = []
@@ -50,6 +51,7 @@ public final class StreamingVerifier {
         switch decoder {
         case .jpeg(let jpeg): return jpeg.memoryCost
         case .png(let png): return png.memoryCost
+        case .whole(let whole): return whole.memoryCost
         case nil: return nil
         }
     }
@@ -91,12 +93,20 @@ public final class StreamingVerifier {
             switch decoder {
             case .jpeg(let jpeg): try jpeg.finish()
             case .png(let png): try png.finish()
+            case .whole(let whole): try whole.finish()
             }
             verdict = header
             return header
         } catch {
             throw record(error)
         }
+    }
+
+    /// Whether `finish()` decodes (GIF, WebP, AVIF: the whole file at the end) rather than
+    /// checking what the feeds decoded; the caller then holds a decode permit for `memoryCost`.
+    public var decodesAtFinish: Bool {
+        if case .whole = decoder { return true }
+        return false
     }
 
     /// Forgets everything for a body that starts again from byte 0 (a restarted transfer).
@@ -113,6 +123,7 @@ public final class StreamingVerifier {
         switch decoder {
         case .jpeg(let jpeg): return try jpeg.feed(bytes)
         case .png(let png): return try png.feed(bytes)
+        case .whole(let whole): return whole.feed(bytes)
         case nil: break
         }
         prefix.append(contentsOf: bytes)
@@ -130,7 +141,9 @@ public final class StreamingVerifier {
             let jpeg = try StreamingJPEGVerifier(header: probed, arithmetic: arithmetic)
             decoder = .jpeg(jpeg)
             try withRawBytes(held) { (raw) throws(ImagingError) in try jpeg.feed(raw) }
-        default:
+        case .gif, .webp, .avif:
+            decoder = .whole(WholeBodyVerifier(header: probed, maxPixels: maxPixels, held: held))
+        case .png:
             let bitDepth = held.withUnsafeBytes { PNGHeaderParser.bitDepth(ByteReader($0)) }
             let png = try StreamingPNGVerifier(header: probed, bitDepth: bitDepth)
             decoder = .png(png)

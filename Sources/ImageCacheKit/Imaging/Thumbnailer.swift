@@ -14,11 +14,12 @@ public enum Thumbnailer {
     public static let defaultQuality = 82
 
     /// Proves a complete body is a picture by decoding it (JPEG at 1/8 scale, the cheapest
-    /// decode that still reads every scan; PNG row by row to its last row).
+    /// decode that still reads every scan; PNG row by row to its last row; GIF, WebP and
+    /// AVIF to the end of their first frame).
     ///
     /// - Returns: the header, whose upright `width`/`height` are what the contract reports.
     /// - Throws: `too_large` over `maxPixels`; `decode_failed` (with `data.format` once
-    ///   sniffed) for anything not wholly decodable, including GIF and WebP.
+    ///   sniffed) for anything not wholly decodable.
     public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> ImageHeader {
         try withRawBytes(bytes) { (raw) throws(ImagingError) -> ImageHeader in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
@@ -26,7 +27,8 @@ public enum Thumbnailer {
             _ = try DecodeCost.of(raw, header: header, width: nil, survey: survey)
             switch header.format {
             case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: nil)
-            default: try PNGDecoder.validate(raw)
+            case .png: try PNGDecoder.validate(raw)
+            case .gif, .webp, .avif: _ = try decodeFirstFrame(raw, header: header, maxPixels: maxPixels)
             }
             return header
         }
@@ -60,8 +62,11 @@ public enum Thumbnailer {
                 let jpeg = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: storedWidth,
                                                   fast: fastDecode)
                 scaled = Resampler.resize(jpeg.pixels, width: storedWidth, height: storedHeight)
-            default:
+            case .png:
                 scaled = try PNGDecoder.decode(raw, scaledTo: storedWidth, height: storedHeight)
+            case .gif, .webp, .avif:
+                scaled = Resampler.resize(try decodeFirstFrame(raw, header: header, maxPixels: maxPixels),
+                                          width: storedWidth, height: storedHeight)
             }
             let upright = scaled.oriented(header.orientation)
             if upright.channels == 4 {

@@ -25,11 +25,12 @@ struct FetchPlan: Sendable, Hashable {
         return String(photoID[..<colon])
     }
 
-    init(_ request: ThumbnailRequest) {
+    /// - Parameter format: what to ask a transcoding CDN for (`image_format`).
+    init(_ request: ThumbnailRequest, format: ProviderImageFormat = .auto) {
         size = max(1, request.size)
         switch request.image {
         case .photo(let photo):
-            let variant = photo.variant(forWidth: size)
+            let variant = photo.variant(forWidth: size, format: format)
             url = variant.url
             knownWidth = variant.width
             photoID = photo.id

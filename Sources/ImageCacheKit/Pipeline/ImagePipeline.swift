@@ -39,12 +39,16 @@ public final class ImagePipeline: Sendable {
         /// Whose thumbnails go through the shared tier (`share_images`); empty when `[shared]`
         /// names no server.
         public var shareImages: Set<String>
+        /// What to ask Unsplash's imgix for (`[providers.unsplash] image_format`).
+        public var unsplashFormat: ProviderImageFormat = .auto
 
-        /// Settings from a configuration's `[cache]`, `[network]` and `[shared]` sections.
+        /// Settings from a configuration's `[cache]`, `[network]`, `[shared]` and
+        /// `[providers.unsplash]` sections.
         public init(_ configuration: CacheConfiguration) {
             quality = configuration.cache.thumbnailQuality
             maxPixels = configuration.network.maxImagePixels
             shareImages = configuration.shared.isEnabled ? Set(configuration.shared.shareImages) : []
+            unsplashFormat = configuration.unsplash.imageFormat
         }
     }
 
@@ -118,7 +122,7 @@ public final class ImagePipeline: Sendable {
     /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file, on
     /// `BlockingIO`'s threads rather than the caller's.
     public func cached(_ request: ThumbnailRequest) async -> ThumbnailDelivery? {
-        counted(await lookup(FetchPlan(request), wantsBytes: request.wantsBytes))
+        counted(await lookup(FetchPlan(request, format: settings().unsplashFormat), wantsBytes: request.wantsBytes))
     }
 
     /// The memory tier only, with no I/O and no waiting: what the server calls inline on a
@@ -132,7 +136,7 @@ public final class ImagePipeline: Sendable {
             guard let photo = registry.remembered(id: id) else { return nil }
             image = .photo(photo)
         }
-        return counted(memoryLookup(FetchPlan(ThumbnailRequest(image: image, size: size)), wantsBytes: wantsBytes))
+        return counted(memoryLookup(FetchPlan(ThumbnailRequest(image: image, size: size), format: settings().unsplashFormat), wantsBytes: wantsBytes))
     }
 
     /// Counts a delivered hit as its request's outcome (a nil is no outcome yet: the caller
@@ -211,7 +215,7 @@ public final class ImagePipeline: Sendable {
     public func load(_ request: ThumbnailRequest,
                      events: (@Sendable (ThumbnailEvent) -> Void)? = nil,
                      rechecksDisk: Bool = true) async throws -> ThumbnailDelivery {
-        let plan = FetchPlan(request)
+        let plan = FetchPlan(request, format: settings().unsplashFormat)
         let found = rechecksDisk ? await lookup(plan, wantsBytes: request.wantsBytes)
                                  : memoryLookup(plan, wantsBytes: request.wantsBytes)
         if let hit = counted(found) {

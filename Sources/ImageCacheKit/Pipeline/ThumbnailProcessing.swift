@@ -29,13 +29,16 @@ enum ThumbnailProcessing {
     static func cost(of body: UnsafeRawBufferPointer, size: Int, maxPixels: Int) throws(ImagingError) -> DecodeCost {
         let header = try ImageHeaderProbe.header(ofComplete: body)
         try header.checkPixelLimit(maxPixels)
-        let width = header.width >= 2 * size || header.orientation != .up
+        // GIF, WebP and AVIF are never passed through (clients get JPEG or PNG): always re-encoded.
+        let reencoded = header.format != .jpeg && header.format != .png
+        let width = header.width >= 2 * size || header.orientation != .up || reencoded
             ? (header.width >= 2 * size ? size : header.width) : nil
         return try Thumbnailer.cost(body, width: width, maxPixels: maxPixels)
     }
 
     /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),
-    ///   `decode_failed` for anything that is not a wholly decodable JPEG or PNG.
+    ///   `decode_failed` for anything that is not a wholly decodable image. GIF, WebP and AVIF
+    ///   are always re-encoded (`ImageMetadataCensus` never finds them intact).
     static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int) throws(ImagingError) -> Output {
         let (header, clean) = try withRawBytes(body) { (raw) throws(ImagingError) -> (ImageHeader, Bool) in
             let header = try ImageHeaderProbe.header(ofComplete: raw)

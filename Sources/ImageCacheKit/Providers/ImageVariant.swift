@@ -57,12 +57,14 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
     /// The image to fetch so that at least `width` pixels are available: the smallest variant
     /// at least that wide, or the largest when none is (the original is narrower).
     ///
-    /// Unsplash's imgix service scales on demand, so there the answer is `raw` with `w` set to
-    /// exactly the width (never more than the original), `fm=jpg` and `q=80`: no wasted bytes.
-    public func variant(forWidth width: Int) -> ImageVariant {
+    /// Unsplash's imgix service scales and transcodes on demand, so there the answer is `raw`
+    /// with `w` set to exactly the width (never more than the original), `fm` from `format`
+    /// (`image_format`; WebP by default, the smallest the daemon decodes at this `q`) and `q=80`: no
+    /// wasted bytes. Downloads pass `.jpg` (a saved photo should open anywhere).
+    public func variant(forWidth width: Int, format: ProviderImageFormat = .jpg) -> ImageVariant {
         let wanted = max(1, width)
         let exact = max(1, min(wanted, photo.width ?? wanted))
-        if let resizableURL, let url = Self.resized(resizableURL, width: exact) {
+        if let resizableURL, let url = Self.resized(resizableURL, width: exact, format: format) {
             let w = exact
             let h = photo.width.flatMap { ow in photo.height.flatMap { Proportion.rescale($0, numerator: w, denominator: ow) } }
             return ImageVariant(name: "raw", url: url, width: w, height: h)
@@ -74,12 +76,13 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
         return ImageVariant(name: "full", url: photo.fullURL, width: photo.width, height: photo.height)
     }
 
-    /// `raw` with the imgix parameters for one exact width (replacing any already there).
-    static func resized(_ raw: String, width: Int) -> String? {
+    /// `raw` with the imgix parameters for one exact width and format (replacing any already
+    /// there; `dpr` too, since `w` is already in device pixels).
+    static func resized(_ raw: String, width: Int, format: ProviderImageFormat = .jpg) -> String? {
         guard var components = URLComponents(string: raw) else { return nil }
-        var items = (components.queryItems ?? []).filter { !["w", "fm", "q", "h", "fit"].contains($0.name) }
+        var items = (components.queryItems ?? []).filter { !["w", "fm", "q", "h", "fit", "dpr"].contains($0.name) }
         items.append(URLQueryItem(name: "w", value: String(width)))
-        items.append(URLQueryItem(name: "fm", value: "jpg"))
+        items.append(URLQueryItem(name: "fm", value: format.fm))
         items.append(URLQueryItem(name: "q", value: "80"))
         components.queryItems = items
         return components.string

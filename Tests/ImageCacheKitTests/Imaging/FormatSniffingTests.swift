@@ -37,8 +37,8 @@ struct FormatSniffingTests {
         #expect((extended.width, extended.height, extended.hasAlpha) == (4096, 1920, true))
     }
 
-    @Test("decoding GIF or WebP is refused as decode_failed naming the format")
-    func gifAndWebPAreNotDecoded() {
+    @Test("a GIF or WebP of a header alone is decode_failed naming the format (their decoding: FormatDecodingTests)")
+    func gifAndWebPHeadersAloneFail() {
         let gif: [UInt8] = Array("GIF87a".utf8) + [0x10, 0x00, 0x10, 0x00] + [0, 0, 0]
         let error = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(gif) }
         #expect(error?.data.format == "gif")
@@ -64,9 +64,11 @@ struct FormatSniffingTests {
         expectRPCError(.decodeFailed) { _ = try ImageHeaderProbe.probe([0x89, 0x51]) }
     }
 
-    private func riff(_ chunk: String, _ payload: [UInt8]) -> [UInt8] {
-        let size = UInt32(4 + 8 + payload.count)
-        return Array("RIFF".utf8) + withUnsafeBytes(of: size.littleEndian, Array.init) + Array("WEBP".utf8)
-            + Array(chunk.utf8) + withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init) + payload
-    }
+}
+
+/// A RIFF/WEBP container holding one chunk.
+func riff(_ chunk: String, _ payload: [UInt8]) -> [UInt8] {
+    let size = UInt32(4 + 8 + payload.count)
+    return Array("RIFF".utf8) + withUnsafeBytes(of: size.littleEndian, Array.init) + Array("WEBP".utf8)
+        + Array(chunk.utf8) + withUnsafeBytes(of: UInt32(payload.count).littleEndian, Array.init) + payload
 }

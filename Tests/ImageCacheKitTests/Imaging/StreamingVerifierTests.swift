@@ -164,13 +164,15 @@ struct StreamingVerifierTests {
         #expect(verifier.memoryCost ?? 0 > 0)
     }
 
-    @Test("GIF and WebP are refused as validate refuses them, at their header")
+    @Test("a damaged GIF is refused as validate refuses it, once complete (GIF, WebP, AVIF decode whole files)")
     func otherFormatsAsValidate() throws {
         let gif: [UInt8] = Array("GIF89a".utf8) + [16, 0, 8, 0, 0xF7, 0, 0] + [UInt8](repeating: 0, count: 200)
-        let run = streamedVerdict(gif) { 3 }
+        let verifier = StreamingVerifier()
+        let run = streamedVerdict(gif, verifier: verifier) { 3 }
         #expect(run.verdict == wholeFileVerdict(gif))
         #expect(run.verdict == .refused(.decodeFailed, format: "gif"))
-        #expect(run.refusedAfter ?? .max < gif.count)
+        #expect(run.refusedAfter == nil)  // by finish(), which decodes the first frame
+        #expect(verifier.decodesAtFinish)
         #expect(streamedVerdict([]) { 1 }.verdict == wholeFileVerdict([]))
         #expect(streamedVerdict([0xFF]) { 1 }.verdict == wholeFileVerdict([0xFF]))
     }

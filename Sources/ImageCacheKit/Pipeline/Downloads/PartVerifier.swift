@@ -206,6 +206,17 @@ final class PartVerifier: Sendable {
             if now.ended {
                 var header: ImageHeader?
                 let box = LockedState<ImageHeader?>(nil)
+                // GIF, WebP and AVIF are decoded here, whole: under a permit like any decode.
+                let cost = reader.verifier.decodesAtFinish ? reader.verifier.memoryCost : nil
+                var permit: DecodeBudget.Permit?
+                do {
+                    if let cost { permit = try await decodes.acquire(DecodeCost(bytes: cost, work: 0)) }
+                } catch where !(error is CancellationError) {
+                    throw error
+                } catch {
+                    throw Cancellation(.verification(abandoned: false))
+                }
+                defer { if let permit { decodes.release(permit) } }
                 try await Self.blocking { () throws in
                     let verdict = try reader.verifier.finish()
                     box.withLock { $0 = verdict }

@@ -1,0 +1,105 @@
+import CWebP
+import ImageCacheProtocol
+
+/// Decodes WebP bodies with libwebp: lossy (VP8), lossless (VP8L) and either with alpha;
+/// an animation's first frame is composed on its canvas by libwebp's animation decoder
+/// (WebPAnimDecoder, from the demuxer).
+///
+/// The caller has probed the header and checked it against the pixel limit; the features
+/// libwebp reads must agree with it (so the budget was decided on the real size). Output is
+/// 8-bit RGB, or RGBA (straight alpha) when the file declares alpha, which keeps the
+/// thumbnail a PNG. One thread: the decode runs under a `DecodeBudget` slot.
+enum WebPDecoder {
+    /// Decodes the (first) picture at full size.
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader) throws(ImagingError) -> PixelBuffer {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw failure("empty body") }
+        var features = WebPBitstreamFeatures()
+        let status = WebPGetFeatures(base, bytes.count, &features)
+        guard status == VP8_STATUS_OK else { throw failure(describe(status)) }
+        let width = Int(features.width), height = Int(features.height)
+        guard width == header.storedWidth, height == header.storedHeight else {
+            throw failure("the bitstream says \(width)×\(height), the header \(header.storedWidth)×\(header.storedHeight)")
+        }
+        if features.has_animation != 0 { return try firstFrame(base, bytes.count, width: width, height: height) }
+        let channels = features.has_alpha != 0 ? 4 : 3
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { throw ImagingError.library("libwebp: version mismatch") }
+        config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB
+        config.output.is_external_memory = 1
+        config.options.use_threads = 0
+        let result = pixels.withUnsafeMutableBufferPointer { target -> VP8StatusCode in
+            config.output.u.RGBA.rgba = target.baseAddress
+            config.output.u.RGBA.stride = Int32(width * channels)
+            config.output.u.RGBA.size = target.count
+            let result = WebPDecode(base, bytes.count, &config)
+            WebPFreeDecBuffer(&config.output)
+            return result
+        }
+        guard result == VP8_STATUS_OK else { throw failure(describe(result)) }
+        return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    /// An animation's first frame, composed on the canvas (RGBA, as libwebp composes it;
+    /// turned into RGB when no pixel of it is translucent and the file declares no alpha).
+    private static func firstFrame(_ base: UnsafePointer<UInt8>, _ count: Int, width: Int,
+                                   height: Int) throws(ImagingError) -> PixelBuffer {
+        var options = WebPAnimDecoderOptions()
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImagingError.library("libwebp: version mismatch") }
+        options.color_mode = MODE_RGBA
+        options.use_threads = 0
+        var data = WebPData(bytes: base, size: count)
+        guard let decoder = WebPAnimDecoderNew(&data, &options) else { throw failure("the animation cannot be demuxed") }
+        defer { WebPAnimDecoderDelete(decoder) }
+        var info = WebPAnimInfo()
+        guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else { throw failure("the animation cannot be read") }
+        guard info.frame_count > 0 else { throw failure("the animation has no frame") }
+        guard Int(info.canvas_width) == width, Int(info.canvas_height) == height else {
+            throw failure("the animation's canvas disagrees with its header")
+        }
+        var frame: UnsafeMutablePointer<UInt8>?
+        var timestamp: Int32 = 0
+        guard WebPAnimDecoderGetNext(decoder, &frame, &timestamp) != 0, let frame else {
+            throw failure("the first frame does not decode")
+        }
+        let canvas = PixelBuffer(width: width, height: height, channels: 4,
+                                 pixels: Array(UnsafeBufferPointer(start: frame, count: width * height * 4)))
+        return canvas.hasTranslucentPixels ? canvas : canvas.droppingAlpha()
+    }
+
+    private static func describe(_ status: VP8StatusCode) -> String {
+        switch status {
+        case VP8_STATUS_OUT_OF_MEMORY: return "out of memory"
+        case VP8_STATUS_INVALID_PARAM: return "invalid parameter"
+        case VP8_STATUS_BITSTREAM_ERROR: return "bitstream error"
+        case VP8_STATUS_UNSUPPORTED_FEATURE: return "unsupported feature"
+        case VP8_STATUS_SUSPENDED: return "suspended"
+        case VP8_STATUS_USER_ABORT: return "aborted"
+        case VP8_STATUS_NOT_ENOUGH_DATA: return "not enough data (truncated)"
+        default: return "error \(status.rawValue)"
+        }
+    }
+
+    private static func failure(_ why: String) -> ImagingError {
+        ImagingError.decodeFailed("WebP: \(why)", format: .webp)
+    }
+}
+
+extension PixelBuffer {
+    /// The RGB of an RGBA picture (alpha dropped); used when a decoder had to produce RGBA
+    /// but no pixel is translucent, so the thumbnail stays a JPEG.
+    func droppingAlpha() -> PixelBuffer {
+        guard channels == 4 else { return self }
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        pixels.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { target in
+                var from = 0, to = 0
+                while to < target.count {
+                    target[to] = source[from]; target[to + 1] = source[from + 1]; target[to + 2] = source[from + 2]
+                    from += 4; to += 3
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
+    }
+}
