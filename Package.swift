@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "ProviderSimulator",
             dependencies: [
-                "ImageCacheSupport", "CTurboJPEG", "CPNG",
+                "ImageCacheSupport", "ImageCacheProtocol", "CTurboJPEG", "CPNG",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

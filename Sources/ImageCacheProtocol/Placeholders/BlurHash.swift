@@ -182,6 +182,48 @@ public enum BlurHash {
         return encode(factors: factors, xComponents: xComponents, yComponents: yComponents)
     }
 
+    /// The longest side of the copy `encodeThumbnail` encodes from.
+    public static let thumbnailSide = 32
+
+    /// The daemon's placeholder of a decoded image (a thumbnail): a box-filtered copy of at
+    /// most `thumbnailSide` pixels a side, encoded with 4 × 3 components (3 × 4 for a portrait
+    /// image). The copy costs one read of every pixel; the encode, a fixed 1 024 pixels.
+    public static func encodeThumbnail(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int,
+                                       bytesPerPixel: Int = 3) -> String? {
+        guard width > 0, height > 0, bytesPerPixel >= 3 else { return nil }
+        let (area, overflow) = width.multipliedReportingOverflow(by: height)
+        let (bytes, overflow2) = area.multipliedReportingOverflow(by: bytesPerPixel)
+        guard !overflow, !overflow2, bytes <= pixels.count else { return nil }
+        let scale = max(1, (max(width, height) + thumbnailSide - 1) / thumbnailSide)
+        let smallWidth = max(1, width / scale), smallHeight = max(1, height / scale)
+        var small = [UInt8](repeating: 0, count: smallWidth * smallHeight * 3)
+        // Each small pixel is the mean of its scale × scale box (the last row and column of
+        // the original that do not fill a box are left out: a placeholder loses nothing).
+        let count = scale * scale
+        for y in 0..<smallHeight {
+            for x in 0..<smallWidth {
+                var red = 0, green = 0, blue = 0
+                for row in (y * scale)..<(y * scale + scale) {
+                    var p = (row * width + x * scale) * bytesPerPixel
+                    for _ in 0..<scale {
+                        red += Int(pixels[p])
+                        green += Int(pixels[p + 1])
+                        blue += Int(pixels[p + 2])
+                        p += bytesPerPixel
+                    }
+                }
+                let q = (y * smallWidth + x) * 3
+                small[q] = UInt8(red / count)
+                small[q + 1] = UInt8(green / count)
+                small[q + 2] = UInt8(blue / count)
+            }
+        }
+        let portrait = height > width
+        return small.withUnsafeBufferPointer {
+            encode($0, width: smallWidth, height: smallHeight, xComponents: portrait ? 3 : 4, yComponents: portrait ? 4 : 3)
+        }
+    }
+
     /// The text of a hash from its components (DC first), quantised as the reference does.
     static func encode(factors: [SIMD3<Float>], xComponents: Int, yComponents: Int) -> String {
         var text = [UInt8]()

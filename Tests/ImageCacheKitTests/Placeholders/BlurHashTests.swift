@@ -108,6 +108,26 @@ struct BlurHashTests {
         for start in stride(from: 0, to: painted.count, by: 3) { #expect(Array(painted[start..<(start + 3)]) == colour) }
     }
 
+    @Test("a thumbnail's placeholder: 4×3 (3×4 when portrait) from a small copy, its average the image's")
+    func thumbnail() throws {
+        for (width, height, x, y) in [(300, 200, 4, 3), (100, 300, 3, 4), (1, 1, 4, 3), (31, 7, 4, 3)] {
+            var pixels: [UInt8] = []
+            for _ in 0..<(width * height) { pixels += [10, 120, 240, 255] }
+            let hash = try #require(pixels.withUnsafeBufferPointer {
+                BlurHash.encodeThumbnail($0, width: width, height: height, bytesPerPixel: 4)
+            })
+            let parsed = try BlurHash.parse(hash)
+            #expect(parsed.xComponents == x && parsed.yComponents == y, "\(width)×\(height): \(hash)")
+            #expect(parsed.averageHex == "#0a78f0", "\(width)×\(height): \(hash)")
+        }
+        let few = [UInt8](repeating: 0, count: 10)
+        few.withUnsafeBufferPointer { buffer in
+            #expect(BlurHash.encodeThumbnail(buffer, width: 2, height: 2) == nil)
+            #expect(BlurHash.encodeThumbnail(buffer, width: 0, height: 1) == nil)
+            #expect(BlurHash.encodeThumbnail(buffer, width: .max, height: 2) == nil)
+        }
+    }
+
     @Test("every blur_hash Unsplash sent in the corpus parses; its colour field is #rrggbb")
     func unsplashHashes() throws {
         var seen = 0

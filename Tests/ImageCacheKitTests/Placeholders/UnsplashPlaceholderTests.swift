@@ -2,6 +2,7 @@ import Foundation
 import ImageCacheKit
 import ImageCacheProtocol
 import Testing
+import ProviderSimulator
 import TestSupport
 
 /// Unsplash sends `blur_hash` and `color` with every photo: the photos carry them as sent,
@@ -26,6 +27,26 @@ struct UnsplashPlaceholderTests {
             let value = try #require(try JSONValue(encoding: photo.photo).objectValue)
             #expect(value["blurHash"] == .string(hash) && value["color"] == .string(color.lowercased()))
         }
+    }
+
+    @Test("the simulated Unsplash sends the placeholders of the images it serves, as the real one does")
+    func simulated() async throws {
+        let h = try await SimulatorHarness.start()
+        defer { Task { await h.shutdown() } }
+        let r = try await withTimeout(seconds: 60) {
+            try await h.coordinator.search(SearchParameters(query: "harbour lights", provider: "unsplash", perPage: 20))
+        }
+        #expect(r.photos.count == 20)
+        var hashes = Set<String>()
+        for photo in r.photos {
+            let hash = try #require(photo.blurHash, "\(photo.id)")
+            let parsed = try BlurHash.parse(hash)
+            let portrait = (photo.height ?? 0) > (photo.width ?? 0)
+            #expect(parsed.xComponents == (portrait ? 3 : 4) && parsed.yComponents == (portrait ? 4 : 3))
+            #expect(photo.color == parsed.averageHex)
+            hashes.insert(hash)
+        }
+        #expect(hashes.count > 1, "each image its own placeholder")
     }
 
     @Test("a blur_hash or color that is not what it claims is left out")
