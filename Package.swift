@@ -3,7 +3,7 @@
 //
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
-//                    → ProviderSimulator (demo) → ImageCacheSupport, CTurboJPEG, CPNG, CWebP, CAVIF
+//                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables): no C library, no NIO
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -164,7 +164,7 @@ let package = Package(
         .target(
             name: "ProviderSimulator",
             dependencies: [
-                "ImageCacheSupport", "CTurboJPEG", "CPNG",
+                "ImageCacheSupport", "ImageCacheProtocol", "CTurboJPEG", "CPNG",
                 "CWebP", "CAVIF",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

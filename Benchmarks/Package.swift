@@ -17,6 +17,7 @@ let package = Package(
             name: "imagecache-bench",
             dependencies: [
                 .product(name: "ImageCacheKit", package: "imagecached"),
+                .product(name: "ImageCacheProtocol", package: "imagecached"),
                 .product(name: "ImageCacheServer", package: "imagecached"),
                 .product(name: "ImageCacheClient", package: "imagecached"),
                 .product(name: "ProviderSimulator", package: "imagecached"),

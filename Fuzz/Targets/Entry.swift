@@ -24,6 +24,7 @@ enum FuzzTargets {
         HeaderValuesTarget.target,
         FilenameTarget.target,
         StreamVerifyTarget.target,
+        BlurHashTarget.target,
     ] + FormatTargets.targets
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ImageCacheProtocol
 @testable import ImageCacheKit
+import ImageCacheServer
 
 /// `providers`: a provider's whole answer (status, headers, body) through `ProviderClient`,
 /// the one door every upstream call goes through: quota headers, the rate limiter, status
@@ -8,7 +9,7 @@ import ImageCacheProtocol
 /// next with a photo (`variant(forWidth:)`) and what it sends to clients (the JSON).
 ///
 /// Input: one byte choosing the provider and the call (search, photo, download tracking),
-/// then `STATUS\nName: value\n…\n\n` and the body. Properties: an answer or an `RPCError`,
+/// then `STATUS\nName: value\n…\n\n` and the body. Properties: an answer or an engine error,
 /// never a trap; no error carries the API key, whatever the provider echoes.
 enum ProvidersTarget {
     static let target = FuzzTarget(name: "providers", summary: "ProviderClient + Unsplash/Flickr/Pixabay decoders on whole answers", run: run)
@@ -49,12 +50,12 @@ enum ProvidersTarget {
                 }
                 _ = await client.limiter.retryAfter()
                 return nil
-            } catch let error as RPCError {
-                _ = await client.limiter.retryAfter()
-                let shown = error.message + (error.data.body ?? "") + (try? JSONValue(encoding: error)).map { "\($0)" }.orEmpty
-                return shown.contains(key) ? "an error carries the API key: \(error)" : nil
             } catch {
-                return "not an RPCError: \(error)"
+                _ = await client.limiter.retryAfter()
+                // What a client reads of it: the server's one mapping (and what the log prints).
+                guard let wire = WireErrorMapping.mapped(error) as? RPCError else { return "not an engine error: \(error)" }
+                let shown = wire.message + (wire.data.body ?? "") + (try? JSONValue(encoding: wire)).map { "\($0)" }.orEmpty + "\(error)"
+                return shown.contains(key) ? "an error carries the API key: \(error)" : nil
             }
         }
         if let outcome { FuzzCheck.fail(outcome) }

@@ -72,6 +72,12 @@ public struct Photo: Sendable, Hashable, Codable {
     public var description: String?
     /// The photo's page at the provider, for attribution.
     public var pageURL: String?
+    /// A BlurHash of the photo (docs/protocol.md, "Placeholders"): Unsplash's as sent, the
+    /// daemon's own for other photos once a thumbnail of them was decoded; absent until then.
+    public var blurHash: String?
+    /// The photo's placeholder colour, `#rrggbb`: Unsplash's as sent, else the average of
+    /// the first decoded thumbnail; absent until then.
+    public var color: String?
 
     // Detail fields, filled by `photo.get` where the provider has them.
     /// When it was uploaded, ISO 8601.
@@ -110,7 +116,7 @@ public struct Photo: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, provider, width, height, thumbURL, fullURL, author, likes, description, pageURL
+        case id, provider, width, height, thumbURL, fullURL, author, likes, description, pageURL, blurHash, color
         case createdAt, tags, views, downloads, exif, location
     }
 
@@ -127,6 +133,9 @@ public struct Photo: Sendable, Hashable, Codable {
         try c.encode(likes, forKey: .likes)
         try c.encode(description, forKey: .description)
         try c.encode(pageURL, forKey: .pageURL)
+        // Placeholders are absent until known (an addition: older answers have neither key).
+        try c.encodeIfPresent(blurHash, forKey: .blurHash)
+        try c.encodeIfPresent(color, forKey: .color)
         try c.encodeIfPresent(createdAt, forKey: .createdAt)
         try c.encodeIfPresent(tags, forKey: .tags)
         try c.encodeIfPresent(views, forKey: .views)

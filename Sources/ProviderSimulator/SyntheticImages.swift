@@ -2,6 +2,7 @@ import CAVIF
 import CPNG
 import CTurboJPEG
 import CWebP
+import ImageCacheProtocol
 
 /// Real JPEG and PNG bodies made on the spot, deterministic for a given seed, so the
 /// simulator and the benchmarks serve images that decode like photos without shipping any.
@@ -103,6 +104,20 @@ public enum SyntheticImages {
             image = jpeg(width: side, height: side, seed: seed)
         }
         return image
+    }
+
+    /// The placeholders of the image `jpeg(width:height:seed:)` makes, as Unsplash sends them
+    /// (`blur_hash`, `color`): computed from a rendering of at most 32 pixels a side, whose
+    /// gradient is the full image's (the noise averages out in either).
+    public static func placeholders(width: Int, height: Int, seed: UInt64) -> (blurHash: String, color: String)? {
+        guard width > 0, height > 0 else { return nil }
+        let side = BlurHash.thumbnailSide
+        let smallWidth = width >= height ? side : max(1, side * width / height)
+        let smallHeight = width >= height ? max(1, side * height / width) : side
+        let pixels = rgb(width: smallWidth, height: smallHeight, seed: seed)
+        guard let hash = pixels.withUnsafeBufferPointer({ BlurHash.encodeThumbnail($0, width: smallWidth, height: smallHeight) }),
+              let parsed = try? BlurHash.parse(hash) else { return nil }
+        return (hash, parsed.averageHex)
     }
 
     private static func rgb(width: Int, height: Int, seed: UInt64) -> [UInt8] {

@@ -1,5 +1,5 @@
 import Foundation
-import ImageCacheKit
+@testable import ImageCacheKit
 import ImageCacheProtocol
 import Testing
 @testable import ImageCacheServer
@@ -170,6 +170,123 @@ struct WireErrorMappingTests {
         #expect(Self.wire(PipelineError.cacheWriteFailed(nil)).message == "the thumbnail could not be written to the cache folder (no path)")
         #expect(Self.wire(PipelineError.cacheWriteFailed(.closed)).message
                 == "the thumbnail could not be written to the cache folder (cache write skipped: the cache is closed)")
+    }
+
+    @Test("every provider failure: its kind, the status, body excerpt and Retry-After it carries, secrets redacted")
+    func providers() {
+        let table: [(ProviderError, Wire)] = [
+            (ProviderError(.flickr, .missingKey),
+             Wire(.providerUnavailable, "Flickr has no API key: set [providers.flickr] api_key in cache.conf or the FLICKR_API_KEY environment variable")),
+            (ProviderError(.unsplash, .keyRefused, status: 401, body: "OAuth error"),
+             Wire(.providerUnavailable, "Unsplash refused the configured API key (check [providers.unsplash] access_key or UNSPLASH_ACCESS_KEY)")),
+            (ProviderError(.pixabay, .rateLimited(stated: 59.5), status: 429, retryAfter: 59.5),
+             Wire(.rateLimited, "Pixabay rate limit reached; retry in 60 s")),
+            (ProviderError(.pixabay, .rateLimited(stated: nil), retryAfter: 12), Wire(.rateLimited, "Pixabay rate limit reached")),
+            (ProviderError(.flickr, .upstream(detail: "Invalid API Key (Key has invalid format)"), status: 200),
+             Wire(.upstreamError, "Flickr answered an error: Invalid API Key (Key has invalid format)")),
+            (ProviderError(.unsplash, .notJSON, status: 200, body: "<html>"),
+             Wire(.upstreamError, "Unsplash answered something that is not the expected JSON")),
+            (ProviderError(.pixabay, .missingField("hits"), status: 200),
+             Wire(.upstreamError, "Pixabay answered without the required field 'hits'")),
+            (ProviderError(.unsplash, .noSuchPhoto(id: "abc")), Wire(.notFound, "Unsplash has no photo 'abc'")),
+            (ProviderError(.flickr, .apiURLNotURL("ht tp://x?api_key=SECRET1")),
+             Wire(.providerUnavailable, "Flickr api_url is not a URL: ht tp://x?api_key=REDACTED")),
+        ]
+        for (error, expected) in table {
+            #expect(Self.wire(error) == expected)
+            #expect(error.kind == expected.kind, "the engine's kind and the wire's agree for \(error)")
+        }
+        // The detail fields each carries.
+        let limited = WireErrorMapping.rpcError(for: ProviderError(.pixabay, .rateLimited(stated: nil), status: 429, retryAfter: 7))
+        #expect(limited.data.retryAfter == 7 && limited.data.status == 429 && limited.data.body == nil)
+        let refused = WireErrorMapping.rpcError(for: ProviderErrors.keyRefused(.unsplash, status: 401, body: Array("bad key k3yZ9".utf8),
+                                                                               secrets: ["k3yZ9"]))
+        #expect(refused.data.status == 401 && refused.data.body == "bad key REDACTED", "\(refused)")
+        let failing = WireErrorMapping.rpcError(for: ProviderErrors.upstream(.flickr, status: 500, detail: "echo k3yZ9",
+                                                                             body: Array("{\"echo\": \"k3yZ9\"}".utf8), secrets: ["k3yZ9"]))
+        #expect(failing.code == 1003 && failing.data.status == 500, "\(failing)")
+        #expect(!failing.message.contains("k3yZ9") && failing.data.body?.contains("k3yZ9") == false, "\(failing)")
+        // A key in a transport error the provider's client saw is scrubbed too.
+        let scrubbed = ProviderErrors.scrub(ProviderError(.flickr, .upstream(detail: "said s3cret"), body: "s3cret"), secrets: ["s3cret"])
+        #expect(!"\(WireErrorMapping.rpcError(for: scrubbed))".contains("s3cret"))
+        // The client's limiter fills in a wait after the error was made: the data says it, the message does not.
+        var later = ProviderErrors.rateLimited(.unsplash, retryAfter: nil, status: 403)
+        later.retryAfter = 30
+        #expect(Self.wire(later) == Wire(.rateLimited, "Unsplash rate limit reached"))
+        #expect(WireErrorMapping.rpcError(for: later).data.retryAfter == 30)
+        #expect(ProviderErrors.rateLimited(.pixabay, retryAfter: .infinity).retryAfter == OutsideSeconds.cap, "an outside wait is clamped")
+        #expect(ProviderErrors.rateLimited(.pixabay, retryAfter: .nan).retryAfter == nil, "NaN is unreadable, not kept")
+    }
+
+    @Test("a search or photo id refused before any provider: its kind, and the param at fault")
+    func searches() {
+        let table: [(SearchError, Wire)] = [
+            (.unknownProvider("unsplsh", listKnown: true),
+             Wire(.providerUnavailable, "unknown provider 'unsplsh' (known: unsplash, flickr, pixabay)")),
+            (.unknownProvider("x", listKnown: false), Wire(.providerUnavailable, "unknown provider 'x'")),
+            (.unknownPhoto(id: "unsplash:zz"), Wire(.notFound, "unknown photo 'unsplash:zz'")),
+            (.notAPhotoID("zz"), Wire(.notFound, "'zz' is not a photo id (expected provider:id)")),
+            (.noProviderID("flickr:"), Wire(.notFound, "'flickr:' has no provider id")),
+            (.queryTooShort, Wire(.queryTooShort, "the query must have at least 3 characters after trimming", field: "query")),
+            (.unknownFeed("old"), Wire(.invalidParams, "unknown feed 'old' (only \"recent\")", field: "feed")),
+            (.noQueryOrFeed, Wire(.invalidParams, "search needs a query or feed: \"recent\"", field: "query")),
+            (.queryAndFeed, Wire(.invalidParams, "give either a query or a feed, not both", field: "feed")),
+            (.pageBelowOne, Wire(.invalidParams, "page starts at 1", field: "page")),
+            (.negativeDebounce, Wire(.invalidParams, "debounceMs cannot be negative", field: "debounceMs")),
+        ]
+        for (error, expected) in table {
+            #expect(Self.wire(error) == expected)
+            #expect(error.kind == expected.kind, "the engine's kind and the wire's agree for \(error)")
+        }
+    }
+
+    @Test("every download refusal: forbidden, invalid_params on its param, not_found, the storage kinds, internal")
+    func downloads() {
+        let roots = ["/srv/a", "/srv/b"]
+        let loop = DownloadError.symbolicLinkInPath("/srv/a/x")
+        let table: [(DownloadError, Wire)] = [
+            (.noUsableRoot(roots: roots), Wire(.forbidden, "no download root can be used (download_dir: /srv/a, /srv/b)")),
+            (.directoryNotAbsolute, Wire(.invalidParams, "'directory' must be an absolute path", field: "directory")),
+            (.folderUnresolvable("/x"), Wire(.forbidden, "the download folder /x cannot be resolved")),
+            (.outsideRoots("/etc", roots: roots, requested: true), Wire(.forbidden, "/etc is outside the download roots (/srv/a, /srv/b)")),
+            (.outsideRoots("/etc", roots: roots, requested: false),
+             Wire(.forbidden, "the folder /etc is outside the download roots (/srv/a, /srv/b)")),
+            (.climbsOutOfMissingFolder("/srv/a/n/.."), Wire(.forbidden, "/srv/a/n/.. climbs out of a folder that does not exist")),
+            (.climbsOutOfRoot("/srv/a/..", component: ".."), Wire(.forbidden, "the folder /srv/a/.. climbs out of its root (`..` in its path)")),
+            (loop, Wire(.forbidden, "the folder /srv/a/x passes through a symbolic link below its download root (refused: a download never follows one)")),
+            (.notAFolder("/srv/a/f"), Wire(.forbidden, "the folder /srv/a/f is not a folder (a file stands in its path)")),
+            (.folderGone("/srv/a/g", cause: .storage("cannot open the download folder /srv/a/g", errno: ENOENT)),
+             Wire(.forbidden, "the download folder /srv/a/g is gone (cannot open the download folder /srv/a/g: No such file or directory)")),
+            (.folderReplaced("/srv/a/r"),
+             Wire(.forbidden, "the download folder /srv/a/r was replaced by another folder while the job ran; nothing was written to it")),
+            (.invisibleCharacter(code: "U+202E"),
+             Wire(.invalidParams, "'filename' holds an invisible format character (U+202E): a name must show what it is", field: "filename")),
+            (.reservedSuffix(".part"), Wire(.invalidParams, "'filename' must not end with .part: the daemon names its partial files so", field: "filename")),
+            (.reservedByLiveJob("/srv/a/p.jpg"), Wire(.forbidden, "/srv/a/p.jpg is reserved by a download job still running; overwrite never replaces it")),
+            (.noFreeName(stem: "p", folder: "/srv/a"), Wire(.forbidden, "no free name for p in /srv/a")),
+            (.partIsSymbolicLink("/srv/a/p.jpg.part"),
+             Wire(.forbidden, "/srv/a/p.jpg.part was replaced by a symbolic link while the job ran; refused (a download never follows one)")),
+            (.partReplaced("/srv/a/p.jpg.part"),
+             Wire(.forbidden, "/srv/a/p.jpg.part was replaced by something other than the daemon's partial file while the job ran; refused")),
+            (.partNotRegular("/srv/a/p.jpg.part"), Wire(.forbidden, "/srv/a/p.jpg.part exists and is not a regular file")),
+            (.unknownPhoto(id: "unsplash:q"), Wire(.notFound, "unknown photo id unsplash:q (search for it first)")),
+            (.unknownJob("d-9"), Wire(.notFound, "no download job d-9")),
+            (.folderRefused(stage: .goOn, cause: loop), Wire(.forbidden, "the download cannot go on: \(loop)")),
+            (.folderRefused(stage: .resume, cause: loop),
+             Wire(.forbidden, "the download cannot resume: \(loop); its partial file, if any, is left where it is")),
+            (.folderRefused(stage: .save, cause: loop), Wire(.forbidden, "the download cannot be saved: \(loop)")),
+            (.storage("cannot write /srv/a/p.jpg", errno: ENOSPC), Wire(.storageUnavailable, "cannot write /srv/a/p.jpg: No space left on device")),
+            (.storage("cannot open /srv/a/p.jpg", errno: EMFILE), Wire(.busy, "cannot open /srv/a/p.jpg: Too many open files")),
+            (.internalFault("verification ended without a verdict"), Wire(.internal, "verification ended without a verdict")),
+        ]
+        for (error, expected) in table {
+            #expect(Self.wire(error) == expected)
+            #expect(error.kind == expected.kind, "the engine's kind and the wire's agree for \(error)")
+        }
+        // A file operation's own error (the job table's, a body's) keeps its errno's kind.
+        #expect(Self.wire(StorageError("cannot write /s/jobs.json.tmp", errno: EROFS))
+                == Wire(.storageUnavailable, "cannot write /s/jobs.json.tmp: Read-only file system"))
+        #expect(Self.wire(PipelineError.bodyUnreadable) == Wire(.internal, "the downloaded body could not be read back"))
     }
 
     @Test("an error the server built passes as it is; one nobody knows is internal, its text withheld")

@@ -24,5 +24,6 @@ struct BenchCommand: AsyncParsableCommand {
         SoakBenchmark.self,
         FootprintBenchmark.self,
         VerifyBenchmark.self,
+        BlurHashBenchmark.self,
     ]
 }

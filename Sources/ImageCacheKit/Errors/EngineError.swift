@@ -2,8 +2,9 @@ import ImageCacheProtocol
 
 /// What every error the engine throws can say about itself, whatever its module.
 ///
-/// Each module throws its own typed error (`ImagingError`, `Cancellation`, `CacheWriteError`,
-/// `StorageError`…) holding the facts of the failure as fields; the server turns it into the
+/// Each module throws its own typed error (`ImagingError`, `TransferError`, `Cancellation`,
+/// `CacheWriteError`, `StorageError`, `ProviderError`, `SearchError`, `DownloadError`,
+/// `PipelineError`) holding the facts of the failure as fields; the server turns it into the
 /// wire's error object in one place (`WireErrorMapping` in ImageCacheServer). The engine still
 /// needs the contract's *kind* of a failure for its own decisions (a retry, a download that
 /// gives up, a metric's `outcome` label), so every engine error names it.
@@ -26,6 +27,7 @@ public func isCancellation(_ error: any Error) -> Bool {
     engineKind(of: error) == .cancelled
 }
 
-/// The modules not yet moved to their own error type still throw the wire's error; it
-/// answers for its kind the same way, so callers need not tell the two apart.
+/// The engine never builds the wire's error (each module throws its own type); the server's
+/// own refusals (a full prefetch queue, a closed session) are `RPCError`s, and where one meets
+/// the engine's helpers (`engineKind`, `isCancellation`) it answers for its kind the same way.
 extension RPCError: EngineError {}

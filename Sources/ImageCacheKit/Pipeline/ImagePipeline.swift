@@ -444,7 +444,7 @@ public final class ImagePipeline: Sendable {
                         }
                     case .file(let path, _):
                         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
-                            throw RPCError(.internal, "the downloaded body could not be read back")
+                            throw PipelineError.bodyUnreadable
                         }
                         return try data.withUnsafeBytes { (raw) throws(ImagingError) -> DecodeCost in
                             try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)

@@ -61,15 +61,15 @@ public actor ProviderClient {
         }
         do {
             return try decode(response)
-        } catch var error as RPCError {
+        } catch var error as ProviderError {
             stats.errors += 1
             if error.kind == .rateLimited {
-                await limiter.block(retryAfter: error.data.retryAfter)
+                await limiter.block(retryAfter: error.retryAfter)
                 // Without a provider's hint, the limiter's pause is when asking again can help.
-                if error.data.retryAfter == nil { error.data.retryAfter = await limiter.retryAfter() }
-            } else if error.kind == .upstreamError, response.status >= 500, error.data.retryAfter == nil {
+                if error.retryAfter == nil { error.retryAfter = await limiter.retryAfter() }
+            } else if error.kind == .upstreamError, response.status >= 500, error.retryAfter == nil {
                 // A 5xx stays `upstream_error` (a 503 is not a quota), with the server's hint.
-                error.data.retryAfter = ProviderErrors.retryAfter(response)
+                error.retryAfter = ProviderErrors.retryAfter(response)
             }
             throw error
         }

@@ -1,49 +1,46 @@
 import Foundation
 import ImageCacheProtocol
 
-/// The error values providers throw, built in one place so every message names the provider,
-/// says what to do, and never carries a key.
+/// The error values providers throw (`ProviderError`), built in one place so every body
+/// excerpt is bounded and redacted with the provider's secrets before it is kept.
 enum ProviderErrors {
     /// How much of an upstream body an error may quote.
     static let excerptLimit = 200
 
     /// No key configured: names the config key and the environment variable to set.
-    static func missingKey(_ provider: ProviderID) -> RPCError {
-        RPCError(.providerUnavailable,
-                 "\(provider.displayName) has no API key: set \(provider.configKey) in cache.conf or the \(provider.environmentVariable) environment variable")
+    static func missingKey(_ provider: ProviderID) -> ProviderError {
+        ProviderError(provider, .missingKey)
     }
 
     /// The provider refused the configured key.
-    static func keyRefused(_ provider: ProviderID, status: Int, body: [UInt8], secrets: [String]) -> RPCError {
-        RPCError(.providerUnavailable,
-                 "\(provider.displayName) refused the configured API key (check \(provider.configKey) or \(provider.environmentVariable))",
-                 status: status, body: excerpt(body, secrets: secrets))
+    static func keyRefused(_ provider: ProviderID, status: Int, body: [UInt8], secrets: [String]) -> ProviderError {
+        ProviderError(provider, .keyRefused, status: status, body: excerpt(body, secrets: secrets), secrets: secrets)
     }
 
-    static func rateLimited(_ provider: ProviderID, retryAfter: Double?, status: Int? = nil) -> RPCError {
-        var message = "\(provider.displayName) rate limit reached"
+    static func rateLimited(_ provider: ProviderID, retryAfter: Double?, status: Int? = nil) -> ProviderError {
         let retryAfter = retryAfter.flatMap(OutsideSeconds.clamped)
-        if let retryAfter { message += "; retry in \(OutsideSeconds.wholeSeconds(retryAfter)) s" }
-        return RPCError(.rateLimited, message, status: status, retryAfter: retryAfter)
+        return ProviderError(provider, .rateLimited(stated: retryAfter), status: status, retryAfter: retryAfter)
     }
 
-    static func upstream(_ provider: ProviderID, status: Int, detail: String, body: [UInt8], secrets: [String]) -> RPCError {
-        RPCError(.upstreamError, "\(provider.displayName) answered an error: \(URLRedaction.redact(text: detail, secrets: secrets))",
-                 status: status, body: excerpt(body, secrets: secrets))
+    static func upstream(_ provider: ProviderID, status: Int, detail: String, body: [UInt8], secrets: [String]) -> ProviderError {
+        ProviderError(provider, .upstream(detail: detail), status: status, body: excerpt(body, secrets: secrets), secrets: secrets)
     }
 
-    static func notJSON(_ provider: ProviderID, status: Int, body: [UInt8], secrets: [String]) -> RPCError {
-        RPCError(.upstreamError, "\(provider.displayName) answered something that is not the expected JSON",
-                 status: status, body: excerpt(body, secrets: secrets))
+    static func notJSON(_ provider: ProviderID, status: Int, body: [UInt8], secrets: [String]) -> ProviderError {
+        ProviderError(provider, .notJSON, status: status, body: excerpt(body, secrets: secrets), secrets: secrets)
     }
 
-    static func missingField(_ provider: ProviderID, field: String, status: Int, body: [UInt8], secrets: [String]) -> RPCError {
-        RPCError(.upstreamError, "\(provider.displayName) answered without the required field '\(field)'",
-                 status: status, body: excerpt(body, secrets: secrets))
+    static func missingField(_ provider: ProviderID, field: String, status: Int, body: [UInt8], secrets: [String]) -> ProviderError {
+        ProviderError(provider, .missingField(field), status: status, body: excerpt(body, secrets: secrets), secrets: secrets)
     }
 
-    static func notFound(_ provider: ProviderID, id: String) -> RPCError {
-        RPCError(.notFound, "\(provider.displayName) has no photo '\(URLRedaction.redact(text: id))'")
+    static func notFound(_ provider: ProviderID, id: String) -> ProviderError {
+        ProviderError(provider, .noSuchPhoto(id: id))
+    }
+
+    /// The configured `api_url` cannot be parsed (redacted in the message).
+    static func apiURLNotURL(_ provider: ProviderID, _ url: String) -> ProviderError {
+        ProviderError(provider, .apiURLNotURL(url))
     }
 
     /// The start of a body as text, redacted, control characters flattened, at most
@@ -57,16 +54,18 @@ enum ProviderErrors {
         return text
     }
 
-    /// A transport error from the fetcher with any secret scrubbed from its texts.
+    /// A transport or provider error from the fetcher with any secret scrubbed from its texts.
     static func scrub(_ error: any Error, secrets: [String]) -> any Error {
         if var transfer = error as? TransferError {
             transfer.secrets += secrets
             return transfer
         }
-        guard var rpc = error as? RPCError else { return error }
-        rpc.message = URLRedaction.redact(text: rpc.message, secrets: secrets)
-        rpc.data.body = rpc.data.body.map { URLRedaction.redact(text: $0, secrets: secrets) }
-        return rpc
+        if var provider = error as? ProviderError {
+            provider.secrets += secrets
+            provider.body = provider.body.map { URLRedaction.redact(text: $0, secrets: secrets) }
+            return provider
+        }
+        return error
     }
 
     /// `Retry-After` in seconds, clamped (`RetryPolicy.parseRetryAfter`, the one parser).

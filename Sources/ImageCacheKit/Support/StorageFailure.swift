@@ -23,7 +23,27 @@ public enum StorageFailure {
     }
 
     /// An error for `what` (a sentence naming the file) that failed with `code`.
-    public static func error(_ what: String, errno code: Int32) -> RPCError {
-        RPCError(kind(errno: code), "\(what): \(String(cString: strerror(code)))")
+    public static func error(_ what: String, errno code: Int32) -> StorageError {
+        StorageError(what, errno: code)
     }
+}
+
+/// A file operation that failed (on a download folder, the job table, a body's file): what
+/// was done, naming the file, and the system's `errno`, whose kind `StorageFailure` decides.
+public struct StorageError: EngineError, Hashable {
+    /// The operation and its file, as a sentence (`cannot write /x`).
+    public var what: String
+    /// The `errno` it failed with.
+    public var code: Int32
+
+    /// An error for `what` that failed with `code`.
+    public init(_ what: String, errno code: Int32) {
+        self.what = what
+        self.code = code
+    }
+
+    public var kind: ErrorKind { StorageFailure.kind(errno: code) }
+
+    /// `what`, then the system's text for `code`.
+    public var description: String { "\(what): \(String(cString: strerror(code)))" }
 }

@@ -5,7 +5,8 @@ import ImageCacheProtocol
 /// (`{"code", "message", "data": {"kind", …}}`, docs/protocol.md "Errors").
 ///
 /// The engine throws its modules' own errors (`ImagingError`, `TransferError`, `Cancellation`,
-/// `PipelineError`, `CacheWriteError`…), each holding the facts as fields; this mapping picks the code from the
+/// `ProviderError`, `SearchError`, `DownloadError`, `StorageError`, `PipelineError`,
+/// `CacheWriteError`), each holding the facts as fields; this mapping picks the code from the
 /// kind, fills `data` from the fields (`format`, `field`, `reason`…) and redacts every text
 /// that leaves: a URL's secret parameters never reach a client, whoever built the message.
 /// The dispatcher calls it for every failed handler, the slot table's answers and the
@@ -31,10 +32,17 @@ public enum WireErrorMapping {
         case let error as TransferError:
             return redacted(RPCError(error.kind, error.description, status: error.status, body: error.body,
                                      retryAfter: error.retryAfter))
+        case let error as ProviderError:
+            return redacted(RPCError(error.kind, error.description, status: error.status, body: error.body,
+                                     retryAfter: error.retryAfter))
+        case let error as SearchError:
+            return redacted(RPCError(error.kind, error.description, field: error.field))
+        case let error as DownloadError:
+            return redacted(RPCError(error.kind, error.description, field: error.field))
         case let error as ImagingError:
             return redacted(RPCError(error.kind, error.description, field: error.field, format: error.format?.rawValue))
         case let error as any EngineError:
-            // PipelineError, CacheWriteError and the rest: a kind and a message, no detail field.
+            // PipelineError, CacheWriteError, StorageError: a kind and a message, no detail field.
             return redacted(RPCError(error.kind, error.description))
         default:
             return error

@@ -166,6 +166,19 @@ struct RequestScanner {
         return Self.key(read, is: text)
     }
 
+    /// A member's value when it is a plain string, integer or boolean (the forms above); nil
+    /// for anything else (a null, an object, an array, a number with a fraction).
+    mutating func scalar() -> ScannedScalar? {
+        skipWhitespace()
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "\""): return string().map(ScannedScalar.string)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return bool().map(ScannedScalar.bool)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return integer().map(ScannedScalar.integer)
+        default: return nil
+        }
+    }
+
     /// `true` or `false`; nil otherwise.
     mutating func bool() -> Bool? {
         if literal("true") { return true }

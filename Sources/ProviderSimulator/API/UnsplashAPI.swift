@@ -69,7 +69,7 @@ enum UnsplashAPI {
         var object: [String: Any] = [
             "id": id,
             "created_at": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(a.createdAtUnix))),
-            "width": a.width, "height": a.height, "color": "#404040",
+            "width": a.width, "height": a.height,
             // Like the real API: some photos have no description, only alternative text.
             "description": a.seed % 3 == 0 ? NSNull() : "A \(a.title) photograph" as Any,
             "alt_description": "\(a.title)",
@@ -90,6 +90,11 @@ enum UnsplashAPI {
             ],
             "sponsorship": NSNull(),
         ]
+        // Like the real API, the placeholders of the very image the simulator serves.
+        if let placeholders = SyntheticImages.placeholders(width: a.width, height: a.height, seed: a.seed) {
+            object["blur_hash"] = placeholders.blurHash
+            object["color"] = placeholders.color
+        }
         if details {
             object["views"] = a.views
             object["downloads"] = a.downloads

@@ -39,7 +39,7 @@ struct FuzzRegressionTests {
         let (provider, call, response) = try Self.answer("providers-retry-after-1e300")
         #expect(call == 0)
         var caught: RPCError?
-        do { _ = try provider.decodeSearch(response, for: Self.query) } catch let error as RPCError { caught = error }
+        do { _ = try provider.decodeSearch(response, for: Self.query) } catch { caught = wire(error) }
         let error = try #require(caught)
         #expect(error.data.kind == .rateLimited)
         #expect(error.data.retryAfter == OutsideSeconds.cap)
@@ -62,7 +62,7 @@ struct FuzzRegressionTests {
         }
         if let provider = ProviderErrors.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", value)], body: [])) {
             #expect(provider.isFinite && provider >= 0 && provider <= OutsideSeconds.cap)
-            #expect(ProviderErrors.rateLimited(.unsplash, retryAfter: provider).data.kind == .rateLimited)
+            #expect(wire(ProviderErrors.rateLimited(.unsplash, retryAfter: provider)).kind == .rateLimited)
         }
         let quota = ProviderQuota(headers: HTTPResponse(status: 429, headers: [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", value)], body: []))
         if let reset = quota?.resetAfter { #expect(reset.isFinite && reset >= 0 && reset <= OutsideSeconds.cap) }

@@ -84,7 +84,7 @@ struct HostileHeaderTests {
         await limiter.block(retryAfter: .infinity)
         await limiter.block(retryAfter: .nan)
         await limiter.block(retryAfter: -1e300)
-        #expect(ProviderErrors.rateLimited(.pixabay, retryAfter: 1e300).data.retryAfter == OutsideSeconds.cap)
+        #expect(ProviderErrors.rateLimited(.pixabay, retryAfter: 1e300).retryAfter == OutsideSeconds.cap)
     }
 
     /// What the engine answers for `faults` at one path.

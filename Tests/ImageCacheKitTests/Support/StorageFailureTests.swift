@@ -15,7 +15,7 @@ struct StorageFailureTests {
           ])
     func kinds(code: Int32, kind: ErrorKind) {
         #expect(StorageFailure.kind(errno: code) == kind)
-        let error = StorageFailure.error("cannot write /x", errno: code)
+        let error = wire(StorageFailure.error("cannot write /x", errno: code))
         #expect(error.kind == kind && error.code == kind.code)
         #expect(error.message.hasPrefix("cannot write /x: "))
     }

@@ -23,10 +23,10 @@ public final class DirectoryHandle: Sendable {
     private let device: UInt64
     private let inode: UInt64
 
-    private init(fd: Int32, path: String, root: String) throws(RPCError) {
+    private init(fd: Int32, path: String, root: String) throws(DownloadError) {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            let failure = StorageFailure.error("cannot read the download folder \(path)", errno: errno)
+            let failure = DownloadError.storage("cannot read the download folder \(path)", errno: errno)
             close(fd)
             throw failure
         }
@@ -47,14 +47,14 @@ public final class DirectoryHandle: Sendable {
     ///   the root is a symlink, `.`/`..`, or not a folder; `storage_unavailable` when the folder
     ///   is gone (and `create` is false) or cannot be made.
     public static func open(_ path: String, roots: [String], create: Bool,
-                            walk: BeneathRoot.Walk = .automatic) throws(RPCError) -> DirectoryHandle {
+                            walk: BeneathRoot.Walk = .automatic) throws(DownloadError) -> DirectoryHandle {
         guard let root = roots.first(where: { DownloadDestination.inside(path, root: $0) }) else {
-            throw RPCError(.forbidden, "the folder \(path) is outside the download roots (\(roots.joined(separator: ", ")))")
+            throw .outsideRoots(path, roots: roots, requested: false)
         }
         let relative = path == root ? [] : path.dropFirst(root == "/" ? 1 : root.count + 1).split(separator: "/").map(String.init)
         let rootFD = Glibc.open(root, O_DIRECTORY | O_RDONLY | O_CLOEXEC)
         guard rootFD >= 0 else {
-            throw StorageFailure.error("cannot open the download root \(root)", errno: errno)
+            throw .storage("cannot open the download root \(root)", errno: errno)
         }
         let fd: Int32
         do {
@@ -74,16 +74,16 @@ public final class DirectoryHandle: Sendable {
     /// - Throws: `forbidden` (1010) saying why not: the folder is no longer under a root, a
     ///   symlink or a non-folder now stands in its path, it was replaced by another folder, or
     ///   it is gone.
-    public func recheck(roots: [String], walk: BeneathRoot.Walk = .automatic) throws(RPCError) {
+    public func recheck(roots: [String], walk: BeneathRoot.Walk = .automatic) throws(DownloadError) {
         let again: DirectoryHandle
         do {
             again = try DirectoryHandle.open(path, roots: roots, create: false, walk: walk)
         } catch {
             if error.kind == .forbidden { throw error }
-            throw RPCError(.forbidden, "the download folder \(path) is gone (\(error.message))")
+            throw .folderGone(path, cause: error)
         }
         guard again.device == device, again.inode == inode else {
-            throw RPCError(.forbidden, "the download folder \(path) was replaced by another folder while the job ran; nothing was written to it")
+            throw .folderReplaced(path)
         }
     }
 
@@ -168,9 +168,9 @@ public enum BeneathRoot {
     /// Opens (creating when asked) the folder `components` below the open folder `base`.
     /// Returns a new descriptor; `base` stays open.
     static func openDirectory(_ components: [String], in base: Int32, create: Bool, walk: Walk,
-                              describing path: String) throws(RPCError) -> Int32 {
+                              describing path: String) throws(DownloadError) -> Int32 {
         if let bad = components.first(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("/") }) {
-            throw RPCError(.forbidden, "the folder \(path) climbs out of its root (`\(bad)` in its path)")
+            throw .climbsOutOfRoot(path, component: bad)
         }
         if walk == .automatic, kernelHasOpenat2 {
             let relative = components.isEmpty ? "." : components.joined(separator: "/")
@@ -180,12 +180,12 @@ public enum BeneathRoot {
             // Something is missing: make it one component at a time below.
         }
         var current = dup(base)
-        guard current >= 0 else { throw StorageFailure.error("cannot open the download folder \(path)", errno: errno) }
+        guard current >= 0 else { throw .storage("cannot open the download folder \(path)", errno: errno) }
         for component in components {
             var next = openat(current, component, O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             if next < 0, errno == ENOENT, create {
                 if mkdirat(current, component, 0o755) != 0, errno != EEXIST {
-                    let failure = StorageFailure.error("cannot create the download folder \(path)", errno: errno)
+                    let failure = DownloadError.storage("cannot create the download folder \(path)", errno: errno)
                     close(current)
                     throw failure
                 }
@@ -211,14 +211,14 @@ public enum BeneathRoot {
 
     /// The error for a refused lookup: a symlink (`ELOOP`), an escape (`EXDEV`) or a file in the
     /// path (`ENOTDIR`) is `forbidden`; anything else keeps its storage kind.
-    static func refusal(_ path: String, errno code: Int32) -> RPCError {
+    static func refusal(_ path: String, errno code: Int32) -> DownloadError {
         switch code {
         case ELOOP, EXDEV:
-            return RPCError(.forbidden, "the folder \(path) passes through a symbolic link below its download root (refused: a download never follows one)")
+            return .symbolicLinkInPath(path)
         case ENOTDIR:
-            return RPCError(.forbidden, "the folder \(path) is not a folder (a file stands in its path)")
+            return .notAFolder(path)
         default:
-            return StorageFailure.error("cannot open the download folder \(path)", errno: code)
+            return .storage("cannot open the download folder \(path)", errno: code)
         }
     }
 }

@@ -40,14 +40,14 @@ public enum DownloadDestination {
     ///   used; `invalidParams` when `requested` is not absolute; `storage_unavailable` when the
     ///   folder cannot be created.
     public static func resolveDirectory(_ requested: String?, roots: [String],
-                                        walk: BeneathRoot.Walk = .automatic) throws(RPCError) -> DirectoryHandle {
+                                        walk: BeneathRoot.Walk = .automatic) throws(DownloadError) -> DirectoryHandle {
         let resolvedRoots = resolvedRoots(roots, create: true)
         guard let first = resolvedRoots.first else {
-            throw RPCError(.forbidden, "no download root can be used (download_dir: \(roots.joined(separator: ", ")))")
+            throw .noUsableRoot(roots: roots)
         }
         guard let requested else { return try DirectoryHandle.open(first, roots: [first], create: false, walk: walk) }
         guard requested.hasPrefix("/") else {
-            throw RPCError(.invalidParams, "'directory' must be an absolute path", field: "directory")
+            throw .directoryNotAbsolute
         }
         // The deepest part of the path that exists, resolved; the rest must be plain names.
         var existing = requested
@@ -63,13 +63,13 @@ public enum DownloadDestination {
             resolved = realPath(existing)
         }
         guard let base = resolved else {
-            throw RPCError(.forbidden, "the download folder \(requested) cannot be resolved")
+            throw .folderUnresolvable(requested)
         }
         guard resolvedRoots.contains(where: { inside(base, root: $0) }) else {
-            throw RPCError(.forbidden, "\(requested) is outside the download roots (\(roots.joined(separator: ", ")))")
+            throw .outsideRoots(requested, roots: roots, requested: true)
         }
         if missing.contains(where: { $0 == "." || $0 == ".." }) {
-            throw RPCError(.forbidden, "\(requested) climbs out of a folder that does not exist")
+            throw .climbsOutOfMissingFolder(requested)
         }
         let folder = missing.reduce(base) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
         return try DirectoryHandle.open(folder, roots: resolvedRoots, create: true, walk: walk)
@@ -87,16 +87,14 @@ public enum DownloadDestination {
     /// is used).
     ///
     /// - Throws: `invalidParams` (-32602, field `filename`) saying which rule refused it.
-    public static func checkedName(_ name: String) throws(RPCError) -> String? {
+    public static func checkedName(_ name: String) throws(DownloadError) -> String? {
         if let format = name.unicodeScalars.first(where: { $0.properties.generalCategory == .format }) {
             let code = "U+" + String(format.value, radix: 16, uppercase: true)
-            throw RPCError(.invalidParams, "'filename' holds an invisible format character (\(code)): a name must show what it is",
-                           field: "filename")
+            throw .invisibleCharacter(code: code)
         }
         guard let clean = sanitise(name) else { return nil }
         if let suffix = reservedSuffix(of: clean) {
-            throw RPCError(.invalidParams, "'filename' must not end with \(suffix): the daemon names its partial files so",
-                           field: "filename")
+            throw .reservedSuffix(suffix)
         }
         return clean
     }

@@ -47,9 +47,9 @@ public struct DownloadJobStore: Sendable {
                 try save(records)
                 logger.notice("moved the download job table to the state folder",
                               metadata: ["from": "\(oldPath)", "to": "\(path)", "jobs": "\(records.count)"])
-            } catch let error as RPCError {
+            } catch let error as DownloadError {
                 logger.error("cannot move the download job table to the state folder; it stays where it is",
-                             metadata: ["from": "\(oldPath)", "to": "\(path)", "reason": "\(error.message)"])
+                             metadata: ["from": "\(oldPath)", "to": "\(path)", "reason": "\(error)"])
                 return
             } catch {
                 let aside = path + ".bad"
@@ -82,12 +82,12 @@ public struct DownloadJobStore: Sendable {
     }
 
     /// Replaces the table with `records`, durably.
-    public func save(_ records: [DownloadRecord]) throws(RPCError) {
+    public func save(_ records: [DownloadRecord]) throws(DownloadError) {
         let data: Data
         do {
             data = try JSONEncoder().encode(records)
         } catch {
-            throw RPCError(.internal, "cannot encode the download job table: \(error)")
+            throw .internalFault("cannot encode the download job table: \(error)")
         }
         let temporary = path + ".tmp"
         let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)

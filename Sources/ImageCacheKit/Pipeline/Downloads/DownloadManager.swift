@@ -90,7 +90,7 @@ public actor DownloadManager {
     private var folders: [String: DirectoryHandle] = [:]
     /// Why a job's verifier refused its body while the transfer still ran (the transfer is
     /// then cancelled, and this is the job's error rather than `cancelled`).
-    private var refusals: [String: RPCError] = [:]
+    private var refusals: [String: any Error] = [:]
     private var started = false
     /// A table write is running / changes wait for the next one.
     private var writing = false
@@ -143,19 +143,19 @@ public actor DownloadManager {
     ///
     /// - Throws: `not_found` for an unknown photo id; `forbidden` for a folder outside the
     ///   download roots or one that refuses new files.
-    public func submit(_ params: DownloadParams, id: String) async throws(RPCError) -> DownloadJob {
+    public func submit(_ params: DownloadParams, id: String) async throws(DownloadError) -> DownloadJob {
         let configuration = dependencies.configuration()
         let url: String
         switch params.image {
         case .photo(let photoID):
             guard let photo = await dependencies.registry.photo(id: photoID) else {
-                throw RPCError(.notFound, "unknown photo id \(photoID) (search for it first)")
+                throw .unknownPhoto(id: photoID)
             }
             url = params.variant == .full ? photo.photo.fullURL : photo.variant(forWidth: Self.regularWidth).url
         case .url(let given):
             url = given
         }
-        let checkedName = try params.filename.map { (name) throws(RPCError) in try DownloadDestination.checkedName(name) } ?? nil
+        let checkedName = try params.filename.map { (name) throws(DownloadError) in try DownloadDestination.checkedName(name) } ?? nil
         let folder = try DownloadDestination.resolveDirectory(params.directory, roots: configuration.resolvedDownloadRoots)
         let stem: String
         let ext: String?
@@ -190,7 +190,7 @@ public actor DownloadManager {
     /// The job now, with its live byte count.
     ///
     /// - Throws: `not_found` for an unknown (or expired) job id.
-    public func status(_ id: String) throws(RPCError) -> DownloadJob {
+    public func status(_ id: String) throws(DownloadError) -> DownloadJob {
         guard let record = records[id] else { throw Self.unknown(id) }
         return snapshot(record)
     }
@@ -206,7 +206,7 @@ public actor DownloadManager {
     ///
     /// - Returns: false when the job had already ended.
     /// - Throws: `not_found` for an unknown job id.
-    public func cancel(_ id: String) throws(RPCError) -> Bool {
+    public func cancel(_ id: String) throws(DownloadError) -> Bool {
         guard var record = records[id] else { throw Self.unknown(id) }
         guard record.isUnfinished else {
             if record.state == .failed, let folder = try? openFolder(record) { record.reservation.discard(in: folder) }
@@ -276,7 +276,7 @@ public actor DownloadManager {
             if failure.kind != .forbidden, failure.data.reason != "shutdown", failure.data.reason != "cancelled",
                let why = folderProblem(id) {
                 // A write refused because the folder or the `.part` moved: say that, not errno.
-                failure = why
+                failure = dependencies.wireError(why)
             }
             fail(id, error: failure)
         }
@@ -286,12 +286,12 @@ public actor DownloadManager {
     ///
     /// - Throws: `forbidden` (1010) saying why the folder can no longer be used: outside the
     ///   current roots, a symlink in its path, replaced, gone.
-    private func startFolder(_ id: String, _ record: DownloadRecord) throws(RPCError) -> DirectoryHandle {
+    private func startFolder(_ id: String, _ record: DownloadRecord) throws(DownloadError) -> DirectoryHandle {
         if let held = folders[id] {
             do {
                 try held.recheck(roots: currentRoots())
             } catch {
-                throw RPCError(.forbidden, "the download cannot go on: \(error.message)")
+                throw .folderRefused(stage: .goOn, cause: error)
             }
             return held
         }
@@ -300,12 +300,12 @@ public actor DownloadManager {
             folders[id] = folder
             return folder
         } catch {
-            throw RPCError(.forbidden, "the download cannot resume: \(error.message); its partial file, if any, is left where it is")
+            throw .folderRefused(stage: .resume, cause: error)
         }
     }
 
     /// The job's folder reached again beneath a root of the current configuration.
-    private func openFolder(_ record: DownloadRecord) throws(RPCError) -> DirectoryHandle {
+    private func openFolder(_ record: DownloadRecord) throws(DownloadError) -> DirectoryHandle {
         try DirectoryHandle.open(record.reservation.directory, roots: currentRoots(), create: false)
     }
 
@@ -318,7 +318,7 @@ public actor DownloadManager {
 
     /// Why the job's folder or `.part` can no longer be written, nil when both are as they
     /// were: run after a failed transfer, to name the real cause (1010).
-    private func folderProblem(_ id: String) -> RPCError? {
+    private func folderProblem(_ id: String) -> DownloadError? {
         guard let folder = folders[id], let record = records[id] else { return nil }
         do {
             try folder.recheck(roots: currentRoots())
@@ -361,7 +361,7 @@ public actor DownloadManager {
             size = existing
         } else {
             guard try FileOps.createExclusive(in: folder, partName) else {
-                throw RPCError(.forbidden, "\(part) exists and is not a regular file")
+                throw DownloadError.partNotRegular(part)
             }
             size = 0
         }
@@ -440,7 +440,7 @@ public actor DownloadManager {
     private func refused(_ id: String, _ error: any Error) {
         guard let error = error as? any EngineError, error.kind != .cancelled, records[id]?.state == .running else { return }
         dependencies.logger.info("download refused while arriving", metadata: ["job": "\(id)", "error": "\(error)"])
-        refusals[id] = dependencies.wireError(error)
+        refusals[id] = error
         handles[id]?.cancel(reason: "decode_failed")
     }
 
@@ -450,10 +450,10 @@ public actor DownloadManager {
     private static func checkAndMove(_ record: DownloadRecord, format: ImageFormat, folder: DirectoryHandle,
                                      roots: [String], held: Set<String>) async throws -> FileReservation {
         try await BlockingIO.run { () throws -> FileReservation in
-            do throws(RPCError) {
+            do throws(DownloadError) {
                 try folder.recheck(roots: roots)
             } catch {
-                throw RPCError(.forbidden, "the download cannot be saved: \(error.message)")
+                throw DownloadError.folderRefused(stage: .save, cause: error)
             }
             return try move(record, format: format, folder: folder, held: held)
         }
@@ -657,8 +657,8 @@ public actor DownloadManager {
         await withCheckedContinuation { persistWaiters.append($0) }
     }
 
-    private static func unknown(_ id: String) -> RPCError {
-        RPCError(.notFound, "no download job \(id)")
+    private static func unknown(_ id: String) -> DownloadError {
+        .unknownJob(id)
     }
 
 }

@@ -57,10 +57,10 @@ public struct FileReservation: Sendable, Codable, Hashable {
     /// - Throws: `forbidden` when `overwrite` asks for a name a live job holds;
     ///   `storage_unavailable` when the folder refuses new files (permissions, read-only).
     public static func reserve(in folder: DirectoryHandle, stem: String, ext: String?, overwrite: Bool,
-                               held: Set<String> = []) throws(RPCError) -> FileReservation {
+                               held: Set<String> = []) throws(DownloadError) -> FileReservation {
         var candidate = FileReservation(directory: folder.path, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
         if overwrite, held.contains(candidate.name) || held.contains(candidate.partName) {
-            throw RPCError(.forbidden, "\(candidate.path) is reserved by a download job still running; overwrite never replaces it")
+            throw .reservedByLiveJob(candidate.path)
         }
         while candidate.number <= maxNumber {
             defer { candidate.number += 1 }
@@ -84,7 +84,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
             candidate.partInode = partInode
             return candidate
         }
-        throw RPCError(.forbidden, "no free name for \(stem) in \(folder.path)")
+        throw .noFreeName(stem: stem, folder: folder.path)
     }
 
     /// Moves the verified `.part` to the final name without replacing anything that appeared
@@ -95,11 +95,11 @@ public struct FileReservation: Sendable, Codable, Hashable {
     ///
     /// - Returns: the reservation actually used (its `number` may have grown).
     /// - Throws: `forbidden` when the `.part` is no longer the daemon's file.
-    public func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = []) throws(RPCError) -> FileReservation {
+    public func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = []) throws(DownloadError) -> FileReservation {
         try checkPart(in: folder)
         if overwrite, number == 0, inode == nil {
             guard !held.contains(name) else {
-                throw RPCError(.forbidden, "\(path) is reserved by a download job still running; overwrite never replaces it")
+                throw .reservedByLiveJob(path)
             }
             guard renameat(folder.fd, partName, folder.fd, name) == 0 else {
                 throw FileOps.failure("cannot move the download to \(path)")
@@ -155,22 +155,22 @@ public struct FileReservation: Sendable, Codable, Hashable {
             }
             throw FileOps.failure("cannot move the download to \(candidate.path)")
         }
-        throw RPCError(.forbidden, "no free name for \(stem) in \(directory)")
+        throw .noFreeName(stem: stem, folder: directory)
     }
 
     /// Refuses a `.part` that is no longer a plain file of the daemon's: a symlink (to a file
     /// outside the roots, say) or a hard link swapped in while the job ran is never moved to the
     /// final name.
-    public func checkPart(in folder: DirectoryHandle) throws(RPCError) {
+    public func checkPart(in folder: DirectoryHandle) throws(DownloadError) {
         var info = stat()
         guard fstatat(folder.fd, partName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             throw FileOps.failure("cannot find the partial download \(partPath)")
         }
         if (info.st_mode & S_IFMT) == S_IFLNK {
-            throw RPCError(.forbidden, "\(partPath) was replaced by a symbolic link while the job ran; refused (a download never follows one)")
+            throw .partIsSymbolicLink(partPath)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
-            throw RPCError(.forbidden, "\(partPath) was replaced by something other than the daemon's partial file while the job ran; refused")
+            throw .partReplaced(partPath)
         }
     }
 
@@ -205,7 +205,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
     }
 }
 
-/// The POSIX calls downloads are made of, with errors turned into contract errors. The
+/// The POSIX calls downloads are made of, with errors turned into `DownloadError`s. The
 /// `in:` forms work on one name in a folder held open (`DirectoryHandle`); the path forms
 /// never follow a symlink at the last component.
 enum FileOps {
@@ -218,7 +218,7 @@ enum FileOps {
 
     /// Creates an empty file only if nothing is at `name` in `folder`; returns its inode, nil
     /// when the name is taken.
-    static func createPlaceholder(in folder: DirectoryHandle, _ name: String) throws(RPCError) -> UInt64? {
+    static func createPlaceholder(in folder: DirectoryHandle, _ name: String) throws(DownloadError) -> UInt64? {
         let fd = openat(folder.fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0 {
             if errno == EEXIST { return nil }
@@ -239,12 +239,12 @@ enum FileOps {
     }
 
     /// Creates an empty file only if nothing is at `name` in `folder`: false when the name is taken.
-    static func createExclusive(in folder: DirectoryHandle, _ name: String) throws(RPCError) -> Bool {
+    static func createExclusive(in folder: DirectoryHandle, _ name: String) throws(DownloadError) -> Bool {
         try createPlaceholder(in: folder, name) != nil
     }
 
     /// Empties the regular file `name` in `folder` (a restart from byte 0), never through a symlink.
-    static func truncate(in folder: DirectoryHandle, _ name: String) throws(RPCError) {
+    static func truncate(in folder: DirectoryHandle, _ name: String) throws(DownloadError) {
         let fd = openat(folder.fd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw failure("cannot empty \(folder.path)/\(name)") }
         close(fd)
@@ -252,7 +252,7 @@ enum FileOps {
 
     /// Writes `bytes` as the whole content of the existing file `name` in `folder`, never
     /// through a symlink and only into a regular file of one link.
-    static func write(_ bytes: [UInt8], in folder: DirectoryHandle, _ name: String) throws(RPCError) {
+    static func write(_ bytes: [UInt8], in folder: DirectoryHandle, _ name: String) throws(DownloadError) {
         let fd = folder.openForAppend(name)
         guard fd >= 0 else {
             errno = -fd
@@ -280,7 +280,7 @@ enum FileOps {
 
     /// Flushes a file's data to the disk (`fsync`), so a crash after the rename cannot leave
     /// a final name over missing bytes.
-    static func syncFile(_ path: String) throws(RPCError) {
+    static func syncFile(_ path: String) throws(DownloadError) {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw failure("cannot open \(path)") }
         defer { close(fd) }
@@ -288,7 +288,7 @@ enum FileOps {
     }
 
     /// `syncFile` for the file `name` in `folder`, opened beneath it without following a symlink.
-    static func syncFile(in folder: DirectoryHandle, _ name: String) throws(RPCError) {
+    static func syncFile(in folder: DirectoryHandle, _ name: String) throws(DownloadError) {
         let fd = folder.openForReading(name)
         guard fd >= 0 else {
             errno = -fd
@@ -309,7 +309,7 @@ enum FileOps {
     /// Reads a whole regular file.
     /// Errors keep their `errno`'s kind (`StorageFailure`): out of descriptors is `busy`, a
     /// vanished file `storage_unavailable`.
-    static func read(_ path: String) throws(RPCError) -> [UInt8] {
+    static func read(_ path: String) throws(DownloadError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw failure("cannot read the downloaded body \(path)") }
         defer { close(fd) }
@@ -327,9 +327,9 @@ enum FileOps {
         return Array(bytes.prefix(offset))
     }
 
-    /// The current `errno` as a contract error (`StorageFailure`): `storage_unavailable` for a
+    /// The current `errno` as a download's storage error (`StorageFailure`'s kinds): `storage_unavailable` for a
     /// full, read-only, unwritable or vanished folder, `busy` when out of descriptors.
-    static func failure(_ what: String) -> RPCError {
-        StorageFailure.error(what, errno: errno)
+    static func failure(_ what: String) -> DownloadError {
+        .storage(what, errno: errno)
     }
 }

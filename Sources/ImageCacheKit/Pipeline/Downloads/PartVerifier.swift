@@ -195,7 +195,7 @@ final class PartVerifier: Sendable {
                 }
                 if reader.position == before {
                     if now.ended {
-                        throw RPCError(.internal, "the partial download \(path) ends at \(before) bytes, before its \(now.available)")
+                        throw DownloadError.internalFault("the partial download \(path) ends at \(before) bytes, before its \(now.available)")
                     }
                     stuck = now.version
                 } else {
@@ -222,7 +222,7 @@ final class PartVerifier: Sendable {
                     box.withLock { $0 = verdict }
                 }
                 header = box.withLock { $0 }
-                guard let header else { throw RPCError(.internal, "verification ended without a verdict") }
+                guard let header else { throw DownloadError.internalFault("verification ended without a verdict") }
                 return header
             }
         }

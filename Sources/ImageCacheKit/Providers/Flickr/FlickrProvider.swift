@@ -77,7 +77,7 @@ public struct FlickrProvider: PhotoProvider {
         guard let key = settings.usableKey else { throw ProviderErrors.missingKey(id) }
         let query = [("method", method), ("api_key", key)] + items + [("format", "json"), ("nojsoncallback", "1")]
         guard let url = URLBuilding.url(base: settings.apiURL, query: query) else {
-            throw RPCError(.providerUnavailable, "Flickr api_url is not a URL: \(URLRedaction.redact(settings.apiURL))")
+            throw ProviderErrors.apiURLNotURL(id, settings.apiURL)
         }
         return HTTPRequest(url: url, headers: [("Accept", "application/json")])
     }

@@ -83,7 +83,7 @@ public struct PixabayProvider: PhotoProvider {
         // The API lives at `/api/`; without the slash Pixabay redirects.
         guard let url = URLBuilding.url(base: settings.apiURL.hasSuffix("/") ? settings.apiURL : settings.apiURL + "/",
                                         query: [("key", key)] + items) else {
-            throw RPCError(.providerUnavailable, "Pixabay api_url is not a URL: \(URLRedaction.redact(settings.apiURL))")
+            throw ProviderErrors.apiURLNotURL(id, settings.apiURL)
         }
         return HTTPRequest(url: url, headers: [("Accept", "application/json")])
     }

@@ -188,7 +188,7 @@ public actor SearchCoordinator {
     public func trackDownload(photoID: String) async throws {
         let (client, _) = try resolve(photoID: photoID)
         guard let photo = await registry.photo(id: photoID) else {
-            throw RPCError(.notFound, "unknown photo '\(photoID)'")
+            throw SearchError.unknownPhoto(id: photoID)
         }
         _ = try await client.trackDownload(photo)
     }
@@ -227,27 +227,27 @@ public actor SearchCoordinator {
     private func validate(_ params: SearchParameters) throws -> (ProviderClient, SearchQuery) {
         let providerName = params.provider ?? defaultProvider.rawValue
         guard let providerID = ProviderID(rawValue: providerName), let client = clients[providerID] else {
-            throw RPCError(.providerUnavailable, "unknown provider '\(providerName)' (known: unsplash, flickr, pixabay)")
+            throw SearchError.unknownProvider(providerName, listKnown: true)
         }
         let term: SearchTerm
         switch (params.query, params.feed) {
         case (let q?, nil):
             let trimmed = q.trimmingCharacters(in: .whitespacesAndNewlines)
             guard trimmed.count >= 3 else {
-                throw RPCError(.queryTooShort, "the query must have at least 3 characters after trimming", field: "query")
+                throw SearchError.queryTooShort
             }
             term = .query(trimmed)
         case (nil, "recent"?):
             term = .recent
         case (nil, let feed?):
-            throw RPCError(.invalidParams, "unknown feed '\(feed)' (only \"recent\")", field: "feed")
+            throw SearchError.unknownFeed(feed)
         case (nil, nil):
-            throw RPCError(.invalidParams, "search needs a query or feed: \"recent\"", field: "query")
+            throw SearchError.noQueryOrFeed
         case (_?, _?):
-            throw RPCError(.invalidParams, "give either a query or a feed, not both", field: "feed")
+            throw SearchError.queryAndFeed
         }
-        guard params.page >= 1 else { throw RPCError(.invalidParams, "page starts at 1", field: "page") }
-        guard params.debounceMs >= 0 else { throw RPCError(.invalidParams, "debounceMs cannot be negative", field: "debounceMs") }
+        guard params.page >= 1 else { throw SearchError.pageBelowOne }
+        guard params.debounceMs >= 0 else { throw SearchError.negativeDebounce }
         if client.provider.secrets.isEmpty { throw ProviderErrors.missingKey(providerID) }
         let perPage = client.provider.clampPerPage(params.perPage)
         return (client, SearchQuery(term: term, page: params.page, perPage: perPage, safe: params.safe))
@@ -407,14 +407,14 @@ public actor SearchCoordinator {
 
     private func resolve(photoID: String) throws -> (ProviderClient, String) {
         guard let colon = photoID.firstIndex(of: ":") else {
-            throw RPCError(.notFound, "'\(photoID)' is not a photo id (expected provider:id)")
+            throw SearchError.notAPhotoID(photoID)
         }
         let name = String(photoID[..<colon])
         let raw = String(photoID[photoID.index(after: colon)...])
         guard let id = ProviderID(rawValue: name), let client = clients[id] else {
-            throw RPCError(.providerUnavailable, "unknown provider '\(name)'")
+            throw SearchError.unknownProvider(name, listKnown: false)
         }
-        guard !raw.isEmpty else { throw RPCError(.notFound, "'\(photoID)' has no provider id") }
+        guard !raw.isEmpty else { throw SearchError.noProviderID(photoID) }
         return (client, raw)
     }
 
@@ -434,7 +434,7 @@ public actor SearchCoordinator {
         switch engineKind(of: error) {
         case .networkUnavailable, .timeout: return true
         case .upstreamError:
-            let status = (error as? RPCError)?.data.status ?? (error as? TransferError)?.status
+            let status = (error as? ProviderError)?.status ?? (error as? TransferError)?.status
             return status.map { $0 >= 500 } ?? false
         default: return false
         }

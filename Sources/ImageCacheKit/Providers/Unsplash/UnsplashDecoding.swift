@@ -40,6 +40,9 @@ enum UnsplashDecoding {
             likes: json["likes"].int,
             description: json["description"].text ?? json["alt_description"].text,
             pageURL: json["links"]["html"].text.map { URLBuilding.appending(attribution, to: $0) })
+        // Placeholders as Unsplash sends them, when they are what they claim to be.
+        photo.blurHash = json["blur_hash"].text.flatMap { (try? BlurHash.parse($0)) != nil ? $0 : nil }
+        photo.color = json["color"].text.flatMap(PlaceholderColor.normalised)
         if details {
             photo.createdAt = json["created_at"].text
             let tags = (json["tags"].array ?? []).compactMap { $0["title"].text }

@@ -118,7 +118,7 @@ public struct UnsplashProvider: PhotoProvider {
     private func request(path: String, query: [(String, String)]) throws -> HTTPRequest {
         guard let key = settings.usableKey else { throw ProviderErrors.missingKey(id) }
         guard let url = URLBuilding.url(base: settings.apiURL, appendingPath: path, query: query) else {
-            throw RPCError(.providerUnavailable, "Unsplash api_url is not a URL: \(URLRedaction.redact(settings.apiURL))")
+            throw ProviderErrors.apiURLNotURL(id, settings.apiURL)
         }
         return HTTPRequest(url: url, headers: headers(key: key))
     }
