@@ -154,4 +154,31 @@ struct DownloadTransferTests {
         await again.close()
         await second.stop()
     }
+
+    @Test("a clean stop right after download.finished leaves the job finished in the table: the next start fetches nothing again")
+    func cleanStopKeepsTheFinishedState() async throws {
+        let fixture = try await DownloadFixture.make()
+        defer { Task { await fixture.finish() } }
+        fixture.images.serve("/kept.jpg", body: Self.body, etag: "\"k1\"")
+        let first = try await fixture.start()
+        let client = try await DownloadClient.connect(first.socketPath)
+        let job = try await client.download(["url": fixture.images.url("/kept.jpg")])
+        let (method, params) = try await client.outcome(job: job)
+        #expect(method == "download.finished")
+        await client.close()
+        // At once: the notice does not wait for the table, so only the stop's flush can make
+        // the table say "finished" in time.
+        await first.stop()
+        // The user moves the file away. Had the table still said "running", the next start
+        // would find no file and fetch the image again.
+        let path = try #require(params["path"] as? String)
+        try FileManager.default.removeItem(atPath: path)
+        let second = try await fixture.start()
+        let again = try await DownloadClient.connect(second.socketPath)
+        let state = try await again.result("download.status", ["job": job])
+        #expect(state["state"] as? String == "finished")
+        #expect(fixture.images.counters.completed("/kept.jpg") == 1)
+        await again.close()
+        await second.stop()
+    }
 }

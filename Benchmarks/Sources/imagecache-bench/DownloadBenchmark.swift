@@ -93,6 +93,8 @@ struct DownloadBenchmark: ParsableCommand {
         var configuration = CacheConfiguration()
         configuration.daemon.socket = work + "/d.sock"
         configuration.cache.cacheDir = work + "/cache"
+        // Its own job table, not the user's state folder: no run resumes another run's jobs.
+        configuration.daemon.stateDir = work + "/state"
         configuration.downloads.downloadDir = [out]
         configuration.network.allowedHosts = ["127.0.0.1"]
         configuration.network.allowHTTP = true

@@ -54,6 +54,8 @@ public final class ImageCacheDaemon: Sendable {
     public let server: RPCServer
     /// `search` and `photo.get`: the providers, their page cache and photo registry.
     public let search: SearchMethods
+    /// The download jobs: their table is flushed at a clean stop.
+    private let downloads: DownloadMethods
     /// The engine parts the method families share (transfers, cache, registry, dimensions);
     /// shut down with the daemon.
     public let services: DaemonServices
@@ -96,6 +98,7 @@ public final class ImageCacheDaemon: Sendable {
         searchMethods.registerStats(stats)
         search = searchMethods
         let downloads = DownloadMethods(services: services)
+        self.downloads = downloads
         // Every method the daemon serves, by family.
         let families: [any MethodFamily] = [
             CoreMethods(configuration: store, stats: stats),
@@ -234,6 +237,10 @@ public final class ImageCacheDaemon: Sendable {
         logger.notice("shutting down", metadata: ["sessions": "\(server.sessionCount)"])
         notifier.stopping(status: "Shutting down")
         await server.shutdown(gracePeriod: options.shutdownGracePeriod)
+        // Job states reach the table a few milliseconds after they change (a finished job's
+        // notice does not wait for it): a clean stop writes what is still pending, so the next
+        // start neither resumes a job that had finished, failed or been cancelled.
+        await downloads.manager.flush()
         await metricsEndpoint.withLock({ $0 })?.close()
         await services.shared.shutdown()
         services.shutdown()
