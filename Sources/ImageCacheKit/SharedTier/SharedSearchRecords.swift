@@ -39,16 +39,16 @@ public struct SharedSearchRecords: Sendable {
     public func page(_ key: SearchPageKey) async -> StoredSearchPage? {
         guard case .hit(let value) = await store.lookup(Self.pageKey(key), claim: nil),
               let payload = SharedRecordFrame.decode(value, as: .searchPage),
-              let record = try? Self.decoder().decode(PageRecord.self, from: Data(payload)),
-              record.key == key, Self.isConsistent(record.page.page, for: key) else { return nil }
-        return record.page
+              let stored = SearchPageRecord.decode(Data(payload), for: key),
+              Self.isConsistent(stored.page, for: key) else { return nil }
+        return stored
     }
 
     /// Stores a page for `ttl` (whole seconds; under one second nothing is stored, since
     /// memcached reads 0 as "never expires"). Returns whether the tier took it.
     @discardableResult
     public func storePage(_ page: StoredSearchPage, for key: SearchPageKey, ttl: Duration) async -> Bool {
-        guard ttl >= .seconds(1), let json = try? Self.encoder().encode(PageRecord(key: key, page: page)) else { return false }
+        guard ttl >= .seconds(1), let json = SearchPageRecord.encode(page, for: key) else { return false }
         return await store.store(Self.pageKey(key), SharedRecordFrame.encode(.searchPage, payload: Array(json)), ttl: ttl)
     }
 
@@ -108,23 +108,5 @@ public struct SharedSearchRecords: Sendable {
         guard let colon = photo.id.firstIndex(of: ":"), ProviderID(rawValue: String(photo.id[..<colon])) != nil,
               photo.id.index(after: colon) < photo.id.endIndex else { return false }
         return (photo.photo.width ?? 1) > 0 && (photo.photo.height ?? 1) > 0
-    }
-
-    /// What a page value holds: the page with the search it answers.
-    private struct PageRecord: Codable {
-        var key: SearchPageKey
-        var page: StoredSearchPage
-    }
-
-    private static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
-    }
-
-    private static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
     }
 }

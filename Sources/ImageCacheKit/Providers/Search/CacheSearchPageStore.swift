@@ -25,16 +25,15 @@ public struct CacheSearchPageStore: SearchPageStore {
     public func load(_ key: SearchPageKey) async -> StoredSearchPage? {
         let cache = cache
         return await BlockingIO.read {
-            guard let hit = cache.searchPage(Self.cacheKey(key), allowStale: true), let bytes = hit.bytes,
-                  let record = try? Self.decoder().decode(Record.self, from: bytes), record.key == key else { return nil }
-            return record.page
+            guard let hit = cache.searchPage(Self.cacheKey(key), allowStale: true), let bytes = hit.bytes else { return nil }
+            return SearchPageRecord.decode(bytes, for: key)
         }
     }
 
     /// Stores the page in both tiers, on `BlockingIO`'s threads. A disk that refuses it (full,
     /// read-only) leaves it in memory: the search that produced it has its answer either way.
     public func save(_ page: StoredSearchPage, for key: SearchPageKey) async {
-        guard let json = try? Self.encoder().encode(Record(key: key, page: page)) else { return }
+        guard let json = SearchPageRecord.encode(page, for: key) else { return }
         let cache = cache
         _ = await BlockingIO.run { cache.putSearchPage(Self.cacheKey(key), json: json) }
     }
@@ -58,23 +57,5 @@ public struct CacheSearchPageStore: SearchPageStore {
             return .searchPage(provider: key.provider.rawValue, query: nil, feed: "recent", page: query.page,
                                perPage: query.perPage, safe: query.safe)
         }
-    }
-
-    /// What an entry holds.
-    private struct Record: Codable {
-        var key: SearchPageKey
-        var page: StoredSearchPage
-    }
-
-    private static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
-    }
-
-    private static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
     }
 }
