@@ -90,11 +90,13 @@ let package = Package(
         .target(
             name: "ImageCacheProtocol"
         ),
-        // The memcached meta-protocol client of the fleet's shared tier (issue 21): SwiftNIO
-        // only, so it knows nothing of the engine; ImageCacheServer adapts it to `SharedStore`.
+        // The memcached meta-protocol client of the fleet's shared tier (issue 21): SwiftNIO and
+        // the support target's lock only, so it knows nothing of the engine; ImageCacheServer
+        // adapts it to `SharedStore`.
         .target(
             name: "MemcachedMeta",
             dependencies: [
+                "ImageCacheSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,3 +1,4 @@
+import ImageCacheSupport
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -17,7 +18,9 @@ final class MemcachedNode: Sendable {
     private let port: Int
     private let group: any EventLoopGroup
     private let settings: MemcachedClient.Configuration
-    private let state: Mutex<State>
+    /// Under the project's one lock type (`LockedState`, a pthread mutex): ThreadSanitizer sees
+    /// its ordering, which it did not see for `Synchronization.Mutex` (futex-based on Linux).
+    private let state: LockedState<State>
     let counters = Counters()
 
     private struct Slot {
@@ -52,7 +55,7 @@ final class MemcachedNode: Sendable {
         name = "\(host):\(port)"
         self.group = group
         self.settings = settings
-        state = Mutex(State(slots: Array(repeating: nil, count: max(1, settings.connectionsPerNode))))
+        state = LockedState(State(slots: Array(repeating: nil, count: max(1, settings.connectionsPerNode))))
     }
 
     private enum Admission { case refuse, normal, probe }

@@ -16,20 +16,24 @@ struct SharedTierTests {
     @Test("two hosts prefetching the same 200 images at once fetch each image once, fleet-wide")
     func oneFetchPerImage() async throws {
         let fleet = try await FleetFixture.start()
-        let urls = fleet.serveImages(200, name: "both")
+        // Under ThreadSanitizer a claimed fetch queued behind 200 others outlasts the other
+        // host's 10 s wait (then both fetch: correct, but not what this test counts); 40 keep
+        // every queue short enough there.
+        let count = threadSanitizerIsActive ? 40 : 200
+        let urls = fleet.serveImages(count, name: "both")
         let a = try await fleet.hosts[0].connect()
         let b = try await fleet.hosts[1].connect()
         async let fromA = a.prefetchAll(1, urls: urls, size: 96)
         async let fromB = b.prefetchAll(1, urls: urls, size: 96)
         let (itemsA, itemsB) = try await (fromA, fromB)
-        #expect(itemsA.count == 200 && itemsB.count == 200)
+        #expect(itemsA.count == count && itemsB.count == count)
         #expect((itemsA + itemsB).allSatisfy { $0["ok"] as? Bool == true })
         let counters = fleet.images.counters
-        let repeated = (0..<200).filter { counters.requests("/both-\($0).jpg") != 1 }
+        let repeated = (0..<count).filter { counters.requests("/both-\($0).jpg") != 1 }
         #expect(repeated.isEmpty, "fetched other than once: \(repeated.map { counters.requests("/both-\($0).jpg") })")
         // Each host answered its share from the other's fetch.
         let shared = fleet.hosts.map { $0.pipeline.lookups.counts.shared }
-        #expect(shared[0] + shared[1] == 200, "\(shared)")
+        #expect(shared[0] + shared[1] == count, "\(shared)")
         let stats = try #require(try await a.ask(9, "stats").resultObject?["shared"] as? [String: Any])
         #expect((stats["nodes"] as? [[String: Any]])?.count == 3)
         await a.close()
