@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheKit",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheKit", "ImageCacheSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -197,7 +197,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "TestSupport",
-            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ProviderSimulator"],
+            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
@@ -226,7 +226,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
+            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
                            "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
             // inputs the fuzzers found, read by the regression tests beside them; the WebP/AVIF/GIF
             // fixtures (and the script that made them), read by FormatDecodingTests

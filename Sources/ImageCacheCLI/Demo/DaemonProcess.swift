@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import Foundation
 import ImageCacheClient
+import ImageCacheSupport
 
 /// A real `imagecached` child process for the demo: started with a config file, waited for
 /// until its socket answers `hello`, stopped with SIGTERM and its exit status checked.
@@ -40,25 +41,26 @@ public final class DaemonProcess: Sendable {
 
     /// Starts `executable --config configPath`, stdout and stderr to `logPath`. API-key
     /// variables of this environment are removed, so a real key never reaches the loopback
-    /// simulator.
-    ///
-    /// Spawned with `posix_spawn` and an empty signal mask and default signal actions:
-    /// this process's threads (NIO, dispatch) block most signals, and Foundation's `Process`
-    /// passes that mask on, which would leave the daemon deaf to SIGTERM.
+    /// simulator. Started by `ChildSpawn`: no descriptor of this process but 0–2, an empty
+    /// signal mask (this process's NIO and dispatch threads block SIGTERM) and default actions.
     public init(executable: String, configPath: String, socketPath: String, logPath: String) throws {
         var environment = ProcessInfo.processInfo.environment
         for key in ["UNSPLASH_ACCESS_KEY", "FLICKR_API_KEY", "PIXABAY_API_KEY", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET", "CREDENTIALS_DIRECTORY"] {
             environment[key] = nil
         }
-        let pid = try Self.spawn(executable: executable, arguments: ["--config", configPath],
-                                 environment: environment, logPath: logPath)
+        let pid: pid_t
+        do {
+            pid = try ChildSpawn.start(executable, arguments: ["--config", configPath],
+                                       environment: environment.map { "\($0.key)=\($0.value)" },
+                                       output: .file(path: logPath, append: true, mode: 0o600))
+        } catch {
+            throw Failure(description: "\(error)")
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
         let state = exitState
         // waitpid blocks, so it gets a thread of its own rather than one of the pool's.
         let waiter = Thread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            let code = Self.exitCode(waitStatus: status)
+            let code = ChildSpawn.waitForExit(pid) ?? 128
             state.status.withLockedValue { $0 = code }
             continuation.yield(code)
             continuation.finish()
@@ -68,47 +70,6 @@ public final class DaemonProcess: Sendable {
         self.exited = stream
         self.logPath = logPath
         self.socketPath = socketPath
-    }
-
-    /// The exit code, or 128 + the signal number for a process killed by a signal (as a
-    /// shell reports it).
-    static func exitCode(waitStatus status: Int32) -> Int32 {
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    }
-
-    private static func spawn(executable: String, arguments: [String], environment: [String: String], logPath: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(result)))")
-        }
-        return pid
     }
 
     /// The child's process id.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheSupport
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -86,8 +87,10 @@ final class LoopbackTLSNginx: Sendable {
             throw Failure.tool("inotify: errno \(errno)")
         }
         defer { close(watcher) }
-        let pid = try spawn("/usr/sbin/nginx", ["-p", folder, "-c", "\(folder)/nginx.conf", "-e", "\(folder)/logs/error.log"],
-                            environment: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], output: "\(folder)/logs/stderr.log")
+        // ChildSpawn: nginx must not keep another test's descriptor open, and must hear SIGTERM.
+        let pid = try ChildSpawn.start("/usr/sbin/nginx", arguments: ["-p", folder, "-c", "\(folder)/nginx.conf", "-e", "\(folder)/logs/error.log"],
+                                       environment: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],
+                                       output: .file(path: "\(folder)/logs/stderr.log", append: false, mode: 0o644))
         let nginx = LoopbackTLSNginx(folder: folder, port: port, certificate: certificate, pid: pid)
         try nginx.waitUntilListening(watcher: watcher)
         return nginx
@@ -158,7 +161,7 @@ final class LoopbackTLSNginx: Sendable {
         let errors = Pipe().closingOnExec()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        do { try process.run() } catch { throw Failure.tool("cannot run \(tool) (scripts/install-deps installs it): \(error)") }
+        do { try process.runAlone() } catch { throw Failure.tool("cannot run \(tool) (scripts/install-deps installs it): \(error)") }
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
@@ -170,47 +173,5 @@ final class LoopbackTLSNginx: Sendable {
     /// a `RefusingPort`'s, released at once.
     private static func freeLoopbackPort() throws -> Int {
         try RefusingPort().port
-    }
-
-    /// Starts `tool` with none of this process's descriptors but 0–2 (a test process holds many;
-    /// nginx must not keep another test's socket open).
-    private static func spawn(_ tool: String, _ arguments: [String], environment: [String],
-                              output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // glibc ≥ 2.34 has posix_spawn_file_actions_addclosefrom_np, but Swift's Glibc module does
-        // not declare it (it is a GNU extension): looked up by name.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            throw Failure.tool("this C library cannot close a spawned process's other descriptors")
-        }
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        // A child inherits the spawning thread's signal mask, and the test's threads (dispatch
-        // workers) block SIGTERM: nginx would then never stop. Start it with every signal
-        // unblocked and at its default action.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid = pid_t()
-        let result = posix_spawn(&pid, tool, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw Failure.tool("cannot start \(tool) (scripts/install-deps installs it): error \(result)") }
-        return pid
     }
 }

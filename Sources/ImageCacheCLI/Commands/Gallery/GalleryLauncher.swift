@@ -1,5 +1,6 @@
 import Foundation
 import ImageCacheGallery
+import ImageCacheSupport
 
 /// Starts the gallery on a socket, prints its URL, opens the browser, and serves until the
 /// task is cancelled (Ctrl-C, through `Interrupts.race`).
@@ -42,12 +43,13 @@ enum BrowserOpener {
     }
 
     static func open(_ url: String, with opener: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { Output.line("    could not start xdg-open (\(error)): open the URL in a browser") }
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        do {
+            let pid = try ChildSpawn.start(opener, arguments: [url], environment: environment, output: .discard)
+            // Reaped on a thread of its own (waitpid blocks), so no zombie is left behind.
+            Thread { _ = ChildSpawn.waitForExit(pid) }.start()
+        } catch {
+            Output.line("    could not start xdg-open (\(error)): open the URL in a browser")
+        }
     }
 }
