@@ -83,7 +83,7 @@ struct CLIProcess: Sendable {
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
-                try process.run()
+                try process.runAlone()
                 pid.value.withLockedValue { $0 = process.processIdentifier }
                 // The child has its copy: without closing ours the primary never sees the end.
                 terminal?.closeSecondary()

@@ -30,7 +30,7 @@ struct InstallScriptTests {
             let pipe = Pipe().closingOnExec()
             process.standardOutput = pipe
             process.standardError = pipe
-            try process.run()
+            try process.runAlone()
             let output = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return (process.terminationStatus, String(decoding: output, as: UTF8.self))

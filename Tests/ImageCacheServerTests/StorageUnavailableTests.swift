@@ -53,7 +53,7 @@ struct StorageUnavailableTests {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = arguments
             process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return -1 }
+            guard (try? process.runAlone()) != nil else { return -1 }
             process.waitUntilExit()
             return process.terminationStatus
         }

@@ -12,7 +12,7 @@ import Glibc
 struct ClientTests {
     /// A client with a time-out generous enough for a debug build on a loaded machine (the
     /// time-out itself is tested with a node that never answers).
-    static func client(_ servers: [String], timeout: Duration = .seconds(2),
+    static func client(_ servers: [String], timeout: Duration = .seconds(5),
                        retryAfter: Duration = .milliseconds(300), prefix: String = "test:") -> MemcachedClient {
         var configuration = MemcachedClient.Configuration()
         configuration.timeout = timeout

@@ -128,7 +128,7 @@ public final class MemcachedServer: @unchecked Sendable {
         process.arguments = ["-u", "root", "-l", "127.0.0.1", "-p", "\(port)", "-U", "0", "-m", "\(memory)", "-vv"]
         process.standardError = FileHandle(forWritingAtPath: log)
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         lock.withLock { self.process = process }
         do {
             try await FileGrowth.waitUntil(log, contains: "server listening", seconds: 10)

@@ -162,7 +162,7 @@ func runCapturing(_ executable: String, _ arguments: [String]) async throws -> (
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImageCacheKit
 import Logging
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -182,7 +183,7 @@ enum CacheTesting {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
+        do { try process.runAlone() } catch { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -120,7 +120,7 @@ struct DiskCacheCrashTests {
                 process.arguments = [path, String(first), String(limit)]
                 let output = Pipe().closingOnExec()
                 process.standardOutput = output
-                try process.run()
+                try process.runAlone()
                 let fd = output.fileHandleForReading.fileDescriptor
                 var buffer: [UInt8] = []
                 var thisRound = Set<Int>()

@@ -50,7 +50,7 @@ struct CheckConfigCommandTests {
             process.standardError = err
             let status: Int32 = try await withCheckedThrowingContinuation { continuation in
                 process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.run() } catch { continuation.resume(throwing: error) }
+                do { try process.runAlone() } catch { continuation.resume(throwing: error) }
             }
             // The output is small enough to wait in the pipes until the process has exited.
             let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -69,7 +69,7 @@ final class DaemonProcess: Sendable {
             }
         }
         reader.start()
-        try process.run()
+        try process.runAlone()
     }
 
     /// Everything the daemon logged so far.
