@@ -94,7 +94,7 @@ public final class DaemonServices: Sendable {
         self.decodes = DecodeBudget(memory: config.network.decodeMemory, slots: ProcessInfo.processInfo.activeProcessorCount)
         self.shared = shared
         self.pipeline = ImagePipeline(cache: cache, transfers: transfers, registry: registry, dimensions: dimensions,
-                                      decodes: decodes, settings: { ImagePipeline.Settings(configuration.current) },
+                                      decodes: decodes, settings: { configuration.pipelineSettings },
                                       logger: logger, metrics: metrics, shared: shared)
         self.logger = logger
     }

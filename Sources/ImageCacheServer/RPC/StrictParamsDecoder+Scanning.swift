@@ -92,7 +92,14 @@ private struct ScannedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
 
     /// The member for `key`, marked read; throws when absent (a required member is missing).
     private func take(_ key: Key) throws -> ScannedScalar {
-        guard let index = index(of: key) else { throw ScanDeclined() }
+        guard let value = takeIfPresent(key) else { throw ScanDeclined() }
+        return value
+    }
+
+    /// The member for `key`, marked read; nil when absent. One search of the members (a
+    /// `contains` then a `take` searched twice, on every optional param of every request).
+    private func takeIfPresent(_ key: Key) -> ScannedScalar? {
+        guard let index = index(of: key) else { return nil }
         members[index].used = true
         return members[index].value
     }
@@ -120,15 +127,21 @@ private struct ScannedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        contains(key) ? try decode(type, forKey: key) : nil
+        guard let member = takeIfPresent(key) else { return nil }
+        guard case .string(let value) = member else { throw ScanDeclined() }
+        return value
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        contains(key) ? try decode(type, forKey: key) : nil
+        guard let member = takeIfPresent(key) else { return nil }
+        guard case .integer(let value) = member else { throw ScanDeclined() }
+        return value
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        contains(key) ? try decode(type, forKey: key) : nil
+        guard let member = takeIfPresent(key) else { return nil }
+        guard case .bool(let value) = member else { throw ScanDeclined() }
+        return value
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -138,7 +151,8 @@ private struct ScannedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        contains(key) ? try decode(type, forKey: key) : nil
+        guard let member = takeIfPresent(key) else { return nil }
+        return try T(from: ScalarDecoder(value: member))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
