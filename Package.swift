@@ -5,7 +5,8 @@
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
-//   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables): no C library, no NIO
+//   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
+// Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
 import PackageDescription
 

@@ -1,6 +1,6 @@
 /// The SHA-256 of a cache key, held in four words so that the disk cache's in-memory index
 /// can use it as a dictionary key without a heap allocation per entry (100 000 entries).
-public struct CacheDigest: Hashable, Sendable, CustomStringConvertible {
+package struct CacheDigest: Hashable, Sendable, CustomStringConvertible {
     let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
 
     /// The digest of a key's text.
@@ -70,7 +70,7 @@ public struct CacheDigest: Hashable, Sendable, CustomStringConvertible {
 
     /// 64 lowercase hex characters: the content file's name. Written straight into the
     /// string's storage: every path the cache builds goes through here.
-    public var hex: String {
+    package var hex: String {
         String(unsafeUninitializedCapacity: 64) { buffer in
             let digits: StaticString = "0123456789abcdef"
             let table = digits.utf8Start

@@ -10,7 +10,7 @@ public struct CacheEntryInfo: Sendable, Equatable {
     public var height: Int?
     /// When the entry stops being fresh; nil for never (thumbnails). An expired entry is kept
     /// until evicted and can still be read with `allowStale` (the offline fallback).
-    public var expires: Date?
+    package var expires: Date?
 
     public init(contentType: String, width: Int? = nil, height: Int? = nil, expires: Date? = nil) {
         self.contentType = contentType
@@ -47,10 +47,10 @@ public struct CacheHit: Sendable {
     /// The tier that answered.
     public var source: CacheSource
     /// True when the entry had expired and was returned only because stale reads were asked.
-    public var isStale: Bool
+    package var isStale: Bool
     /// The memory entry that answered (a number no other entry gets), nil for a disk hit:
     /// the same number means the same bytes.
-    public var memoryEntry: UInt64? = nil
+    package var memoryEntry: UInt64? = nil
 }
 
 /// The source of "now" for expiry, path grace and access times: the system clock in the

@@ -68,14 +68,14 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// delivered as it is). It lets a later request for the same size find the entry without
     /// knowing the image's width; it lives with the thumbnails, so evicting or clearing them
     /// removes it too.
-    public static func thumbnailWidthNote(url: String, size: Int) -> CacheKey {
+    package static func thumbnailWidthNote(url: String, size: Int) -> CacheKey {
         let clean = CacheKey.removingCredentials(from: url)
         return CacheKey(namespace: .thumbnail, rawValue: "thumbsize|\(size)|\(clean)", url: clean)
     }
 
     /// The key of one page of search results. Every parameter that changes the answer is
     /// part of the key; the query is used as given (callers trim it first).
-    public static func searchPage(provider: String, query: String?, feed: String? = nil,
+    package static func searchPage(provider: String, query: String?, feed: String? = nil,
                                   page: Int, perPage: Int, safe: Bool) -> CacheKey {
         let what = query.map { "q=" + $0 } ?? "feed=" + (feed ?? "")
         return CacheKey(namespace: .search,
@@ -121,7 +121,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The digest that names this key's files.
-    public var digest: CacheDigest { CacheDigest(of: rawValue) }
+    package var digest: CacheDigest { CacheDigest(of: rawValue) }
 
     public var description: String { rawValue }
 

@@ -66,7 +66,7 @@ extension DiskCache {
     }
 
     /// Changes `disk_limit` (SIGHUP), evicting least recently used entries at once if needed.
-    public func setLimit(_ limit: Int) {
+    package func setLimit(_ limit: Int) {
         let now = clock.now()
         writer.withLock { w in
             let victims = state.withLock { s -> [(CacheDigest, DiskRecord)] in
@@ -107,7 +107,7 @@ extension DiskCache {
 
     /// Unlinks the files whose deferral has ended. Cheap when none is due; called after
     /// writes and from lookups once the earliest deadline has passed.
-    public func reapDeferred() {
+    package func reapDeferred() {
         let now = clock.now()
         guard state.withLock({ now >= $0.nextDeferred }) else { return }
         writer.withLock { _ in
@@ -125,12 +125,12 @@ extension DiskCache {
     }
 
     /// How many removed entries still wait for their path grace to end before being unlinked.
-    public var deferredUnlinkCount: Int { state.withLock { $0.deferred.count } }
+    package var deferredUnlinkCount: Int { state.withLock { $0.deferred.count } }
 
     // MARK: Access times
 
     /// Writes the batched access times to the index (also done by writes, and at close).
-    public func flushAccessTimes() {
+    package func flushAccessTimes() {
         writer.withLock { w in
             let access = state.withLock { s -> [CacheDigest: Double] in
                 var access: [CacheDigest: Double] = [:]
@@ -201,7 +201,7 @@ extension DiskCache {
     }
 
     /// Waits until the background sweep started by `init` has finished.
-    public func waitForSweep() async {
+    package func waitForSweep() async {
         let task = sweepTask.withLock { $0 }
         await task?.value
     }

@@ -122,7 +122,7 @@ public final class ImageCache: Sendable {
     /// copy not yet verified): the caller then takes the ordinary road (`get`).
     /// The hit names its memory entry (`CacheHit.memoryEntry`), so the server can keep what
     /// it derives from the bytes (an inline answer's base64) for as long as they are the same.
-    public func memoryHit(_ key: CacheKey) -> CacheHit? {
+    package func memoryHit(_ key: CacheKey) -> CacheHit? {
         guard let entry = memory.value(forKey: key) else { return nil }
         if let expires = entry.info.expires, expires.timeIntervalSince1970 <= clock.now() { return nil }
         guard disk.handOutPath(entry.digest) else { return nil }
@@ -138,7 +138,7 @@ public final class ImageCache: Sendable {
         /// The content file (valid while the entry lives, and for `path_grace` after a lookup).
         public var path: String?
         /// Why the disk did not take the entry; the request that stored it should still succeed.
-        public var diskError: CacheWriteError?
+        package var diskError: CacheWriteError?
     }
 
     /// Marks the disk copy of `key` as handed out, so its path stays readable for
@@ -181,7 +181,7 @@ public final class ImageCache: Sendable {
 
     /// Stores a search-result page (JSON), fresh for `ttl` (default `search_ttl`).
     @discardableResult
-    public func putSearchPage(_ key: CacheKey, json: Data, ttl: Duration? = nil) -> StoreResult {
+    package func putSearchPage(_ key: CacheKey, json: Data, ttl: Duration? = nil) -> StoreResult {
         let seconds = ttl?.cacheSeconds ?? searchTTL
         let info = CacheEntryInfo(contentType: "application/json",
                                   expires: Date(timeIntervalSince1970: clock.now() + seconds))
@@ -190,7 +190,7 @@ public final class ImageCache: Sendable {
 
     /// A stored search page: fresh, or (with `allowStale`, when the network failed) expired
     /// with `isStale` set. Survives restarts.
-    public func searchPage(_ key: CacheKey, allowStale: Bool = false) -> CacheHit? {
+    package func searchPage(_ key: CacheKey, allowStale: Bool = false) -> CacheHit? {
         get(key, wantBytes: true, wantPath: false, allowStale: allowStale)
     }
 
@@ -198,14 +198,14 @@ public final class ImageCache: Sendable {
 
     /// Removes one entry from both tiers (`cache.evict`). Handed-out paths stay valid for
     /// their grace.
-    public func evict(_ key: CacheKey) {
+    package func evict(_ key: CacheKey) {
         removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeValue(forKey: key)
         disk.remove(key)
     }
 
     /// Removes every thumbnail of `url` (every width), or of every URL with that prefix.
-    public func evict(url: String, asPrefix: Bool = false) {
+    package func evict(url: String, asPrefix: Bool = false) {
         let clean = CacheKey.removingCredentials(from: url)
         removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeAll { key in
@@ -216,7 +216,7 @@ public final class ImageCache: Sendable {
     }
 
     /// What `cache.clear` empties.
-    public enum ClearScope: String, Sendable {
+    package enum ClearScope: String, Sendable {
         /// Delivered thumbnails only.
         case thumbnails
         /// Search-result pages only (the next search goes to the network).
@@ -235,7 +235,7 @@ public final class ImageCache: Sendable {
 
     /// Empties a part of both tiers (`cache.clear`). Handed-out paths stay valid for their
     /// grace. `all` also forgets remembered photo metadata.
-    public func clear(_ scope: ClearScope) {
+    package func clear(_ scope: ClearScope) {
         let namespaces = scope.namespaces
         removals.add(1, ordering: .sequentiallyConsistent)
         memory.removeAll { namespaces.contains($0.namespace) }
@@ -258,7 +258,7 @@ public final class ImageCache: Sendable {
     }
 
     /// Applies new limits after SIGHUP (memory and disk limits; grace and TTL apply at open).
-    public func apply(_ configuration: CacheConfiguration.Cache) {
+    package func apply(_ configuration: CacheConfiguration.Cache) {
         memory.setLimits(costLimit: configuration.memoryLimit, countLimit: nil)
         disk.setLimit(configuration.diskLimit)
     }

@@ -59,7 +59,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes `key`; returns whether it was present.
     @discardableResult
-    public func removeValue(forKey key: Key) -> Bool {
+    package func removeValue(forKey key: Key) -> Bool {
         let old = state.withLock { $0.list.remove(key) }
         return old != nil
     }
@@ -81,7 +81,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Changes the bounds (a SIGHUP with a new `memory_limit`), evicting at once if needed.
-    public func setLimits(costLimit: Int, countLimit: Int?) {
+    package func setLimits(costLimit: Int, countLimit: Int?) {
         var evicted: [Value] = []
         state.withLock { state in
             state.costLimit = max(0, costLimit)
@@ -121,9 +121,9 @@ public struct CacheTierStatistics: Sendable, Equatable {
     public var hits: Int
     /// Lookups not answered since start (including expired entries read fresh, and entries
     /// dropped because their checksum did not match).
-    public var misses: Int
+    package var misses: Int
     /// Entries removed to stay under the limit since start.
-    public var evictions: Int
+    package var evictions: Int
 
     /// A snapshot with the given figures (the caches build these; tests compare them).
     public init(entries: Int, bytes: Int, limit: Int, hits: Int, misses: Int, evictions: Int) {

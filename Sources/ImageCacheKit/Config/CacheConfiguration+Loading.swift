@@ -4,7 +4,7 @@ extension CacheConfiguration {
 
     /// The files `load` tries, in order: `explicitPath` alone when given; otherwise the
     /// user's file (`$XDG_CONFIG_HOME` or `~/.config`) then the system one.
-    public static func searchPaths(explicitPath: String?, environment: [String: String],
+    package static func searchPaths(explicitPath: String?, environment: [String: String],
                                    systemConfigPath: String = systemConfigPath) -> [String] {
         if let explicitPath { return [explicitPath] }
         return [EnvironmentDefaults.userConfigPath(environment: environment), systemConfigPath]

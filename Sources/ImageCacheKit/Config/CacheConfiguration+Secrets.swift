@@ -1,6 +1,6 @@
 extension CacheConfiguration {
     /// The environment variable (and systemd credential name) of each provider's key.
-    public static let secretVariables: [(provider: String, variable: String)] = [
+    package static let secretVariables: [(provider: String, variable: String)] = [
         ("unsplash", "UNSPLASH_ACCESS_KEY"), ("flickr", "FLICKR_API_KEY"), ("pixabay", "PIXABAY_API_KEY"),
     ]
 

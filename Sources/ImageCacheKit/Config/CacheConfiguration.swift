@@ -26,15 +26,15 @@ public struct CacheConfiguration: Sendable, Equatable {
         /// `resolvedStateDirectory`). State, not cache: emptying the cache must not lose jobs.
         public var stateDir: String?
         /// Group that may connect; the socket is 0660 when set, 0600 otherwise.
-        public var socketGroup: String?
+        package var socketGroup: String?
         /// Lowest level logged to stderr; `--log-level` overrides it, SIGHUP re-reads it.
         public var logLevel: Logger.Level = .info
         /// Longest request line accepted; a longer one gets -32600 and the connection closes.
-        public var maxRequestBytes: Int = 1 << 20
+        package var maxRequestBytes: Int = 1 << 20
         /// Pending requests, slots and queued prefetches per session before 1012 `busy`.
-        public var maxPendingPerSession: Int = 256
+        package var maxPendingPerSession: Int = 256
         /// Where `GET /metrics` (Prometheus text format) is served; nil (the default): nowhere.
-        public var metricsListen: MetricsListenAddress?
+        package var metricsListen: MetricsListenAddress?
         /// The documented defaults.
         public init() {}
     }
@@ -46,13 +46,13 @@ public struct CacheConfiguration: Sendable, Equatable {
         /// Bytes of decoded/encoded images kept in memory before least-recently-used eviction.
         public var memoryLimit: Int = 128 << 20
         /// Bytes of files in `cache_dir` before least-recently-used eviction.
-        public var diskLimit: Int = 1 << 30
+        package var diskLimit: Int = 1 << 30
         /// Default pixel width of `thumbnail.show` when the client gives no `size`.
-        public var thumbnailSize: Int = 256
+        package var thumbnailSize: Int = 256
         /// JPEG quality (1–100) of thumbnails the daemon re-encodes.
-        public var thumbnailQuality: Int = 82
+        package var thumbnailQuality: Int = 82
         /// How long a search page stays fresh (Pixabay requires caching for 24 h).
-        public var searchTTL: Duration = .seconds(24 * 3600)
+        package var searchTTL: Duration = .seconds(24 * 3600)
         /// How long a delivered path stays valid whatever eviction happens.
         public var pathGrace: Duration = .seconds(60)
         /// The documented defaults.
@@ -62,7 +62,7 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// `[network]`: transfers, limits and the URL policy.
     public struct Network: Sendable, Equatable {
         /// The `User-Agent` sent when cache.conf leaves `user_agent` empty.
-        public static let defaultUserAgent = "imagecached/\(ImageCacheVersion.current)"
+        package static let defaultUserAgent = "imagecached/\(ImageCacheVersion.current)"
 
         /// Transfers running at once, all hosts together; more wait in the priority queue.
         public var maxConnections: Int = 16
@@ -70,15 +70,15 @@ public struct CacheConfiguration: Sendable, Equatable {
         /// smaller of this and `maxConnections` applies.
         public var maxConnectionsPerHost: Int = 6
         /// Time to establish a connection (DNS, TCP, TLS) before `network_unavailable`.
-        public var connectTimeout: Duration = .seconds(10)
+        package var connectTimeout: Duration = .seconds(10)
         /// A transfer with no byte for this long fails with `timeout`.
-        public var stallTimeout: Duration = .seconds(15)
+        package var stallTimeout: Duration = .seconds(15)
         /// A total deadline per transfer, which catches a 1 byte/s drip.
-        public var transferTimeout: Duration = .seconds(120)
+        package var transferTimeout: Duration = .seconds(120)
         /// Largest image body accepted; a larger one is aborted with `too_large`.
         public var maxImageBytes: Int = 50 << 20
         /// Largest width × height decoded, checked from the header before any pixel buffer.
-        public var maxImagePixels: Int = 50_000_000
+        package var maxImagePixels: Int = 50_000_000
         /// Bytes all decodes together may hold (`DecodeBudget`): sized so the README's memory
         /// formula fits the units' `MemoryMax=512M` with room. A decode that could never fit
         /// answers `too_large`; others wait their turn.
@@ -89,13 +89,13 @@ public struct CacheConfiguration: Sendable, Equatable {
         /// Whether plain `http` URLs may be fetched (tests and the offline demo need it).
         public var allowHTTP: Bool = false
         /// How long a new network request is held while its session flings.
-        public var flingDwell: Duration = .milliseconds(120)
+        package var flingDwell: Duration = .milliseconds(120)
         /// Proxy URL; nil means none (the environment's proxy variables are ignored).
         public var proxy: String?
         /// CA certificates file for TLS; nil means libcurl's built-in default.
-        public var caBundle: String?
+        package var caBundle: String?
         /// `User-Agent` header of every request.
-        public var userAgent: String = Network.defaultUserAgent
+        package var userAgent: String = Network.defaultUserAgent
         /// The documented defaults.
         public init() {}
     }
@@ -103,7 +103,7 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// `[search]`
     public struct Search: Sendable, Equatable {
         /// Provider of a `search` that names none: one of `providerNames`.
-        public var defaultProvider: String = "unsplash"
+        package var defaultProvider: String = "unsplash"
         /// The documented defaults.
         public init() {}
     }
@@ -118,7 +118,7 @@ public struct CacheConfiguration: Sendable, Equatable {
     }
 
     /// Where an API key came from, so the daemon can log *where* without logging *what*.
-    public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
+    package enum SecretSource: Sendable, Equatable, CustomStringConvertible {
         /// An environment variable such as `UNSPLASH_ACCESS_KEY`.
         case environment(variable: String)
         /// A systemd credential file, `$CREDENTIALS_DIRECTORY/<variable name>`.
@@ -143,17 +143,17 @@ public struct CacheConfiguration: Sendable, Equatable {
         /// and its searches answer `provider_unavailable`.
         public var apiKey: String?
         /// Where `apiKey` came from; nil when it is nil or was set in code.
-        public var apiKeySource: SecretSource?
+        package var apiKeySource: SecretSource?
         /// Base URL of the provider's API; tests point it at a loopback server.
-        public var apiURL: String
+        package var apiURL: String
         /// `budget`: requests the whole fleet may send per `budgetWindow`, counted in the
         /// shared tier (`[shared] servers`); 0 means no fleet budget (local limits only).
         /// Without a shared tier it has no effect.
-        public var budget: Int
+        package var budget: Int
         /// `budget_window`: the window of `budget`.
-        public var budgetWindow: Duration
+        package var budgetWindow: Duration
         /// `image_format` (Unsplash only): the `fm` asked of its imgix CDN for thumbnails.
-        public var imageFormat: ProviderImageFormat = .auto
+        package var imageFormat: ProviderImageFormat = .auto
         /// A provider without a key, at `apiURL`, with the fleet budget its documented limit.
         public init(apiURL: String, budget: Int = 0, budgetWindow: Duration = .seconds(3600)) {
             self.apiURL = apiURL
@@ -161,15 +161,15 @@ public struct CacheConfiguration: Sendable, Equatable {
             self.budgetWindow = budgetWindow
         }
         /// The fleet budget, nil when `budget` is 0.
-        public var fleetBudget: FleetBudget.Settings? {
+        package var fleetBudget: FleetBudget.Settings? {
             budget > 0 ? FleetBudget.Settings(limit: budget, window: budgetWindow) : nil
         }
         /// Whether searches can go to this provider (a key is set).
-        public var isConfigured: Bool { apiKey != nil }
+        package var isConfigured: Bool { apiKey != nil }
     }
 
     /// The providers the daemon knows, in the order `hello` lists them.
-    public static let providerNames = ["unsplash", "flickr", "pixabay"]
+    package static let providerNames = ["unsplash", "flickr", "pixabay"]
 
     /// `[daemon]`
     public var daemon = Daemon()
@@ -182,23 +182,23 @@ public struct CacheConfiguration: Sendable, Equatable {
     /// `[downloads]`
     public var downloads = Downloads()
     /// `[shared]`: the fleet's memcached tier; off by default.
-    public var shared = SharedTierSettings()
+    package var shared = SharedTierSettings()
     /// `[providers.unsplash]`; the key also comes from `UNSPLASH_ACCESS_KEY`.
     /// Fleet budget: a production key's 5 000 requests per hour (a demo key has 50).
     public var unsplash = Provider(apiURL: "https://api.unsplash.com", budget: 5_000, budgetWindow: .seconds(3600))
     /// `[providers.flickr]`; the key also comes from `FLICKR_API_KEY`. Fleet budget: 3 600
     /// requests per hour per key.
-    public var flickr = Provider(apiURL: "https://api.flickr.com/services/rest", budget: 3_600, budgetWindow: .seconds(3600))
+    package var flickr = Provider(apiURL: "https://api.flickr.com/services/rest", budget: 3_600, budgetWindow: .seconds(3600))
     /// `[providers.pixabay]`; the key also comes from `PIXABAY_API_KEY`. Fleet budget: 100
     /// requests per 60 seconds.
-    public var pixabay = Provider(apiURL: "https://pixabay.com/api", budget: 100, budgetWindow: .seconds(60))
+    package var pixabay = Provider(apiURL: "https://pixabay.com/api", budget: 100, budgetWindow: .seconds(60))
 
     /// The file this configuration was read from, if any (for messages and SIGHUP).
-    public var sourcePath: String?
+    package var sourcePath: String?
 
     /// The defaults of unset paths, worked out from the environment given when this
     /// configuration was built.
-    public var environmentDefaults: EnvironmentDefaults
+    package var environmentDefaults: EnvironmentDefaults
 
     /// The documented defaults, with paths defaulted as for an empty environment (home from
     /// the user database). Daemon code should use `load(explicitPath:environment:)` instead.
@@ -223,7 +223,7 @@ public struct CacheConfiguration: Sendable, Equatable {
 }
 
 /// The version the daemon reports in `hello` and the CLI in `--version`.
-public enum ImageCacheVersion {
+package enum ImageCacheVersion {
     /// Semantic version of this build.
-    public static let current = "0.1.0"
+    package static let current = "0.1.0"
 }

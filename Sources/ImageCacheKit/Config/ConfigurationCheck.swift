@@ -15,14 +15,14 @@ import Musl
 /// says which key to fix and exits 78 (EX_CONFIG): systemd does not restart it in a loop.
 /// The check reads the file system as it is now, as the user the process runs as; it creates
 /// nothing.
-public enum ConfigurationCheck {
+package enum ConfigurationCheck {
     /// Every problem found, in the order of the keys above; empty when start-up can proceed.
     ///
     /// - Parameters:
     ///   - configuration: the configuration with the command line's overrides applied.
     ///   - socketActivated: true when systemd passes the listening socket (its folder is then
     ///     systemd's business, not the daemon's).
-    public static func problems(of configuration: CacheConfiguration, socketActivated: Bool) -> [ConfigurationError] {
+    package static func problems(of configuration: CacheConfiguration, socketActivated: Bool) -> [ConfigurationError] {
         let file = configuration.sourcePath ?? "defaults"
         var found: [ConfigurationError] = []
         func report(_ section: String, _ key: String, _ message: String) {

@@ -6,13 +6,13 @@
 /// the problem is not on one line (an unreadable file, an unreadable systemd credential).
 /// The message names the key and its section (`unknown key 'x' in [network]`) and never
 /// contains the value of a secret.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
+package struct ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file the problem is in, as it was named (`--config` argument or look-up path).
     public var path: String
     /// 1-based line number, or nil when the problem concerns the whole file.
     public var line: Int?
     /// The section the offending line is in (`network`, `providers.flickr`), when known.
-    public var section: String?
+    package var section: String?
     /// The key concerned, when the problem is about one key.
     public var key: String?
     /// What is wrong, for a person; names the key and section itself.

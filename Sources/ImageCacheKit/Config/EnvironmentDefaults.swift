@@ -12,23 +12,23 @@ import Darwin
 /// deep inside), so tests can pass their own and the daemon passes
 /// `ProcessInfo.processInfo.environment` at its edge. XDG variables holding a relative path
 /// are ignored, as the XDG Base Directory specification requires.
-public struct EnvironmentDefaults: Sendable, Equatable {
+package struct EnvironmentDefaults: Sendable, Equatable {
     /// `$XDG_RUNTIME_DIR/imagecached.sock` for a user daemon, else
     /// `/run/imagecached/imagecached.sock` (the system unit's `RuntimeDirectory=`).
     public var socketPath: String
     /// Whether `XDG_RUNTIME_DIR` gave the socket's folder (false: the system path was chosen,
     /// which a user daemon cannot create — the start-up error then says so).
-    public var hasRuntimeDirectory: Bool
+    package var hasRuntimeDirectory: Bool
     /// `$CACHE_DIRECTORY` under systemd (its first entry when colon-separated), else
     /// `$XDG_CACHE_HOME/imagecached`, else `~/.cache/imagecached`.
-    public var cacheDirectory: String
+    package var cacheDirectory: String
     /// `$STATE_DIRECTORY` under systemd (its first entry when colon-separated), else
     /// `$XDG_STATE_HOME/imagecached`, else `~/.local/state/imagecached`.
-    public var stateDirectory: String
+    package var stateDirectory: String
     /// `$XDG_DOWNLOAD_DIR`, else the one in `~/.config/user-dirs.dirs`, else `~/Downloads`.
-    public var downloadDirectory: String
+    package var downloadDirectory: String
     /// `$HOME`, else the user database's home of the current user; `~` in paths expands to it.
-    public var homeDirectory: String
+    package var homeDirectory: String
 
     /// Resolves every default from `environment`.
     public init(environment: [String: String]) {
@@ -60,7 +60,7 @@ public struct EnvironmentDefaults: Sendable, Equatable {
     /// The value of `key` in a `user-dirs.dirs` file: a line `KEY="VALUE"` where VALUE is an
     /// absolute path or starts with `$HOME/` (the only forms the format allows); `\"`, `\\`
     /// and `\$` are unescaped. Nil when absent or in another form (the format says to ignore it).
-    public static func parseUserDirs(_ contents: String, key: String, home: String) -> String? {
+    package static func parseUserDirs(_ contents: String, key: String, home: String) -> String? {
         for rawLine in contents.split(whereSeparator: \.isNewline) {
             let line = rawLine.drop { $0 == " " || $0 == "\t" }
             guard line.hasPrefix(key + "=\"") else { continue }
@@ -107,14 +107,14 @@ public struct EnvironmentDefaults: Sendable, Equatable {
 
     /// The user's configuration file: `$XDG_CONFIG_HOME/imagecached/cache.conf`, else
     /// `~/.config/imagecached/cache.conf`.
-    public static func userConfigPath(environment: [String: String]) -> String {
+    package static func userConfigPath(environment: [String: String]) -> String {
         let base = absolute(environment["XDG_CONFIG_HOME"]) ?? join(homeDirectory(environment: environment), ".config")
         return join(base, "imagecached/cache.conf")
     }
 
     /// `$HOME` when absolute, else the home directory the user database gives this user
     /// (a daemon started by systemd may have no `HOME`).
-    public static func homeDirectory(environment: [String: String]) -> String {
+    package static func homeDirectory(environment: [String: String]) -> String {
         if let home = absolute(environment["HOME"]) { return home }
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
@@ -151,16 +151,16 @@ public struct EnvironmentDefaults: Sendable, Equatable {
 
 extension CacheConfiguration {
     /// The socket to listen on: `socket =` (or `--socket`) when set, else the default.
-    public var resolvedSocketPath: String { daemon.socket ?? environmentDefaults.socketPath }
+    package var resolvedSocketPath: String { daemon.socket ?? environmentDefaults.socketPath }
 
     /// The cache folder: `cache_dir =` when set, else the default.
-    public var resolvedCacheDirectory: String { cache.cacheDir ?? environmentDefaults.cacheDirectory }
+    package var resolvedCacheDirectory: String { cache.cacheDir ?? environmentDefaults.cacheDirectory }
 
     /// The state folder: `state_dir =` when set, else the default.
-    public var resolvedStateDirectory: String { daemon.stateDir ?? environmentDefaults.stateDirectory }
+    package var resolvedStateDirectory: String { daemon.stateDir ?? environmentDefaults.stateDirectory }
 
     /// The roots `download` may write under, the default destination first.
-    public var resolvedDownloadRoots: [String] {
+    package var resolvedDownloadRoots: [String] {
         downloads.downloadDir.isEmpty ? [environmentDefaults.downloadDirectory] : downloads.downloadDir
     }
 }

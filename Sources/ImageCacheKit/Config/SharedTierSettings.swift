@@ -4,8 +4,8 @@ import Foundation
 /// means no tier: the daemon behaves exactly as a lone one.
 public struct SharedTierSettings: Sendable, Equatable {
     /// One memcached node, `host:port`.
-    public struct Server: Sendable, Hashable, CustomStringConvertible {
-        public var host: String
+    package struct Server: Sendable, Hashable, CustomStringConvertible {
+        package var host: String
         public var port: Int
 
         public init(host: String, port: Int) {
@@ -39,26 +39,26 @@ public struct SharedTierSettings: Sendable, Equatable {
     }
 
     /// The memcached nodes; empty: no shared tier.
-    public var servers: [Server] = []
+    package var servers: [Server] = []
     /// Per operation (connect included): a slow or dead node never adds more to a request.
-    public var timeout: Duration = .milliseconds(50)
+    package var timeout: Duration = .milliseconds(50)
     /// Prepended to every key, so two fleets (or test runs) can share one memcached.
     public var prefix: String = "imagecached:"
     /// Whose image bytes go to the tier: provider names and `url` (thumbnails of client URLs).
     /// Unsplash is left out by default: its API guidelines require hotlinking its image URLs,
     /// and a fleet serving its images from the fleet's own servers would be re-hosting them.
-    public var shareImages: [String] = ["flickr", "pixabay", "url"]
+    package var shareImages: [String] = ["flickr", "pixabay", "url"]
 
     /// The longest `prefix`: keys are at most 250 bytes, and a hashed key needs 33 after it.
-    public static let maximumPrefixBytes = 64
+    package static let maximumPrefixBytes = 64
     /// What `share_images` may name.
-    public static var shareableSources: [String] { CacheConfiguration.providerNames + ["url"] }
+    package static var shareableSources: [String] { CacheConfiguration.providerNames + ["url"] }
 
     /// The documented defaults (no tier).
     public init() {}
 
     /// Whether there is a tier.
-    public var isEnabled: Bool { !servers.isEmpty }
+    package var isEnabled: Bool { !servers.isEmpty }
 }
 
 extension Character {

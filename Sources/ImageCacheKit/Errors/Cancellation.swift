@@ -3,16 +3,16 @@ import ImageCacheProtocol
 /// The one error for work that stopped because nobody wants it any more: the engine's every
 /// cancelled transfer, wait, fetch, verification, download and search throws this value, and
 /// the server puts it on the wire as `cancelled` (1007) with `data.reason`.
-public struct Cancellation: EngineError, Hashable {
+package struct Cancellation: EngineError, Hashable {
     /// Why it stopped, as `data.reason` says it: `cancelled` (the client or its task),
     /// `recycled` (a grid reused the slot), `superseded` (a newer search on the channel),
     /// `session_closed`, `shutdown` (the daemon is stopping).
-    public var reason: String
+    package var reason: String
     /// What was stopped: it decides the message.
-    public var subject: Subject
+    package var subject: Subject
 
     /// The things the engine stops, each with what its message names.
-    public enum Subject: Sendable, Hashable {
+    package enum Subject: Sendable, Hashable {
         /// A client's request (its task was cancelled, or the fetch it waited for was abandoned).
         case request
         /// A wait on a transfer that goes on for its other waiters.
@@ -48,7 +48,7 @@ public struct Cancellation: EngineError, Hashable {
     public var kind: ErrorKind { .cancelled }
 
     /// Whether the daemon's shutdown stopped it (a download then stays resumable).
-    public var isShutdown: Bool { reason == "shutdown" }
+    package var isShutdown: Bool { reason == "shutdown" }
 
     /// The message for a person (URLs redacted).
     public var description: String {

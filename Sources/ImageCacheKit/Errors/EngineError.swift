@@ -8,14 +8,14 @@ import ImageCacheProtocol
 /// wire's error object in one place (`WireErrorMapping` in ImageCacheServer). The engine still
 /// needs the contract's *kind* of a failure for its own decisions (a retry, a download that
 /// gives up, a metric's `outcome` label), so every engine error names it.
-public protocol EngineError: Error, Sendable, CustomStringConvertible {
+package protocol EngineError: Error, Sendable, CustomStringConvertible {
     /// The contract's kind of this failure (docs/protocol.md, "Errors").
     var kind: ErrorKind { get }
 }
 
 /// The kind of any error met on the engine's paths: an engine error's own, `cancelled` for a
 /// task's `CancellationError`, `internal` for anything else (a bug, not the outside's fault).
-public func engineKind(of error: any Error) -> ErrorKind {
+package func engineKind(of error: any Error) -> ErrorKind {
     if let error = error as? any EngineError { return error.kind }
     if error is CancellationError { return .cancelled }
     return .internal
@@ -23,7 +23,7 @@ public func engineKind(of error: any Error) -> ErrorKind {
 
 /// Whether `error` says its request was cancelled (by the client, a newer request, a close or
 /// the daemon's shutdown): such an end is never logged as a failure nor remembered.
-public func isCancellation(_ error: any Error) -> Bool {
+package func isCancellation(_ error: any Error) -> Bool {
     engineKind(of: error) == .cancelled
 }
 

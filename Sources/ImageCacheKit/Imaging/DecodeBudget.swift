@@ -44,7 +44,7 @@ public final class DecodeBudget: Sendable {
         /// The cost admitted.
         public let cost: DecodeCost
         /// Whether it runs in the heavy lane.
-        public let heavy: Bool
+        package let heavy: Bool
     }
 
     private let state: LockedState<State>
@@ -64,17 +64,17 @@ public final class DecodeBudget: Sendable {
     public var memory: Int { state.withLock { $0.memory } }
 
     /// Bytes no heavy decode may take: an eighth of `memory`, what an ordinary decode gets.
-    public var reserve: Int { Self.reserve(of: memory) }
+    package var reserve: Int { Self.reserve(of: memory) }
     private static func reserve(of memory: Int) -> Int { memory / 8 }
 
     /// Whether `cost` makes a decode heavy (it then runs in the heavy lane).
-    public func isHeavy(_ cost: DecodeCost) -> Bool {
+    package func isHeavy(_ cost: DecodeCost) -> Bool {
         cost.bytes > reserve || cost.work > DecodeCost.ordinaryWork
     }
 
     /// Changes the budget (a reloaded `decode_memory`): decodes running keep what they hold,
     /// waiters are admitted or refused under the new total.
-    public func apply(memory: Int) {
+    package func apply(memory: Int) {
         let (grants, refusals) = state.withLock { state in
             state.memory = max(1, memory)
             return Self.drain(&state, slots: slots)
@@ -88,7 +88,7 @@ public final class DecodeBudget: Sendable {
     /// decode under the budget while touching its own state, without making the body Sendable.
     /// - Throws: as `acquire`; `body`'s errors.
     nonisolated(nonsending)
-    public func withPermit<T>(_ cost: DecodeCost, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
+    package func withPermit<T>(_ cost: DecodeCost, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let permit = try await acquire(cost)
         defer { release(permit) }
         return try await body()
@@ -99,7 +99,7 @@ public final class DecodeBudget: Sendable {
     ///   `memory − reserve`); `CancellationError` if the task is cancelled while waiting.
     @discardableResult
     nonisolated(nonsending)
-    public func acquire(_ cost: DecodeCost) async throws -> Permit {
+    package func acquire(_ cost: DecodeCost) async throws -> Permit {
         let heavy = isHeavy(cost)
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -204,13 +204,13 @@ public final class DecodeBudget: Sendable {
     }
 
     /// Slots free right now (for stats and tests).
-    public var available: Int { state.withLock { slots - $0.usedSlots } }
+    package var available: Int { state.withLock { slots - $0.usedSlots } }
 
     /// Bytes held by running decodes right now (for stats and tests).
-    public var heldBytes: Int { state.withLock { $0.usedBytes } }
+    package var heldBytes: Int { state.withLock { $0.usedBytes } }
 
     /// Heavy decodes running right now (for stats and tests).
-    public var heavyRunning: Int { state.withLock { $0.heavySlots } }
+    package var heavyRunning: Int { state.withLock { $0.heavySlots } }
 
     /// Tasks waiting right now (for stats and tests).
     public var waiting: Int { state.withLock { $0.waiters.count } }
@@ -221,7 +221,7 @@ public final class DecodeBudget: Sendable {
 
     /// Returns once at least `count` tasks wait (woken as the queue changes).
     /// - Throws: `CancellationError` when the task is cancelled first.
-    public func waitForWaiting(atLeast count: Int) async throws {
+    package func waitForWaiting(atLeast count: Int) async throws {
         try await queueChanges.wait { [self] _ in waiting >= count }
     }
 }

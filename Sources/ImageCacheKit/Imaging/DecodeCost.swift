@@ -42,17 +42,17 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     /// mozjpeg's default scripts) and at most about 12; none of the corpus's ≈ 1 000 real or
     /// fuzzed JPEGs has more than 25. 64 leaves room for custom successive-approximation
     /// scripts and refuses the hundreds of scans that only exist to burn CPU.
-    public static let scanLimit = 64
+    package static let scanLimit = 64
 
     /// Most entropy-decoding work one decode may take: 48 M block visits, ≈ 5× an ordinary
     /// 10-scan progressive 50 MP photo (≈ 9 M) and, measured on this project's machines,
     /// about 1.5 s of CPU (docs/benchmarks.md, "Hostile decodes"). More is refused as
     /// `decode_failed` before the decode starts.
-    public static let workLimit = 48_000_000
+    package static let workLimit = 48_000_000
 
     /// Work up to which a decode is "ordinary" for `DecodeBudget`'s lanes: 2 M block visits,
     /// a 12 MP progressive photo's decode (≈ 0.1 s); heavier ones share the heavy lane.
-    public static let ordinaryWork = 2_000_000
+    package static let ordinaryWork = 2_000_000
 
     /// Bytes every decode allocates whatever its size: TurboJPEG's and libpng's contexts,
     /// Huffman tables, zlib's window, the resampler's weight tables.

@@ -13,15 +13,15 @@ import ImageCacheProtocol
 ///   no colour declaration beyond sRGB (no ICC profile; a PNG's cHRM or gAMA only beside an
 ///   sRGB chunk), and its bytes within `maxBytes`. Otherwise it is re-encoded at its own
 ///   width, like a thumbnail, and so converted to sRGB.
-public enum DeliveredFileRules {
+package enum DeliveredFileRules {
     /// Most metadata a passed-through original may carry (64 KiB: one JPEG segment's worth).
-    public static let maxMetadataBytes = 64 << 10
+    package static let maxMetadataBytes = 64 << 10
 
     /// The most bytes a delivered file of `width` × `height` may have: 6 bytes per pixel over
     /// the size padded to 16 (TurboJPEG's worst case, `tjBufSize` for 4:4:4, which bounds the
     /// 3 B/px of 4:2:0 thumbnails and the ≤ 4 B/px of stored RGBA PNG), 2 KiB of headers and
     /// tables, and the metadata cap. Saturates instead of overflowing on absurd sizes.
-    public static func maxBytes(width: Int, height: Int) -> Int {
+    package static func maxBytes(width: Int, height: Int) -> Int {
         let paddedWidth = (max(1, width) &+ 15) / 16 * 16, paddedHeight = (max(1, height) &+ 15) / 16 * 16
         let (pixels, overflow) = paddedWidth.multipliedReportingOverflow(by: paddedHeight)
         let (bytes, overflow6) = pixels.multipliedReportingOverflow(by: 6)

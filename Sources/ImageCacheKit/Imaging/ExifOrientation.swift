@@ -28,5 +28,5 @@ public enum ExifOrientation: Int, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether showing the picture upright swaps its width and height (values 5–8).
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    package var swapsDimensions: Bool { rawValue >= 5 }
 }

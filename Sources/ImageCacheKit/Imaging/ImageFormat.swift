@@ -20,7 +20,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case avif
 
     /// The MIME type, for thumbnails and downloads.
-    public var mimeType: String {
+    package var mimeType: String {
         switch self {
         case .jpeg: return "image/jpeg"
         case .png: return "image/png"
@@ -32,11 +32,11 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     /// Whether Imaging can decode this format: every recognised one since issue 24 (kept so
     /// that a format recognised before it is decoded has one place to say so).
-    public var isDecodable: Bool { true }
+    package var isDecodable: Bool { true }
 
     /// The format whose magic number starts `bytes`, or nil when none matches (including
     /// when too few bytes have arrived to tell; `ImageHeaderProbe` distinguishes that case).
-    public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
+    package static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
         bytes.withUnsafeBytes { raw in
             if case .format(let format) = sniff(ByteReader(raw)) { return format }
             return nil

@@ -9,18 +9,18 @@ public struct ImageHeader: Sendable, Hashable {
     /// The container, from its magic number.
     public var format: ImageFormat
     /// Width of the pixels as stored in the file.
-    public var storedWidth: Int
+    package var storedWidth: Int
     /// Height of the pixels as stored in the file.
-    public var storedHeight: Int
+    package var storedHeight: Int
     /// The EXIF orientation (JPEG), or an AVIF's `irot`/`imir` as one; `.up` for everything else
     /// or when EXIF is absent or broken.
-    public var orientation: ExifOrientation
+    package var orientation: ExifOrientation
     /// Whether the image declares an alpha channel (PNG colour types 4/6; WebP's alpha flag; an
     /// AVIF alpha auxiliary image). A GIF's transparent index is only known from its frame.
     /// A PNG whose transparency comes from a tRNS chunk is only known to have alpha once decoded.
-    public var hasAlpha: Bool
+    package var hasAlpha: Bool
     /// Whether a JPEG is progressive (its decode holds every coefficient in memory).
-    public var isProgressive: Bool
+    package var isProgressive: Bool
     /// Colour components: JPEG 1 (grey), 3 (YCbCr/RGB), 4 (CMYK/YCCK); PNG channels per
     /// colour type; 3 or 4 for GIF/WebP/AVIF.
     public var components: Int
@@ -42,11 +42,11 @@ public struct ImageHeader: Sendable, Hashable {
     /// Height of the picture shown upright.
     public var height: Int { orientation.swapsDimensions ? storedWidth : storedHeight }
     /// Pixels a full decode would produce.
-    public var pixelCount: Int { storedWidth * storedHeight }
+    package var pixelCount: Int { storedWidth * storedHeight }
 
     /// Throws `too_large` when the declared size exceeds `maxPixels`: called before any pixel
     /// buffer exists, so a 65000×65000 header costs microseconds and no memory.
-    public func checkPixelLimit(_ maxPixels: Int) throws(ImagingError) {
+    package func checkPixelLimit(_ maxPixels: Int) throws(ImagingError) {
         if maxPixels > 0 && pixelCount > maxPixels {
             throw ImagingError.tooLarge(width: storedWidth, height: storedHeight, maxPixels: maxPixels)
         }

@@ -20,7 +20,7 @@ import ImageCacheProtocol
 /// a body restarted from byte 0 needs `reset()` (or a new verifier).
 public final class StreamingVerifier {
     /// The pixel limit (`max_image_pixels`) the header is checked against.
-    public let maxPixels: Int
+    package let maxPixels: Int
 
     private enum Decoder {
         case jpeg(StreamingJPEGVerifier)
@@ -36,7 +36,7 @@ public final class StreamingVerifier {
     /// The image's header, once its bytes have arrived and it passed the pixel limit.
     public private(set) var header: ImageHeader?
     /// Bytes fed since the start of the body.
-    public private(set) var bytesFed = 0
+    package private(set) var bytesFed = 0
 
     /// - Parameter maxPixels: as `Thumbnailer.validate`'s (0 or less: no limit).
     public init(maxPixels: Int = Thumbnailer.defaultMaxPixels) {
@@ -47,7 +47,7 @@ public final class StreamingVerifier {
     /// before it is allocated; nil until the decoder has read its header. For a JPEG this is
     /// after libjpeg has seen the first scan (whether the frame has several scans decides
     /// whether every coefficient is kept), for a PNG as soon as IHDR arrived.
-    public var memoryCost: Int? {
+    package var memoryCost: Int? {
         switch decoder {
         case .jpeg(let jpeg): return jpeg.memoryCost
         case .png(let png): return png.memoryCost
@@ -104,13 +104,13 @@ public final class StreamingVerifier {
 
     /// Whether `finish()` decodes (GIF, WebP, AVIF: the whole file at the end) rather than
     /// checking what the feeds decoded; the caller then holds a decode permit for `memoryCost`.
-    public var decodesAtFinish: Bool {
+    package var decodesAtFinish: Bool {
         if case .whole = decoder { return true }
         return false
     }
 
     /// Forgets everything for a body that starts again from byte 0 (a restarted transfer).
-    public func reset() {
+    package func reset() {
         prefix = []
         decoder = nil
         failure = nil

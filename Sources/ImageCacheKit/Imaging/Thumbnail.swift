@@ -12,5 +12,5 @@ public struct Thumbnail: Sendable, Hashable {
     public var source: ImageHeader
 
     /// The MIME type of `bytes` (the contract's `mime`).
-    public var mimeType: String { format.mimeType }
+    package var mimeType: String { format.mimeType }
 }

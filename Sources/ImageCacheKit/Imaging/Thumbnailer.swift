@@ -82,12 +82,12 @@ public enum Thumbnailer {
     /// and markers alone.
     /// - Throws: as `validate` does before decoding: `too_large`, `decode_failed` (including
     ///   a JPEG over `DecodeCost.scanLimit` scans or `DecodeCost.workLimit`).
-    public static func validationCost(of bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> DecodeCost {
+    package static func validationCost(of bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> DecodeCost {
         try withRawBytes(bytes) { (raw) throws(ImagingError) -> DecodeCost in try cost(raw, width: nil, maxPixels: maxPixels) }
     }
 
     /// What `makeThumbnail(from:width:…)` will cost; throws as `validationCost` does.
-    public static func thumbnailCost(of bytes: [UInt8], width: Int,
+    package static func thumbnailCost(of bytes: [UInt8], width: Int,
                                      maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> DecodeCost {
         guard width >= 1 else { throw ImagingError.invalidWidth }
         return try withRawBytes(bytes) { (raw) throws(ImagingError) -> DecodeCost in try cost(raw, width: width, maxPixels: maxPixels) }

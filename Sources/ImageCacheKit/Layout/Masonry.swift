@@ -13,7 +13,7 @@
 /// separately drift from one page laid out at once. Heights are compared with a tolerance of
 /// one billionth (relative), so the last-bit differences of floating-point sums never break a
 /// tie that is one mathematically.
-public struct Masonry: Sendable {
+package struct Masonry: Sendable {
     /// One item's size; only its aspect ratio matters.
     public struct Size: Sendable, Hashable {
         /// Width in any unit, above 0.
@@ -31,9 +31,9 @@ public struct Masonry: Sendable {
     }
 
     /// Where one item went.
-    public struct Frame: Sendable, Hashable {
+    package struct Frame: Sendable, Hashable {
         /// 0-based column.
-        public var column: Int
+        package var column: Int
         /// Left edge.
         public var x: Double
         /// Top edge.
@@ -54,11 +54,11 @@ public struct Masonry: Sendable {
     }
 
     /// The width every frame gets: `(width - spacing × (columns - 1)) / columns`.
-    public let columnWidth: Double
+    package let columnWidth: Double
     /// The gap between columns, and between frames of one column.
-    public let spacing: Double
+    package let spacing: Double
     /// Each column's height so far (the bottom of its last frame).
-    public private(set) var columnHeights: [Double]
+    package private(set) var columnHeights: [Double]
 
     /// A grid of `columns` columns across `width`, starting at `columnHeights` (all 0 when nil).
     ///
@@ -75,7 +75,7 @@ public struct Masonry: Sendable {
 
     /// Places the next item below the shortest column and returns its frame. A nil (or
     /// unusable) size places a square.
-    public mutating func place(_ size: Size?) -> Frame {
+    package mutating func place(_ size: Size?) -> Frame {
         let column = shortestColumn()
         let top = columnHeights[column]
         let y = top > 0 ? top + spacing : 0
@@ -90,7 +90,7 @@ public struct Masonry: Sendable {
     }
 
     /// Places every item in order.
-    public mutating func place(_ sizes: [Size?]) -> [Frame] {
+    package mutating func place(_ sizes: [Size?]) -> [Frame] {
         sizes.map { place($0) }
     }
 

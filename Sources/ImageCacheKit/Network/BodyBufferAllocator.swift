@@ -28,13 +28,13 @@ public enum BodyBufferAllocator {
     /// Allocations up to this size come from the heap instead of their own `mmap`: above the
     /// 1 MB bodies of the benchmark and most decode buffers; larger ones are still mapped and
     /// unmapped on their own.
-    public static let heapAllocationLimit: Int32 = 4 << 20
+    package static let heapAllocationLimit: Int32 = 4 << 20
     /// Free memory a heap keeps mapped at its top before glibc gives it back: one full set of
     /// sixteen 1 MB in-flight bodies (`max_connections` = 16).
-    public static let maxCachedBytes: Int32 = 16 << 20
+    package static let maxCachedBytes: Int32 = 16 << 20
 
     /// Arenas the process may use (`M_ARENA_MAX`).
-    public static let arenas: Int32 = 1
+    package static let arenas: Int32 = 1
 
     /// Sets glibc's `M_MMAP_THRESHOLD`, `M_TRIM_THRESHOLD` and `M_ARENA_MAX` (see the type's comment). Returns
     /// false where mallopt is not available (not glibc): nothing is changed then.

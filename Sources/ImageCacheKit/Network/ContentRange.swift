@@ -2,7 +2,7 @@
 /// this header, pure so it can be fuzzed. A resumed download uses a `206` only when its range
 /// starts where the `.part` ends and its total matches what is known (`ContentRange.fits`):
 /// anything else would splice a wrong tail onto the partial file.
-public struct ContentRange: Sendable, Equatable {
+package struct ContentRange: Sendable, Equatable {
     /// The first byte position (inclusive).
     public var first: Int
     /// The last byte position (inclusive); never below `first`.
@@ -43,7 +43,7 @@ public struct ContentRange: Sendable, Equatable {
     /// starts at `offset`, runs to the end of a known total (`last == total - 1`, as asked
     /// with the open range `bytes=offset-`), that total agrees with `knownTotal` when one is
     /// known, and `contentLength` (when sent) is exactly the range's length.
-    public func fits(offset: Int, knownTotal: Int?, contentLength: Int?) -> Bool {
+    package func fits(offset: Int, knownTotal: Int?, contentLength: Int?) -> Bool {
         guard first == offset, let total, last == total - 1 else { return false }
         if let knownTotal, knownTotal != total { return false }
         if let contentLength, contentLength != length { return false }

@@ -12,7 +12,7 @@ public enum TransferPriority: Int, Sendable, Comparable, CaseIterable {
 public struct HTTPRequest: Sendable {
     public var url: String
     public var headers: [(String, String)]
-    public var priority: TransferPriority
+    package var priority: TransferPriority
 
     public init(url: String, headers: [(String, String)] = [], priority: TransferPriority = .visible) {
         self.url = url

@@ -6,7 +6,7 @@ import Darwin
 
 /// An IPv4 or IPv6 address as raw bytes, so the URL policy can compare and classify the
 /// address a host name actually resolved to, not the name the URL claims.
-public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// 4 bytes for IPv4, 16 for IPv6.
     public let bytes: [UInt8]
 
@@ -44,7 +44,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// Loopback, link-local, private (RFC 1918, unique-local), shared (CGNAT), unspecified or
     /// multicast: the addresses an image URL must never make the daemon reach unless a user
     /// listed them in `allowed_hosts` (a fetched URL is attacker-controlled data).
-    public var isInternal: Bool {
+    package var isInternal: Bool {
         let a = unmapped.bytes
         if a.count == 4 {
             switch (a[0], a[1]) {

@@ -10,9 +10,9 @@ public struct NetworkStats: Sendable, Equatable {
     /// Body bytes received since launch.
     public var bytesReceived = 0
     /// Body bytes received by transfers that were then cancelled: bandwidth spent for nothing.
-    public var bytesDiscarded = 0
+    package var bytesDiscarded = 0
     /// Requests sent again after a failure.
-    public var retries = 0
+    package var retries = 0
     /// TCP connections libcurl opened (`CURLINFO_NUM_CONNECTS` summed over every attempt,
     /// cancelled ones included): with reuse and HTTP/2 multiplexing this stays far below
     /// `requests`; on HTTP/1.1 every cancelled transfer costs one, since its connection cannot

@@ -5,16 +5,16 @@ import ImageCacheProtocol
 /// connect failure, a 5xx or a timeout is worth a few more tries; each waits longer
 /// (exponential backoff) with random jitter so that many clients failing together do not
 /// come back together.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Retries after the first attempt (so at most `maxRetries + 1` requests per hop).
-    public var maxRetries: Int
+    package var maxRetries: Int
     /// The first backoff; each following one doubles, up to `maxDelay`.
-    public var baseDelay: Duration
+    package var baseDelay: Duration
     /// The longest backoff, so a long run of failures never waits minutes between tries.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
     /// The longest `Retry-After` (429/503) that is waited out; a longer one fails at once with
     /// `rate_limited` and the delay, so the client decides rather than a queue slot idling.
-    public var maxRetryAfter: Duration
+    package var maxRetryAfter: Duration
 
     /// The defaults: 3 retries, 250 ms doubling to at most 4 s, `Retry-After` waited up to 2 s.
     public init(maxRetries: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(4),
@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable {
     /// to `[0, OutsideSeconds.cap]`; nil when absent or unreadable (NaN, negative, garbage).
     /// The one parser of this header: the engine (image hosts) and the providers both call it,
     /// and it is a pure function of its text and `now`, so it can be fuzzed on its own.
-    public static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
+    package static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
         guard let value else { return nil }
         if let seconds = OutsideSeconds.parse(value[...]) { return seconds }
         let text = value.trimmingCharacters(in: .whitespaces)

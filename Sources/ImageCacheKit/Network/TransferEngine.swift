@@ -19,23 +19,23 @@ public final class TransferEngine: HTTPFetching, Sendable {
         public var maxQueued = 4096
         /// Bodies larger than this stream to a file in `temporaryDirectory` (unless the request
         /// says `keepInMemory`): a bound on memory per transfer.
-        public var memoryBodyLimit = 256 << 10
+        package var memoryBodyLimit = 256 << 10
         /// Where spilled bodies go (`$TMPDIR` by default); the daemon points it inside its cache
         /// directory so a finished body can be renamed into place.
         public var temporaryDirectory = NSTemporaryDirectory().hasSuffix("/")
             ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
         /// Retry counts and backoff (see `RetryPolicy`).
-        public var retry = RetryPolicy()
+        package var retry = RetryPolicy()
         /// Redirect hops followed before `upstream_error` (CONTRACT: at most 5).
-        public var maxRedirects = 5
+        package var maxRedirects = 5
         /// Slots only visible transfers may use; nil means a quarter of `max_connections`
         /// (at least one when there are two or more).
-        public var visibleReserve: Int?
+        package var visibleReserve: Int?
         /// The shortest gap between two progress events of one transfer (≤ 10 per second).
-        public var progressInterval: Duration = .milliseconds(100)
+        package var progressInterval: Duration = .milliseconds(100)
         /// libcurl's receive buffer per transfer (`CURLOPT_BUFFERSIZE`): 100 KiB as the curl tool
         /// uses, so a large body costs fewer reads and callbacks; memory is this × max_connections.
-        public var receiveBufferSize = 100 << 10
+        package var receiveBufferSize = 100 << 10
         /// Where retries and failures are logged (at debug level; URLs always redacted).
         public var logger = Logger(label: "imagecached.network")
         /// The defaults described on each property.
@@ -93,13 +93,13 @@ public final class TransferEngine: HTTPFetching, Sendable {
 
     /// The counters as they change: a caller that must know "four transfers are queued"
     /// awaits `observedStats.wait { $0.queued == 4 }` instead of polling `stats`.
-    public var observedStats: Observed<NetworkStats> { loop.environment.stats }
+    package var observedStats: Observed<NetworkStats> { loop.environment.stats }
 
     /// Takes a reloaded configuration (SIGHUP): its `[network]` limits, timeouts, proxy and
     /// URL policy (allowed hosts, `allow_http`, providers' `api_url` hosts) apply to transfers
     /// queued from now on; running ones finish under the settings they started with. The
     /// connection limits (`max_connections`, `max_connections_per_host`) apply at the next start.
-    public func apply(_ configuration: CacheConfiguration) {
+    package func apply(_ configuration: CacheConfiguration) {
         loop.environment.apply(configuration)
     }
 

@@ -54,7 +54,7 @@ public struct TransferError: EngineError, Hashable {
     public var url: String?
     /// Secret values (API keys) to redact from every text besides what `URLRedaction` finds
     /// by name: a provider's, once its client has seen the error (`ProviderErrors.scrub`).
-    public var secrets: [String] = []
+    package var secrets: [String] = []
 
     /// An error for `failure` on `url`.
     public init(_ failure: Failure, url: String? = nil) {
@@ -102,7 +102,7 @@ public struct TransferError: EngineError, Hashable {
     }
 
     /// Seconds to wait before asking again: a 429's, or a 5xx's when the server said.
-    public var retryAfter: Double? {
+    package var retryAfter: Double? {
         guard case .status(let status, _, let retryAfter) = failure, status == 429 || status >= 500 else { return nil }
         return retryAfter
     }

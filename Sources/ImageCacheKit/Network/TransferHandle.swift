@@ -41,13 +41,13 @@ public final class TransferHandle: Sendable {
 
     /// Moves a queued transfer to another priority lane (a prefetch becoming visible jumps
     /// the queue). A running transfer keeps running.
-    public func setPriority(_ priority: TransferPriority) {
+    package func setPriority(_ priority: TransferPriority) {
         guard !isFinished else { return }
         commands.send(.reprioritize(id: id, priority: priority))
     }
 
     /// True once a result or an error is in.
-    public var isFinished: Bool { outcome.isSettled }
+    package var isFinished: Bool { outcome.isSettled }
 
     /// Called once by the engine's thread with the final outcome.
     func finish(_ outcome: Result<TransferResult, any Error>) {

@@ -15,7 +15,7 @@ public struct TransferRequest: Sendable {
         /// changed resource answers 200 with the whole new body instead of a mismatched tail.
         /// Nil when the body came with none: a `Range` without `If-Range` could splice two
         /// versions of the resource, so the file is then emptied and fetched whole.
-        public var validator: String?
+        package var validator: String?
         /// The body's complete length when an earlier answer said it: a `206` whose
         /// `Content-Range` total differs is not used.
         public var total: Int?
@@ -52,15 +52,15 @@ public struct TransferRequest: Sendable {
     /// Absolute http(s) URL; checked by the URL policy before anything is sent.
     public var url: String
     /// The admission lane; changeable while queued through the handle.
-    public var priority: TransferPriority
+    package var priority: TransferPriority
     /// Extra request headers (an API's `Authorization`, `Accept-Version`).
     public var headers: [(String, String)]
     /// Deliver `.chunk` events as bytes arrive (to probe an image header before the body ends).
-    public var deliverChunks: Bool
+    package var deliverChunks: Bool
     /// Continue a partial download (see `Resume`); the body is then always written to its file.
-    public var resume: Resume?
+    package var resume: Resume?
     /// Whether statuses become errors (images) or are returned (API calls).
-    public var statusHandling: StatusHandling
+    package var statusHandling: StatusHandling
     /// Keep the whole body in memory whatever its size (API answers, benchmarks); otherwise a
     /// body past the engine's `memoryBodyLimit` streams to a temporary file.
     public var keepInMemory: Bool

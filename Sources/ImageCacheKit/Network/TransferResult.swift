@@ -23,14 +23,14 @@ public struct TransferResult: Sendable {
     /// The body, in memory or in a file the caller now owns.
     public var body: TransferBody
     /// The URL that answered, after redirects (redact before showing it).
-    public var finalURL: String
+    package var finalURL: String
     /// How many HTTP requests it took (1 plus retries plus redirect hops).
     public var requests: Int
     /// The HTTP version of the final response as libcurl negotiated it: "1.0", "1.1", "2" or
     /// "3" ("" when unknown). The engine asks for HTTP/2 over TLS (one connection carries every
     /// transfer to a host, and a cancel resets one stream instead of closing a connection), so
     /// this says whether the server agreed.
-    public var httpVersion: String = ""
+    package var httpVersion: String = ""
 
     /// The value of the last header with this name (case-insensitive).
     public func header(_ name: String) -> String? {

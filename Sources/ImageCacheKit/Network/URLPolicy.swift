@@ -20,18 +20,18 @@ public struct URLPolicy: Sendable {
         /// The URL as curl normalised it (what will actually be requested).
         public var url: String
         /// `http` or `https`, lower-case.
-        public var scheme: String
+        package var scheme: String
         /// Lower-case host, without IPv6 brackets.
-        public var host: String
+        package var host: String
         /// The port, the scheme's default when the URL names none (80, 443).
         public var port: Int
         /// True when the host matched by name; false when it is only allowed because it may
         /// resolve to a listed address (then the resolved address must be listed).
-        public var approvedByName: Bool
+        package var approvedByName: Bool
 
         /// Whether `other` is the same origin (scheme, host and port, as browsers and curl
         /// compare them before sending credentials on).
-        public func sameOrigin(as other: Target) -> Bool {
+        package func sameOrigin(as other: Target) -> Bool {
             scheme == other.scheme && host == other.host && port == other.port
         }
     }
@@ -95,7 +95,7 @@ public struct URLPolicy: Sendable {
     /// Why a connection to `address` for `target` must not be opened, or nil when it may.
     /// A listed address is always allowed; otherwise the host must have matched by name and the
     /// address must not be internal (loopback, link-local, private).
-    public func refusal(for address: IPAddress, target: Target) -> String? {
+    package func refusal(for address: IPAddress, target: Target) -> String? {
         let address = address.unmapped
         if allowedAddresses.contains(address) { return nil }
         if !target.approvedByName { return "\(target.host) resolved to \(address), which is not in allowed_hosts" }

@@ -76,7 +76,7 @@ public final class ImageDimensionsStore: Sendable {
     }
 
     /// Whether sizes survive a restart.
-    public var isPersistent: Bool { database != nil }
+    package var isPersistent: Bool { database != nil }
 
     /// Records the decoded size of the image at `url` (credentials removed by the caller's
     /// cache key), and of the photo it belongs to when known. Never waits for the disk.
@@ -137,7 +137,7 @@ public final class ImageDimensionsStore: Sendable {
     }
 
     /// Writes every recorded size now and returns when they are on disk (tests; `close`).
-    public func flush() {
+    package func flush() {
         writer.sync { writePending() }
     }
 
@@ -170,5 +170,5 @@ public final class ImageDimensionsStore: Sendable {
     /// Records the store has tried to write since it opened (written or refused by the
     /// database): what a caller awaits to know a scheduled batch has been through, without
     /// forcing it with `flush()` or polling the database.
-    public let writtenRecords = Observed(0)
+    package let writtenRecords = Observed(0)
 }

@@ -5,20 +5,20 @@ import Synchronization
 
 /// What the shared tier did for this host's thumbnails, for `stats.shared` and the metrics:
 /// the pipeline's view (the client's per-node figures are the server's to add).
-public final class SharedTierActivity: Sendable {
+package final class SharedTierActivity: Sendable {
     /// Values read from the tier that failed verification (checksum, identity, header) and
     /// were deleted and fetched again.
-    public let rejected = Atomic<Int>(0)
+    package let rejected = Atomic<Int>(0)
     /// Fetches that waited for another host's claim.
     public let waits = Atomic<Int>(0)
     /// Of those, the waits that ended without the value (the claim holder failed, was slow or
     /// died): this host then fetched itself.
-    public let waitsExpired = Atomic<Int>(0)
+    package let waitsExpired = Atomic<Int>(0)
     /// Thumbnails written to the tier (stored by the server) and not (too large, node down).
     public let writes = Atomic<Int>(0)
-    public let writesFailed = Atomic<Int>(0)
+    package let writesFailed = Atomic<Int>(0)
     /// Bumped after every background write attempt ends: what a test awaits instead of sleeping.
-    public let writeAttempts = Observed(0)
+    package let writeAttempts = Observed(0)
 
     public init() {}
 }

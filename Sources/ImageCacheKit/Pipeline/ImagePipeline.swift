@@ -35,12 +35,12 @@ public final class ImagePipeline: Sendable {
         /// JPEG quality of scaled thumbnails (`thumbnail_quality`).
         public var quality: Int
         /// Pixels an image may declare (`max_image_pixels`).
-        public var maxPixels: Int
+        package var maxPixels: Int
         /// Whose thumbnails go through the shared tier (`share_images`); empty when `[shared]`
         /// names no server.
-        public var shareImages: Set<String>
+        package var shareImages: Set<String>
         /// What to ask Unsplash's imgix for (`[providers.unsplash] image_format`).
-        public var unsplashFormat: ProviderImageFormat = .auto
+        package var unsplashFormat: ProviderImageFormat = .auto
 
         /// Settings from a configuration's `[cache]`, `[network]`, `[shared]` and
         /// `[providers.unsplash]` sections.
@@ -64,9 +64,9 @@ public final class ImagePipeline: Sendable {
     let shared: (any SharedStore)?
     /// One outcome per thumbnail request (memory, disk, shared, network, coalesced): what
     /// `stats` and the metrics endpoint report as hits and misses.
-    public let lookups = ThumbnailLookups()
+    package let lookups = ThumbnailLookups()
     /// What the shared tier did for this host's thumbnails (`stats.shared`).
-    public let tierActivity = SharedTierActivity()
+    package let tierActivity = SharedTierActivity()
     /// `imagecached_decode_duration_seconds`: the time to decode, scale and encode a fetched body
     /// (not the wait for the decode budget), by outcome (`ok` or the error kind).
     private let metrics: any MetricsFactory
@@ -121,14 +121,14 @@ public final class ImagePipeline: Sendable {
 
     /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file, on
     /// `BlockingIO`'s threads rather than the caller's.
-    public func cached(_ request: ThumbnailRequest) async -> ThumbnailDelivery? {
+    package func cached(_ request: ThumbnailRequest) async -> ThumbnailDelivery? {
         counted(await lookup(FetchPlan(request, format: settings().unsplashFormat), wantsBytes: request.wantsBytes))
     }
 
     /// The memory tier only, with no I/O and no waiting: what the server calls inline on a
     /// connection's event loop to answer a hit without a task. A photo must be in the
     /// registry's memory. nil whenever the answer would need more (then `cached` or `load`).
-    public func memoryHit(_ reference: ImageReference, size: Int, wantsBytes: Bool) -> ThumbnailDelivery? {
+    package func memoryHit(_ reference: ImageReference, size: Int, wantsBytes: Bool) -> ThumbnailDelivery? {
         let image: ThumbnailRequest.Image
         switch reference {
         case .url(let url): image = .url(url)
@@ -460,7 +460,7 @@ public final class ImagePipeline: Sendable {
     /// Removes every cached thumbnail of a photo (all its variants, every width) or of a URL.
     /// Paths already handed out stay readable for their grace.
     /// - Throws: `not_found` for a photo id the daemon never returned.
-    public func evict(_ reference: ImageReference) async throws(PipelineError) {
+    package func evict(_ reference: ImageReference) async throws(PipelineError) {
         let image = try await image(for: reference)
         let cache = cache
         // Removing files: on `BlockingIO`'s threads, never the cooperative pool's.
@@ -481,17 +481,17 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Fetches running now (each shared by one or more demands), for stats and tests.
-    public var activeFetches: Int { fetches.withLock { $0.count } }
+    package var activeFetches: Int { fetches.withLock { $0.count } }
 
     /// Demands waiting on running fetches now (a coalesced fetch counts each of its demands).
-    public var activeDemands: Int {
+    package var activeDemands: Int {
         fetches.withLock { Array($0.values) }.reduce(0) { $0 + $1.demandCount }
     }
 
     /// Returns once at least `count` demands wait on running fetches: the moment a second
     /// party has joined a fetch, which a caller can await instead of polling `activeDemands`.
     /// - Throws: `CancellationError` when the task is cancelled first.
-    public func waitForActiveDemands(atLeast count: Int) async throws {
+    package func waitForActiveDemands(atLeast count: Int) async throws {
         try await demandChanges.wait { [self] _ in activeDemands >= count }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// inline try, then the task's), so they said "8 memory misses, 2 disk misses" for one
 /// request and a hit rate computed from them meant nothing. These are what `stats`
 /// (`memory.hits/misses`, `disk.hits/misses`) and the metrics endpoint report.
-public final class ThumbnailLookups: Sendable {
+package final class ThumbnailLookups: Sendable {
     /// One request's outcome.
     public enum Outcome: String, Sendable, CaseIterable {
         /// Answered from the memory tier.
@@ -27,22 +27,22 @@ public final class ThumbnailLookups: Sendable {
     }
 
     /// The counts, read at one moment.
-    public struct Counts: Sendable, Equatable {
+    package struct Counts: Sendable, Equatable {
         public var memory = 0
         public var disk = 0
         public var network = 0
-        public var coalesced = 0
-        public var shared = 0
+        package var coalesced = 0
+        package var shared = 0
 
         /// Requests the memory tier answered.
-        public var memoryHits: Int { memory }
+        package var memoryHits: Int { memory }
         /// Requests the memory tier did not answer (every other outcome).
-        public var memoryMisses: Int { disk &+ network &+ coalesced &+ shared }
+        package var memoryMisses: Int { disk &+ network &+ coalesced &+ shared }
         /// Requests the disk tier answered (each was a memory miss first).
-        public var diskHits: Int { disk }
+        package var diskHits: Int { disk }
         /// Requests neither local tier answered: they went to the shared tier or the network,
         /// alone or coalesced.
-        public var diskMisses: Int { network &+ coalesced &+ shared }
+        package var diskMisses: Int { network &+ coalesced &+ shared }
 
         /// The count for one outcome.
         public subscript(outcome: Outcome) -> Int {

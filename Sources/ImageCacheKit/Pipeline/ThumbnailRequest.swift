@@ -22,9 +22,9 @@ public struct ThumbnailRequest: Sendable, Hashable {
     /// The width in pixels the client will draw (CONTRACT: `size`, default `thumbnail_size`).
     public var size: Int
     /// Visible slots go ahead of prefetches in the network queue.
-    public var priority: TransferPriority
+    package var priority: TransferPriority
     /// Whether the caller wants the bytes too (`inline: true`), not just the path.
-    public var wantsBytes: Bool
+    package var wantsBytes: Bool
 
     /// A request for `image` drawn `size` pixels wide.
     public init(image: Image, size: Int, priority: TransferPriority = .visible, wantsBytes: Bool = false) {
@@ -35,7 +35,7 @@ public struct ThumbnailRequest: Sendable, Hashable {
     }
 
     /// The photo id, or nil for a URL request (the contract's `photo: null`).
-    public var photoID: String? {
+    package var photoID: String? {
         if case .photo(let photo) = image { return photo.id }
         return nil
     }
@@ -69,7 +69,7 @@ public struct ThumbnailDelivery: Sendable, Hashable {
     public var data: Data?
     /// The memory entry `data` came from (`CacheHit.memoryEntry`), nil when it did not come
     /// from memory: an inline answer may reuse what it derived from the same entry before.
-    public var memoryEntry: UInt64?
+    package var memoryEntry: UInt64?
 
     /// A delivery as the pipeline makes it.
     public init(path: String, width: Int, height: Int, bytes: Int, mime: String, source: ThumbnailSource, data: Data?,

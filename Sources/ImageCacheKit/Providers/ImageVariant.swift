@@ -14,7 +14,7 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     public var width: Int?
     public var height: Int?
     /// The nominal longest edge when exact dimensions are unknown (Flickr's built URLs).
-    public var longestEdge: Int?
+    package var longestEdge: Int?
 
     public init(name: String, url: String, width: Int?, height: Int?, longestEdge: Int? = nil) {
         self.name = name
@@ -40,9 +40,9 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
     /// Every fixed-size image, smallest first.
     public var variants: [ImageVariant]
     /// An image service URL that serves any width on demand (Unsplash `raw` + `w`), if any.
-    public var resizableURL: String?
+    package var resizableURL: String?
     /// The endpoint to call when the photo is downloaded (Unsplash API guidelines), if any.
-    public var downloadLocation: String?
+    package var downloadLocation: String?
 
     public init(photo: Photo, variants: [ImageVariant], resizableURL: String? = nil, downloadLocation: String? = nil) {
         self.photo = photo
@@ -61,7 +61,7 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
     /// with `w` set to exactly the width (never more than the original), `fm` from `format`
     /// (`image_format`; WebP by default, the smallest the daemon decodes at this `q`) and `q=80`: no
     /// wasted bytes. Downloads pass `.jpg` (a saved photo should open anywhere).
-    public func variant(forWidth width: Int, format: ProviderImageFormat = .jpg) -> ImageVariant {
+    package func variant(forWidth width: Int, format: ProviderImageFormat = .jpg) -> ImageVariant {
         let wanted = max(1, width)
         let exact = max(1, min(wanted, photo.width ?? wanted))
         if let resizableURL, let url = Self.resized(resizableURL, width: exact, format: format) {

@@ -31,13 +31,13 @@ public protocol PhotoProvider: Sendable {
 
 extension PhotoProvider {
     /// `perPage` clamped into the provider's range (nil → a default of 20, inside every range).
-    public func clampPerPage(_ perPage: Int?) -> Int {
+    package func clampPerPage(_ perPage: Int?) -> Int {
         min(max(perPage ?? 20, perPageRange.lowerBound), perPageRange.upperBound)
     }
 
-    public func downloadTrackingRequest(for photo: ProviderPhoto) throws -> HTTPRequest? { nil }
+    package func downloadTrackingRequest(for photo: ProviderPhoto) throws -> HTTPRequest? { nil }
 
-    public func decodeDownloadTracking(_ response: HTTPResponse) throws -> String? { nil }
+    package func decodeDownloadTracking(_ response: HTTPResponse) throws -> String? { nil }
 
     /// Builds `Photo.id` from the provider's own id.
     func photoID(_ raw: String) -> String { "\(id.rawValue):\(raw)" }
@@ -73,7 +73,7 @@ extension PhotoProvider {
 }
 
 /// The provider implementation for an id, with its settings.
-public func makePhotoProvider(_ id: ProviderID, settings: ProviderSettings) -> any PhotoProvider {
+package func makePhotoProvider(_ id: ProviderID, settings: ProviderSettings) -> any PhotoProvider {
     switch id {
     case .unsplash: return UnsplashProvider(settings: settings)
     case .flickr: return FlickrProvider(settings: settings)

@@ -10,7 +10,7 @@ public actor ProviderClient {
     public nonisolated let provider: any PhotoProvider
     private let fetcher: any HTTPFetching
     /// Paces this provider's requests and holds them back after a quota answer.
-    public nonisolated let limiter: RateLimiter
+    package nonisolated let limiter: RateLimiter
     private var stats = ProviderStats()
 
     public init(provider: any PhotoProvider, fetcher: any HTTPFetching, limiter: RateLimiter? = nil) {
@@ -36,7 +36,7 @@ public actor ProviderClient {
 
     /// Tells the provider a photo is being downloaded, where its guidelines require it
     /// (Unsplash); returns the URL the provider answered with, nil for providers without it.
-    public func trackDownload(_ photo: ProviderPhoto) async throws -> String? {
+    package func trackDownload(_ photo: ProviderPhoto) async throws -> String? {
         guard let request = try provider.downloadTrackingRequest(for: photo) else { return nil }
         return try await perform(request) { try self.provider.decodeDownloadTracking($0) }
     }

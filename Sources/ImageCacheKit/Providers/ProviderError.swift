@@ -5,7 +5,7 @@ import ImageCacheProtocol
 /// `upstream_error` (with `data.status`, `data.body`) or `not_found`. Built by
 /// `ProviderErrors`, so every message names the provider, says what to do and never carries
 /// a key.
-public struct ProviderError: EngineError, Hashable {
+package struct ProviderError: EngineError, Hashable {
     /// What went wrong.
     public enum Failure: Sendable, Hashable {
         /// No key is configured.
@@ -37,10 +37,10 @@ public struct ProviderError: EngineError, Hashable {
     /// The start of the provider's body, already redacted (`ProviderErrors.excerpt`).
     public var body: String?
     /// Seconds to wait before asking again, when known (clamped).
-    public var retryAfter: Double?
+    package var retryAfter: Double?
     /// The provider's secret values, redacted from every text besides what `URLRedaction`
     /// finds by name.
-    public var secrets: [String] = []
+    package var secrets: [String] = []
 
     /// An error of `provider` for `failure` with the details that apply.
     public init(_ provider: ProviderID, _ failure: Failure, status: Int? = nil, body: String? = nil,

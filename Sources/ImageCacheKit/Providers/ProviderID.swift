@@ -8,7 +8,7 @@ public enum ProviderID: String, Sendable, Hashable, Codable, CaseIterable {
     case pixabay
 
     /// How people write the provider's name (messages).
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .unsplash: return "Unsplash"
         case .flickr: return "Flickr"
@@ -17,7 +17,7 @@ public enum ProviderID: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The `cache.conf` key that holds the secret, so a missing-key error can say what to set.
-    public var configKey: String {
+    package var configKey: String {
         switch self {
         case .unsplash: return "[providers.unsplash] access_key"
         case .flickr: return "[providers.flickr] api_key"
@@ -26,7 +26,7 @@ public enum ProviderID: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The environment variable that overrides the file (see cache.conf at the repository root).
-    public var environmentVariable: String {
+    package var environmentVariable: String {
         switch self {
         case .unsplash: return "UNSPLASH_ACCESS_KEY"
         case .flickr: return "FLICKR_API_KEY"

@@ -7,7 +7,7 @@
 /// on the benchmark's real photos, AVIF 1.00 × with libavif's q mapping; 0.66 × and 0.89 × at
 /// 512 px; docs/benchmarks.md, "Bytes per Unsplash thumbnail"), and it decodes faster than AV1.
 /// `jpg` restores the pre-issue-24 requests.
-public enum ProviderImageFormat: String, Sendable, Hashable, CaseIterable {
+package enum ProviderImageFormat: String, Sendable, Hashable, CaseIterable {
     /// The smallest format the daemon decodes at `q=80` and thumbnail widths: WebP.
     case auto
     /// `fm=webp`.
@@ -18,7 +18,7 @@ public enum ProviderImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpg
 
     /// The `fm` value sent.
-    public var fm: String {
+    package var fm: String {
         switch self {
         case .avif: return "avif"
         case .auto, .webp: return "webp"

@@ -7,11 +7,11 @@ import ImageCacheProtocol
 /// `X-RateLimit-Limit`/`X-RateLimit-Remaining`/`X-RateLimit-Reset` (seconds until the window
 /// resets); Flickr sends none. `stats.providers.<name>.rateLimitRemaining` shows `remaining`,
 /// and the limiter stops asking once it reaches zero.
-public struct ProviderQuota: Sendable, Hashable, Codable {
+package struct ProviderQuota: Sendable, Hashable, Codable {
     public var limit: Int?
     public var remaining: Int?
     /// Seconds until the quota window resets, when the provider says.
-    public var resetAfter: Double?
+    package var resetAfter: Double?
 
     public init(limit: Int?, remaining: Int?, resetAfter: Double?) {
         self.limit = limit
@@ -31,17 +31,17 @@ public struct ProviderQuota: Sendable, Hashable, Codable {
 
     /// `X-RateLimit-Limit` / `X-RateLimit-Remaining`: a decimal integer, nil when absent or not
     /// one (too long for an `Int` included). The one parser of these headers (pure, fuzzable).
-    public static func parseCount(_ value: String?) -> Int? {
+    package static func parseCount(_ value: String?) -> Int? {
         value.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// `X-RateLimit-Reset`: seconds until the window resets, clamped to
     /// `[0, OutsideSeconds.cap]` (`1e300` and `inf` included); nil when absent or unreadable.
     /// The one parser of this header (pure, fuzzable).
-    public static func parseReset(_ value: String?) -> Double? {
+    package static func parseReset(_ value: String?) -> Double? {
         value.flatMap { OutsideSeconds.parse($0[...]) }
     }
 
     /// Whether the provider said no request is left in this window.
-    public var isExhausted: Bool { remaining.map { $0 <= 0 } ?? false }
+    package var isExhausted: Bool { remaining.map { $0 <= 0 } ?? false }
 }

@@ -9,9 +9,9 @@ public struct ProviderSettings: Sendable, Equatable, CustomStringConvertible {
     /// The API key; nil or empty means the provider is not configured (`provider_unavailable`).
     public var apiKey: String?
     /// The API root (`api_url`), e.g. `https://api.unsplash.com`; tests point it at the simulator.
-    public var apiURL: String
+    package var apiURL: String
     /// `utm_source` of Unsplash attribution links, as its API guidelines require.
-    public var appName: String
+    package var appName: String
 
     public init(apiKey: String?, apiURL: String, appName: String = "imagecached") {
         self.apiKey = apiKey
@@ -31,7 +31,7 @@ public struct ProviderSettings: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The key when one is set (non-empty after trimming), else nil.
-    public var usableKey: String? {
+    package var usableKey: String? {
         guard let key = apiKey?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else { return nil }
         return key
     }

@@ -4,9 +4,9 @@ public struct ProviderStats: Sendable, Hashable, Codable {
     public var requests: Int
     public var errors: Int
     /// `X-RateLimit-Remaining` of the last answer that had it; nil until one did.
-    public var rateLimitRemaining: Int?
+    package var rateLimitRemaining: Int?
     /// `X-RateLimit-Limit` of that answer.
-    public var rateLimitLimit: Int?
+    package var rateLimitLimit: Int?
 
     public init(requests: Int = 0, errors: Int = 0, rateLimitRemaining: Int? = nil, rateLimitLimit: Int? = nil) {
         self.requests = requests

@@ -25,10 +25,10 @@ public actor RateLimiter {
     private var fleetHeldUntil: Duration?
     private let provider: ProviderID
     /// The fleet-wide budget, nil without a shared tier (or a budget for this provider).
-    public nonisolated let fleet: FleetBudget?
+    package nonisolated let fleet: FleetBudget?
 
     /// How long to stop asking after a quota answer that gave no reset time.
-    public static let defaultBlock: Duration = .seconds(60)
+    package static let defaultBlock: Duration = .seconds(60)
 
     public init(provider: ProviderID, burst: Int = 5, perSecond: Double = 5, clock: any SchedulingClock = ContinuousSchedulingClock(),
                 fleet: FleetBudget? = nil) {
@@ -43,7 +43,7 @@ public actor RateLimiter {
 
     /// Waits for a turn. Throws `rate_limited` at once while the quota is known to be spent,
     /// and `CancellationError` if the caller is cancelled while waiting.
-    public func acquire() async throws {
+    package func acquire() async throws {
         while true {
             let now = clock.now
             if let until = blockedUntil {
@@ -66,7 +66,7 @@ public actor RateLimiter {
     /// Records a quota answer: no request goes out for `retryAfter` seconds (or
     /// `defaultBlock` when unknown), clamped to `OutsideSeconds.cap` whatever the provider said;
     /// with a fleet budget, no host of the fleet asks for that long either.
-    public func block(retryAfter: Double?) async {
+    package func block(retryAfter: Double?) async {
         let span = retryAfter.map(OutsideSeconds.duration) ?? Self.defaultBlock
         holdBack(span)
         if let fleet, await fleet.stop(retryAfter: Self.seconds(span)) { holdBack(span, byFleet: true) }
@@ -75,7 +75,7 @@ public actor RateLimiter {
     /// Whether requests are held back now by the fleet (its budget spent, or a quota answer
     /// shared through the tier) rather than by this host's limits alone: then a stored copy
     /// may answer instead (`SearchCoordinator`). Never true without a reachable tier.
-    public func isHeldByFleet() -> Bool {
+    package func isHeldByFleet() -> Bool {
         fleetHeldUntil.map { clock.now < $0 } ?? false
     }
 
@@ -94,7 +94,7 @@ public actor RateLimiter {
     }
 
     /// Seconds until requests may go out again, nil when they may now.
-    public func retryAfter() -> Double? {
+    package func retryAfter() -> Double? {
         guard let until = blockedUntil, clock.now < until else { return nil }
         return Self.seconds(until - clock.now)
     }

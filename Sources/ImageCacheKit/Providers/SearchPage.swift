@@ -7,11 +7,11 @@ public struct ProviderSearchPage: Sendable, Hashable, Codable {
     public var page: Int
     public var perPage: Int
     public var total: Int
-    public var totalPages: Int
-    public var hasMore: Bool
+    package var totalPages: Int
+    package var hasMore: Bool
     /// Items of the answer that were not photos or lacked a required field (a video, a
     /// truncated record): left out rather than failing the whole page.
-    public var skipped: Int
+    package var skipped: Int
 
     public init(photos: [ProviderPhoto], page: Int, perPage: Int, total: Int, skipped: Int = 0) {
         self.photos = photos
@@ -26,25 +26,25 @@ public struct ProviderSearchPage: Sendable, Hashable, Codable {
 
 /// The paging arithmetic, in one place so the coordinator's "page beyond the end" check and
 /// the decoders agree.
-public enum Pagination {
+package enum Pagination {
     /// `ceil(total / perPage)`; zero results make zero pages.
-    public static func totalPages(total: Int, perPage: Int) -> Int {
+    package static func totalPages(total: Int, perPage: Int) -> Int {
         guard total > 0, perPage > 0 else { return 0 }
         return total / perPage + (total % perPage == 0 ? 0 : 1)  // no overflow for any total
     }
 
     /// Whether a page after this one exists.
-    public static func hasMore(page: Int, totalPages: Int) -> Bool { page < totalPages }
+    package static func hasMore(page: Int, totalPages: Int) -> Bool { page < totalPages }
 
     /// The total a provider lets a client page through: the reported total, capped.
-    public static func reachable(total: Int, cap: Int?) -> Int {
+    package static func reachable(total: Int, cap: Int?) -> Int {
         guard let cap else { return max(0, total) }
         return max(0, min(total, cap))
     }
 
     /// Whether a page lies wholly beyond what a provider's cap lets anyone reach, so it can be
     /// answered empty before knowing the total (Flickr page 41 of 100 per page).
-    public static func isBeyondCap(page: Int, perPage: Int, cap: Int?) -> Bool {
+    package static func isBeyondCap(page: Int, perPage: Int, cap: Int?) -> Bool {
         guard let cap else { return false }
         let (skipped, overflow) = max(0, page - 1).multipliedReportingOverflow(by: max(0, perPage))
         return overflow || skipped >= cap

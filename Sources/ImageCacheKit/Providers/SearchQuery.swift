@@ -23,7 +23,7 @@ public struct SearchQuery: Sendable, Hashable, Codable {
     /// Results per page, already clamped into the provider's range.
     public var perPage: Int
     /// Whether the provider's safe-search filter is on.
-    public var safe: Bool
+    package var safe: Bool
 
     public init(term: SearchTerm, page: Int = 1, perPage: Int, safe: Bool = true) {
         self.term = term

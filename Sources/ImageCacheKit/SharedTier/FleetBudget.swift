@@ -19,7 +19,7 @@ import ImageCacheProtocol
 /// limits only, exactly as a daemon without a tier.
 public actor FleetBudget {
     /// What `admit` decided.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// The request is within the fleet's budget (and counted in it).
         case allowed
         /// The budget is spent or the fleet is stopped: ask again after this many seconds.
@@ -41,7 +41,7 @@ public actor FleetBudget {
         }
 
         /// The window in whole seconds (a fraction is dropped), at least one.
-        public var windowSeconds: Int64 { max(1, window.components.seconds) }
+        package var windowSeconds: Int64 { max(1, window.components.seconds) }
     }
 
     /// The figures `stats` shows for this budget.
@@ -51,10 +51,10 @@ public actor FleetBudget {
         public var used: UInt64
         public var limit: Int
         /// The window in seconds.
-        public var windowSeconds: Int
+        package var windowSeconds: Int
         /// When the fleet may ask again after a quota answer (seconds since 1970), nil when
         /// not stopped.
-        public var stoppedUntil: Double?
+        package var stoppedUntil: Double?
 
         public init(used: UInt64, limit: Int, windowSeconds: Int, stoppedUntil: Double?) {
             self.used = used
@@ -89,11 +89,11 @@ public actor FleetBudget {
     }
 
     /// The window length in whole seconds.
-    public nonisolated var windowSeconds: Int64 { settings.windowSeconds }
+    package nonisolated var windowSeconds: Int64 { settings.windowSeconds }
 
     /// Asks the fleet for one request: reads the stop, then counts the request in the current
     /// window. Every call is as bounded as the tier's per-operation timeout.
-    public func admit() async -> Verdict {
+    package func admit() async -> Verdict {
         let now = wallClock().timeIntervalSince1970
         guard now.isFinite, now >= 0 else { return .unavailable }
         switch await store.lookup(stopKey, claim: nil) {
@@ -145,10 +145,10 @@ public actor FleetBudget {
     }
 
     /// The key of the fleet's stop for this provider.
-    public nonisolated var stopKey: String { "stop:" + provider.rawValue }
+    package nonisolated var stopKey: String { "stop:" + provider.rawValue }
 
     /// The key of the counter of window `index`.
-    public nonisolated func counterKey(window index: Int64) -> String {
+    package nonisolated func counterKey(window index: Int64) -> String {
         "budget:\(provider.rawValue):\(windowSeconds):\(index)"
     }
 

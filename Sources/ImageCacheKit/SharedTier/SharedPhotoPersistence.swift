@@ -8,11 +8,11 @@
 /// writes `local` only: the records that come from a provider are written to the tier where
 /// they are fetched (`SearchCoordinator`), so a record one host read from the tier is not
 /// written back by every host that reads it.
-public struct SharedPhotoPersistence: PhotoPersisting {
+package struct SharedPhotoPersistence: PhotoPersisting {
     /// The host's own persistence (the disk cache in the daemon).
-    public let local: any PhotoPersisting
+    package let local: any PhotoPersisting
     /// The tier's records.
-    public let shared: SharedSearchRecords
+    package let shared: SharedSearchRecords
 
     /// Records in `local`, then in `shared`.
     public init(local: any PhotoPersisting, shared: SharedSearchRecords) {

@@ -7,9 +7,9 @@
 /// (4), SHA-256 of the payload (32), then the payload. `decode` checks every field, the exact
 /// length and the checksum before the payload is handed on; it never traps, whatever the
 /// bytes, and refuses a payload over `maximumPayload` before looking further.
-public enum SharedRecordFrame {
+package enum SharedRecordFrame {
     /// What a record holds; a value of another kind under a key is a miss.
-    public enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// A search result page (`SharedSearchRecords`).
         case searchPage = 1
         /// A photo as a search returned it: what resolves an id to its image URLs.
@@ -23,12 +23,12 @@ public enum SharedRecordFrame {
     /// The header's first bytes.
     static let magic: [UInt8] = Array("ICR".utf8)
     /// The format this build writes and reads; another version is a miss.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// Bytes before the payload.
-    public static let headerLength = 3 + 1 + 1 + 4 + 32
+    package static let headerLength = 3 + 1 + 1 + 4 + 32
     /// The largest payload read: above memcached's default item size (1 MiB), so nothing the
     /// tier can hold is refused, and small enough that decoding a hostile value costs little.
-    public static let maximumPayload = 4 << 20
+    package static let maximumPayload = 4 << 20
 
     /// `payload` framed as `kind`.
     public static func encode(_ kind: Kind, payload: [UInt8]) -> [UInt8] {

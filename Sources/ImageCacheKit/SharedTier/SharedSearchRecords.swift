@@ -23,13 +23,13 @@ public struct SharedSearchRecords: Sendable {
     // MARK: keys
 
     /// The tier key of a result page.
-    public static func pageKey(_ key: SearchPageKey) -> String { "search:" + SHA256Digest.hex(Array(key.stableKey.utf8)) }
+    package static func pageKey(_ key: SearchPageKey) -> String { "search:" + SHA256Digest.hex(Array(key.stableKey.utf8)) }
 
     /// The tier key of a photo record (as a search returned it).
-    public static func photoKey(id: String) -> String { "photo:" + SHA256Digest.hex(Array(id.utf8)) }
+    package static func photoKey(id: String) -> String { "photo:" + SHA256Digest.hex(Array(id.utf8)) }
 
     /// The tier key of a photo's `photo.get` details.
-    public static func detailsKey(id: String) -> String { "details:" + SHA256Digest.hex(Array(id.utf8)) }
+    package static func detailsKey(id: String) -> String { "details:" + SHA256Digest.hex(Array(id.utf8)) }
 
     // MARK: pages
 
@@ -47,7 +47,7 @@ public struct SharedSearchRecords: Sendable {
     /// Stores a page for `ttl` (whole seconds; under one second nothing is stored, since
     /// memcached reads 0 as "never expires"). Returns whether the tier took it.
     @discardableResult
-    public func storePage(_ page: StoredSearchPage, for key: SearchPageKey, ttl: Duration) async -> Bool {
+    package func storePage(_ page: StoredSearchPage, for key: SearchPageKey, ttl: Duration) async -> Bool {
         guard ttl >= .seconds(1), let json = SearchPageRecord.encode(page, for: key) else { return false }
         return await store.store(Self.pageKey(key), SharedRecordFrame.encode(.searchPage, payload: Array(json)), ttl: ttl)
     }
@@ -60,12 +60,12 @@ public struct SharedSearchRecords: Sendable {
     }
 
     /// The `photo.get` details of photo `id`, or nil.
-    public func details(id: String) async -> ProviderPhoto? {
+    package func details(id: String) async -> ProviderPhoto? {
         await read(Self.detailsKey(id: id), kind: .photoDetails, id: id)
     }
 
     /// Stores the records of a page's photos, all at once (the client pipelines them).
-    public func storePhotos(_ photos: [ProviderPhoto], ttl: Duration) async {
+    package func storePhotos(_ photos: [ProviderPhoto], ttl: Duration) async {
         guard ttl >= .seconds(1) else { return }
         let store = store
         await withTaskGroup(of: Void.self) { group in
@@ -78,7 +78,7 @@ public struct SharedSearchRecords: Sendable {
     }
 
     /// Stores a `photo.get` answer.
-    public func storeDetails(_ photo: ProviderPhoto, ttl: Duration) async {
+    package func storeDetails(_ photo: ProviderPhoto, ttl: Duration) async {
         guard ttl >= .seconds(1), let json = try? JSONEncoder().encode(photo) else { return }
         await store.store(Self.detailsKey(id: photo.id), SharedRecordFrame.encode(.photoDetails, payload: Array(json)), ttl: ttl)
     }

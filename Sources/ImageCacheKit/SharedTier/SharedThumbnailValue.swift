@@ -15,16 +15,16 @@
 /// value made for another key (a hashed key's collision, a planted value), a checksum that
 /// does not match, and image bytes whose own header does not read as the format and size the
 /// header claims. A refused value is a miss (and is deleted by the caller).
-public struct SharedThumbnailValue: Sendable, Equatable {
+package struct SharedThumbnailValue: Sendable, Equatable {
     public var format: ImageFormat
     public var width: Int
     public var height: Int
-    public var originalWidth: Int
-    public var originalHeight: Int
+    package var originalWidth: Int
+    package var originalHeight: Int
     public var image: [UInt8]
 
     /// The header's size before the image bytes.
-    public static let headerBytes = 4 + 1 + 16 + 8 + 32
+    package static let headerBytes = 4 + 1 + 16 + 8 + 32
     private static let magic: [UInt8] = [0x49, 0x43, 0x54, 0x01]
 
     public init(format: ImageFormat, width: Int, height: Int, originalWidth: Int, originalHeight: Int, image: [UInt8]) {
@@ -42,7 +42,7 @@ public struct SharedThumbnailValue: Sendable, Equatable {
     public static func key(url: String, size: Int) -> String { "t1:\(size):\(url)" }
 
     /// The bytes to store under `key`.
-    public func encoded(key: String) -> [UInt8] {
+    package func encoded(key: String) -> [UInt8] {
         var out = Self.magic
         out.reserveCapacity(Self.headerBytes + image.count)
         out.append(UInt8(ImageFormat.allCases.firstIndex(of: format) ?? 0))

@@ -18,7 +18,7 @@ import Dispatch
 /// not wait behind them has threads of its own (`VerificationThreads` for the downloads'
 /// verification decodes). What bounds the work in flight is its callers (one job table write at
 /// a time, each session's pending cap).
-public enum BlockingIO {
+package enum BlockingIO {
     /// The bulk lane; `dispatchPrecondition(condition: .onQueue(BlockingIO.queue))` marks
     /// code that must only run here.
     static let queue = DispatchQueue(label: "imagecached.blocking-io", qos: .utility, attributes: .concurrent)

@@ -12,14 +12,14 @@ import Glibc
 ///
 /// Under the shipped system unit `SystemCallFilter=~@resources` refuses `setrlimit()`, so the
 /// unit sets `LimitNOFILE=` itself; raising stays for every other way the daemon is started.
-public enum DescriptorLimit {
+package enum DescriptorLimit {
     /// The soft limit below which the daemon warns at start (the units set 65536).
-    public static let recommended = 4096
+    package static let recommended = 4096
 
     /// Raises the soft limit to the hard one. Returns the soft limit in force afterwards, or
     /// nil when it could not be read.
     @discardableResult
-    public static func raiseToHardLimit() -> Int? {
+    package static func raiseToHardLimit() -> Int? {
         guard var limit = current else { return nil }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
@@ -32,7 +32,7 @@ public enum DescriptorLimit {
     /// Whether the process cannot open one more descriptor now (EMFILE/ENFILE), probed by
     /// opening `/dev/null`: how a failure that does not say why (curl's resolver could not make
     /// its socket pair) is told apart from a network that is down.
-    public static var isExhausted: Bool {
+    package static var isExhausted: Bool {
         let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)
         guard probe < 0 else {
             close(probe)
@@ -42,7 +42,7 @@ public enum DescriptorLimit {
     }
 
     /// The soft limit in force now, or nil when it cannot be read.
-    public static var soft: Int? { current.map { Int(clamping: $0.rlim_cur) } }
+    package static var soft: Int? { current.map { Int(clamping: $0.rlim_cur) } }
 
     private static var current: rlimit? {
         var limit = rlimit()

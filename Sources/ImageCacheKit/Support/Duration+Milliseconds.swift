@@ -1,7 +1,7 @@
 extension Duration {
     /// Whole milliseconds, truncated and saturating at `Int.max`: the `duration_ms=` of log
     /// lines (a duration measured here, but a log line must never be what traps).
-    public var wholeMilliseconds: Int {
+    package var wholeMilliseconds: Int {
         let (milliseconds, overflow) = components.seconds.multipliedReportingOverflow(by: 1000)
         guard !overflow else { return components.seconds < 0 ? .min : .max }
         let (total, overflowAgain) = milliseconds.addingReportingOverflow(components.attoseconds / 1_000_000_000_000_000)

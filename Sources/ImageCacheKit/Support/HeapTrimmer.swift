@@ -29,7 +29,7 @@ public final class HeapTrimmer: Sendable {
 
     /// Trims when there was activity since the last tick; returns whether it did.
     @discardableResult
-    public func tick() -> Bool {
+    package func tick() -> Bool {
         let now = activity()
         let moved = lastSeen.withLock { last in
             defer { last = now }

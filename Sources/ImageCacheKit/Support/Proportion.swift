@@ -2,13 +2,13 @@
 /// a trap: `Int(Double(height) * w / width)` traps when the quotient is infinite (a zero
 /// width), NaN or beyond `Int` (a height of 2^63−1), and a hostile or broken answer may hold
 /// any of those. Every decoder scales through here; what cannot be a size is nil ("unknown").
-public enum Proportion {
+package enum Proportion {
     /// The largest side a size may have: far beyond any real image, far below overflow.
-    public static let maxSide = 1 << 31
+    package static let maxSide = 1 << 31
 
     /// `value × numerator / denominator`, rounded, or nil when an input is not positive or the
     /// result is not a size in `1...maxSide`.
-    public static func rescale(_ value: Int, numerator: Int, denominator: Int) -> Int? {
+    package static func rescale(_ value: Int, numerator: Int, denominator: Int) -> Int? {
         guard value > 0, numerator > 0, denominator > 0 else { return nil }
         return size(Double(value) * Double(numerator) / Double(denominator))
     }

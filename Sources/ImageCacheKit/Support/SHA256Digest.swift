@@ -6,9 +6,9 @@ import Foundation
 /// Cache files are named by the digest of their key and checked against the digest of
 /// their content on first read after a start; a hand-written hash would be one more thing
 /// to get wrong.
-public enum SHA256Digest {
+package enum SHA256Digest {
     /// The 32-byte digest of `bytes`.
-    public static func digest<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] {
+    package static func digest<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBytes { raw in
             out.withUnsafeMutableBufferPointer { dst in
@@ -19,7 +19,7 @@ public enum SHA256Digest {
     }
 
     /// The digest as 64 lowercase hex characters.
-    public static func hex<Bytes: ContiguousBytes>(_ bytes: Bytes) -> String {
+    package static func hex<Bytes: ContiguousBytes>(_ bytes: Bytes) -> String {
         let hexDigits = Array("0123456789abcdef".utf8)
         var chars = [UInt8]()
         chars.reserveCapacity(64)

@@ -94,7 +94,7 @@ public final class SealedMemoryFile: Sendable, Hashable {
     }
 
     /// Whether the file carries every seal `make` puts on it.
-    public var isSealed: Bool {
+    package var isSealed: Bool {
         let seals = ic_get_seals(descriptor)
         let all = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE
         return seals >= 0 && seals & all == all

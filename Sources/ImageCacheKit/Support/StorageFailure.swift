@@ -9,7 +9,7 @@ import ImageCacheProtocol
 /// A full, read-only, unwritable or vanished folder is the machine's state, not a bug, so it
 /// is `storage_unavailable` (1013) rather than `internal`; running out of descriptors
 /// (EMFILE/ENFILE) is load, which passes, so it is `busy` (1012) like a full queue.
-public enum StorageFailure {
+package enum StorageFailure {
     /// The error kind for a file operation that failed with `code`.
     public static func kind(errno code: Int32) -> ErrorKind {
         switch code {

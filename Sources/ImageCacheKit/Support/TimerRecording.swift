@@ -4,7 +4,7 @@ extension Timer {
     /// Records the time since `start` on the continuous clock: CoreMetrics only takes
     /// nanoseconds, and its `measure` helpers (in the `Metrics` module) use `DispatchTime`.
     /// Saturates rather than trapping on a span too long for 64-bit nanoseconds.
-    public func recordInterval(since start: ContinuousClock.Instant) {
+    package func recordInterval(since start: ContinuousClock.Instant) {
         let (seconds, attoseconds) = (ContinuousClock.now - start).components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         let nanoseconds = overflow ? Int64.max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue

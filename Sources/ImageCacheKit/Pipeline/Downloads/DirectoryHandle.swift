@@ -13,7 +13,7 @@ import ImageCacheProtocol
 /// relative to `fd` with a single-component name, so it happens in the folder that was checked.
 /// `recheck(roots:)` tells whether the path still leads to that same folder from a root of the
 /// current configuration; a job whose folder left the roots fails `1010` instead of writing.
-public final class DirectoryHandle: Sendable {
+package final class DirectoryHandle: Sendable {
     /// The open folder (`O_DIRECTORY | O_RDONLY`), closed when the handle goes.
     public let fd: Int32
     /// Its canonical absolute path (as recorded in the job table and shown to clients).
@@ -74,7 +74,7 @@ public final class DirectoryHandle: Sendable {
     /// - Throws: `forbidden` (1010) saying why not: the folder is no longer under a root, a
     ///   symlink or a non-folder now stands in its path, it was replaced by another folder, or
     ///   it is gone.
-    public func recheck(roots: [String], walk: BeneathRoot.Walk = .automatic) throws(DownloadError) {
+    package func recheck(roots: [String], walk: BeneathRoot.Walk = .automatic) throws(DownloadError) {
         let again: DirectoryHandle
         do {
             again = try DirectoryHandle.open(path, roots: roots, create: false, walk: walk)
@@ -91,7 +91,7 @@ public final class DirectoryHandle: Sendable {
     /// following a symlink (`O_NOFOLLOW`), never creating it (the reservation did), and only a
     /// regular file with a single link (a hard link to a file elsewhere is refused too).
     /// Returns the descriptor (positioned at its end), or `-errno`.
-    public func openForAppend(_ name: String) -> Int32 {
+    package func openForAppend(_ name: String) -> Int32 {
         let fd = openat(self.fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return -errno }
         var info = stat()
@@ -114,7 +114,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Opens the regular file `name` in this folder for reading (the verifier's reads, the
     /// fsync before the move), never through a symlink. Returns the descriptor, or `-errno`.
-    public func openForReading(_ name: String) -> Int32 {
+    package func openForReading(_ name: String) -> Int32 {
         let fd = openat(self.fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return -errno }
         var info = stat()
@@ -129,7 +129,7 @@ public final class DirectoryHandle: Sendable {
     /// attempt (the first and each retry, on the transfer thread): re-checks this folder against
     /// `roots()` (the current configuration's, resolved), then opens `name` beneath it with
     /// `openForAppend`. A folder that left the roots gives `-EXDEV`, a swapped `.part` `-ELOOP`.
-    public func appendOpener(_ name: String, roots: @escaping @Sendable () -> [String]) -> @Sendable () -> Int32 {
+    package func appendOpener(_ name: String, roots: @escaping @Sendable () -> [String]) -> @Sendable () -> Int32 {
         { [self] in
             do {
                 try recheck(roots: roots())
@@ -141,7 +141,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// Flushes the folder's entries (after a rename or unlink in it), best effort.
-    public func sync() {
+    package func sync() {
         fsync(fd)
     }
 }
@@ -149,9 +149,9 @@ public final class DirectoryHandle: Sendable {
 /// How a path below a root is opened without following symlinks: `openat2(2)` with
 /// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` where the kernel has it (5.6+), else one
 /// `openat(O_NOFOLLOW | O_DIRECTORY)` per component, refusing `.` and `..`.
-public enum BeneathRoot {
+package enum BeneathRoot {
     /// Which way to walk (the fallback is forced in tests so both stay proven).
-    public enum Walk: Sendable {
+    package enum Walk: Sendable {
         /// `openat2` when the kernel has it, else component by component.
         case automatic
         /// Component by component with `O_NOFOLLOW` (kernels before 5.6).
@@ -159,7 +159,7 @@ public enum BeneathRoot {
     }
 
     /// Whether this kernel has `openat2` (asked once).
-    public static let kernelHasOpenat2: Bool = {
+    package static let kernelHasOpenat2: Bool = {
         let fd = ic_open_beneath(AT_FDCWD, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC, 0)
         if fd >= 0 { close(fd) }
         return !(fd < 0 && errno == ENOSYS)

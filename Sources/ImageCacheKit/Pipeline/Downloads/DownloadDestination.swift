@@ -13,14 +13,14 @@ import ImageCacheProtocol
 /// (`DirectoryHandle`). Names are sanitised where the result is plainly what was meant (a
 /// title with a slash in it gets a file, never a path) and refused where it could not be
 /// (invisible format characters, a reserved suffix).
-public enum DownloadDestination {
+package enum DownloadDestination {
     /// The longest file name kept (bytes of UTF-8): `NAME_MAX` (255) less room for ` (9999)`
     /// and `.part`, so every name the daemon makes from it fits.
-    public static let maxNameBytes = 255 - " (9999)".utf8.count - ".part".utf8.count
+    package static let maxNameBytes = 255 - " (9999)".utf8.count - ".part".utf8.count
 
     /// The configured roots resolved with `realpath` (missing ones created first: the default
     /// `~/Downloads` often is missing on a server); roots that cannot be used are left out.
-    public static func resolvedRoots(_ roots: [String], create: Bool) -> [String] {
+    package static func resolvedRoots(_ roots: [String], create: Bool) -> [String] {
         roots.compactMap { root -> String? in
             if create { try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
             return realPath(root)
@@ -39,7 +39,7 @@ public enum DownloadDestination {
     /// - Throws: `forbidden` (1010) when the folder is outside every root, or no root can be
     ///   used; `invalidParams` when `requested` is not absolute; `storage_unavailable` when the
     ///   folder cannot be created.
-    public static func resolveDirectory(_ requested: String?, roots: [String],
+    package static func resolveDirectory(_ requested: String?, roots: [String],
                                         walk: BeneathRoot.Walk = .automatic) throws(DownloadError) -> DirectoryHandle {
         let resolvedRoots = resolvedRoots(roots, create: true)
         guard let first = resolvedRoots.first else {
@@ -78,7 +78,7 @@ public enum DownloadDestination {
     /// Suffixes the daemon gives its own files in a download folder: a name ending so (in any
     /// case, for case-insensitive file systems) could be taken for, or collide with, a job's
     /// partial body.
-    public static let reservedSuffixes = [".part"]
+    package static let reservedSuffixes = [".part"]
 
     /// A client's `filename`, checked and cleaned (docs/protocol.md):
     /// refused when it holds format characters (Unicode `Cf`: bidi overrides such as U+202E,
@@ -87,7 +87,7 @@ public enum DownloadDestination {
     /// is used).
     ///
     /// - Throws: `invalidParams` (-32602, field `filename`) saying which rule refused it.
-    public static func checkedName(_ name: String) throws(DownloadError) -> String? {
+    package static func checkedName(_ name: String) throws(DownloadError) -> String? {
         if let format = name.unicodeScalars.first(where: { $0.properties.generalCategory == .format }) {
             let code = "U+" + String(format.value, radix: 16, uppercase: true)
             throw .invisibleCharacter(code: code)
@@ -100,7 +100,7 @@ public enum DownloadDestination {
     }
 
     /// The reserved suffix `name` ends with (case-insensitively), nil when none.
-    public static func reservedSuffix(of name: String) -> String? {
+    package static func reservedSuffix(of name: String) -> String? {
         let lower = name.lowercased()
         return reservedSuffixes.first { lower.hasSuffix($0) }
     }
@@ -110,7 +110,7 @@ public enum DownloadDestination {
     /// dropped, `/` and `\` replaced by `_`, every `..` collapsed to `.`, leading dots and
     /// spaces and trailing dots and spaces trimmed, at most `maxNameBytes` bytes with the
     /// extension kept. nil when nothing is left.
-    public static func sanitise(_ name: String) -> String? {
+    package static func sanitise(_ name: String) -> String? {
         var scalars = String.UnicodeScalarView()
         for scalar in name.unicodeScalars {
             switch scalar.properties.generalCategory {
@@ -159,7 +159,7 @@ public enum DownloadDestination {
     /// The stem of a default name: the photo id with its provider separated by `-`
     /// (`unsplash-abc123`), or the URL's last path component without its extension;
     /// `image` when neither gives anything usable. Short enough for any extension after it.
-    public static func defaultStem(photo: String?, url: String) -> String {
+    package static func defaultStem(photo: String?, url: String) -> String {
         let stem: String
         if let photo, let name = sanitise(photo.replacingOccurrences(of: ":", with: "-")) {
             stem = name
@@ -175,13 +175,13 @@ public enum DownloadDestination {
 
     /// The extension a default name starts with, before the body is sniffed: the URL's when
     /// it names PNG, else `jpg` (what providers serve). Corrected once the format is known.
-    public static func guessedExtension(url: String) -> String {
+    package static func guessedExtension(url: String) -> String {
         let path = URLComponents(string: url)?.path.lowercased() ?? ""
         return path.hasSuffix(".png") ? "png" : "jpg"
     }
 
     /// The extension files of `format` are saved with.
-    public static func fileExtension(for format: ImageFormat) -> String {
+    package static func fileExtension(for format: ImageFormat) -> String {
         format == .jpeg ? "jpg" : format.rawValue
     }
 

@@ -21,7 +21,7 @@ public enum DownloadEvent: Sendable, Hashable {
     }
 
     /// Whether the job has ended with it (watchers can then be forgotten).
-    public var isFinal: Bool {
+    package var isFinal: Bool {
         if case .progress = self { return false }
         return true
     }

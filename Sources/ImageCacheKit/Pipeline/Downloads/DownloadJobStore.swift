@@ -12,7 +12,7 @@ import Logging
 /// table, fsync the folder. After `kill -9` at any moment the table is the old one or the new
 /// one, never a torn mix. The table is small (jobs are dropped a day after they end), so a
 /// JSON file costs less than a database and can be read by a person.
-public struct DownloadJobStore: Sendable {
+package struct DownloadJobStore: Sendable {
     /// The folder holding the table.
     public let folder: String
     private var path: String { folder + "/jobs.json" }
@@ -25,7 +25,7 @@ public struct DownloadJobStore: Sendable {
     }
 
     /// The table's place before issue 22: `cache_dir/downloads/`.
-    public static func legacyFolder(cacheDirectory: String) -> String { cacheDirectory + "/downloads" }
+    package static func legacyFolder(cacheDirectory: String) -> String { cacheDirectory + "/downloads" }
 
     /// Moves a table left in `cache_dir/downloads/` into the state folder, once.
     ///
@@ -34,7 +34,7 @@ public struct DownloadJobStore: Sendable {
     /// between leaves both: the new one then wins and the old is removed on the next start.
     /// An old table that cannot be read is not lost: it lands beside the new one as
     /// `jobs.json.bad` (as `load` would have put it), and the start goes on with no jobs.
-    public func migrate(fromCacheDirectory cacheDirectory: String, logger: Logger) {
+    package func migrate(fromCacheDirectory cacheDirectory: String, logger: Logger) {
         let legacy = Self.legacyFolder(cacheDirectory: cacheDirectory)
         let oldPath = legacy + "/jobs.json"
         guard legacy != folder, let data = FileManager.default.contents(atPath: oldPath) else { return }

@@ -51,12 +51,12 @@ public actor DownloadManager {
         public var configuration: @Sendable () -> CacheConfiguration
         /// `cache_dir`: where the job table lived before issue 22 (`downloads/jobs.json`),
         /// moved from there into `configuration().resolvedStateDirectory` on first start.
-        public var cacheDirectory: String
+        package var cacheDirectory: String
         /// Job events (queued, finished, failed, resumed) at `info`/`notice`.
         public var logger: Logger
         /// The wire's error object for what ended a job: a failed job keeps it (in the job
         /// table too) for `download.status`. The server's one mapping (`WireErrorMapping`).
-        public var wireError: @Sendable (any Error) -> RPCError
+        package var wireError: @Sendable (any Error) -> RPCError
 
         /// Everything a manager needs, usually the daemon's shared parts (`DaemonServices`).
         public init(transfers: TransferEngine, registry: PhotoRegistry, decodes: DecodeBudget,
@@ -73,10 +73,10 @@ public actor DownloadManager {
     }
 
     /// How long finished, failed and cancelled jobs stay listed.
-    public static let retention: TimeInterval = 24 * 3600
+    package static let retention: TimeInterval = 24 * 3600
 
     /// The width `regular` asks for (Unsplash's `regular` size).
-    public static let regularWidth = 1080
+    package static let regularWidth = 1080
 
     private let dependencies: Dependencies
     private let observer: @Sendable (DownloadEvent) -> Void
@@ -119,7 +119,7 @@ public actor DownloadManager {
     }
 
     /// A fresh job id, so a caller can subscribe to a job before it starts.
-    public nonisolated static func makeJobID() -> String {
+    package nonisolated static func makeJobID() -> String {
         // Always 12 hex digits, leading zeros kept: ids of one width line up in every list.
         let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
         return "dl-" + String(repeating: "0", count: max(0, 12 - hex.count)) + hex
@@ -143,7 +143,7 @@ public actor DownloadManager {
     ///
     /// - Throws: `not_found` for an unknown photo id; `forbidden` for a folder outside the
     ///   download roots or one that refuses new files.
-    public func submit(_ params: DownloadParams, id: String) async throws(DownloadError) -> DownloadJob {
+    package func submit(_ params: DownloadParams, id: String) async throws(DownloadError) -> DownloadJob {
         let configuration = dependencies.configuration()
         let url: String
         switch params.image {
@@ -231,7 +231,7 @@ public actor DownloadManager {
     }
 
     /// Whether the job is still queued or running (false for unknown ids).
-    public func isUnfinished(_ id: String) -> Bool {
+    package func isUnfinished(_ id: String) -> Bool {
         records[id]?.isUnfinished ?? false
     }
 
@@ -652,7 +652,7 @@ public actor DownloadManager {
     }
 
     /// Returns once every change made so far is on disk (tests, and a clean stop).
-    public func flush() async {
+    package func flush() async {
         guard writing || dirty else { return }
         await withCheckedContinuation { persistWaiters.append($0) }
     }

@@ -4,7 +4,7 @@ import ImageCacheProtocol
 /// One download job as the daemon keeps it on disk: enough to resume it after a restart
 /// (where it goes, what it fetches, the validator its partial body came with) and to list it
 /// for a day after it ended.
-public struct DownloadRecord: Sendable, Codable, Hashable {
+package struct DownloadRecord: Sendable, Codable, Hashable {
     /// The job id clients use.
     public var id: String
     /// The photo id, nil for a URL download.
@@ -12,17 +12,17 @@ public struct DownloadRecord: Sendable, Codable, Hashable {
     /// The image URL fetched (image URLs carry no key; redacted before it is shown anyway).
     public var url: String
     /// The size asked for.
-    public var variant: DownloadVariant
+    package var variant: DownloadVariant
     /// Where the job is in its life.
     public var state: DownloadState
     /// The reserved final name and its `.part`.
-    public var reservation: FileReservation
+    package var reservation: FileReservation
     /// Whether the name was chosen by the daemon (its extension then follows the sniffed format).
-    public var defaultName: Bool
+    package var defaultName: Bool
     /// Replace an existing file at the name.
-    public var overwrite: Bool
+    package var overwrite: Bool
     /// The `ETag` (else `Last-Modified`) the partial body came with: the `If-Range` of a resume.
-    public var validator: String?
+    package var validator: String?
     /// Body bytes saved (final size once finished).
     public var received: Int
     /// The body's length when the server said it.
@@ -34,14 +34,14 @@ public struct DownloadRecord: Sendable, Codable, Hashable {
     /// Why it failed.
     public var error: RPCError?
     /// Unsplash's download-tracking endpoint was requested for this job.
-    public var tracked: Bool
+    package var tracked: Bool
     /// When `download` created it (list order, and `createdAt` of the job object).
-    public var createdAt: Date
+    package var createdAt: Date
     /// When it finished, failed or was cancelled: the 24 h of listing count from here.
-    public var endedAt: Date?
+    package var endedAt: Date?
 
     /// Whether the job still has work to do (and so resumes when the daemon starts).
-    public var isUnfinished: Bool { state == .queued || state == .running }
+    package var isUnfinished: Bool { state == .queued || state == .running }
 
     /// The job as `download.status` reports it.
     public func job(received live: Int? = nil, total liveTotal: Int? = nil) -> DownloadJob {

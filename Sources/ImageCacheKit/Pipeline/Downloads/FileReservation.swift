@@ -14,22 +14,22 @@ import ImageCacheProtocol
 /// the name meanwhile, so the finished body never replaces a file the daemon did not create
 /// (hard link + unlink where the file system lacks the flag). Every call is relative to the
 /// folder's descriptor (`DirectoryHandle`) with a single-component name, never a path.
-public struct FileReservation: Sendable, Codable, Hashable {
+package struct FileReservation: Sendable, Codable, Hashable {
     /// The resolved folder.
     public var directory: String
     /// The name before any ` (n)` and extension.
-    public var stem: String
+    package var stem: String
     /// The extension without its dot, nil for none.
-    public var ext: String?
+    package var ext: String?
     /// 0 for the plain name, n for `stem (n).ext`.
     public var number: Int
     /// The placeholder's inode (so only our own placeholder is ever removed); nil when
     /// `overwrite` kept an existing file at the name.
-    public var inode: UInt64?
+    package var inode: UInt64?
     /// The `.part` file's inode: after the move it is the final file's, which is how a job whose
     /// move happened but whose table entry was not saved (a stop or crash in between) finds its
     /// file again instead of downloading it twice (`committedFile`).
-    public var partInode: UInt64?
+    package var partInode: UInt64?
 
     /// The highest ` (n)` tried before giving up.
     static let maxNumber = 9999
@@ -41,12 +41,12 @@ public struct FileReservation: Sendable, Codable, Hashable {
     }
 
     /// The name of the file the body is written to until it is verified.
-    public var partName: String { name + ".part" }
+    package var partName: String { name + ".part" }
 
     /// The final path.
     public var path: String { directory + "/" + name }
     /// Where the body is written until it is verified.
-    public var partPath: String { path + ".part" }
+    package var partPath: String { path + ".part" }
 
     /// Reserves the first free name among `stem.ext`, `stem (1).ext`, … in `folder` and
     /// creates its empty `.part`. With `overwrite`, the plain name is taken even when a file
@@ -56,7 +56,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
     ///   reserved: never taken, even with `overwrite`.
     /// - Throws: `forbidden` when `overwrite` asks for a name a live job holds;
     ///   `storage_unavailable` when the folder refuses new files (permissions, read-only).
-    public static func reserve(in folder: DirectoryHandle, stem: String, ext: String?, overwrite: Bool,
+    package static func reserve(in folder: DirectoryHandle, stem: String, ext: String?, overwrite: Bool,
                                held: Set<String> = []) throws(DownloadError) -> FileReservation {
         var candidate = FileReservation(directory: folder.path, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
         if overwrite, held.contains(candidate.name) || held.contains(candidate.partName) {
@@ -95,7 +95,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
     ///
     /// - Returns: the reservation actually used (its `number` may have grown).
     /// - Throws: `forbidden` when the `.part` is no longer the daemon's file.
-    public func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = []) throws(DownloadError) -> FileReservation {
+    package func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = []) throws(DownloadError) -> FileReservation {
         try checkPart(in: folder)
         if overwrite, number == 0, inode == nil {
             guard !held.contains(name) else {
@@ -161,7 +161,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
     /// Refuses a `.part` that is no longer a plain file of the daemon's: a symlink (to a file
     /// outside the roots, say) or a hard link swapped in while the job ran is never moved to the
     /// final name.
-    public func checkPart(in folder: DirectoryHandle) throws(DownloadError) {
+    package func checkPart(in folder: DirectoryHandle) throws(DownloadError) {
         var info = stat()
         guard fstatat(folder.fd, partName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             throw FileOps.failure("cannot find the partial download \(partPath)")
@@ -177,7 +177,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
     /// The final file this reservation's `.part` became, if the move already happened: the name
     /// (any ` (n)` up to 20 past the reserved one, `.jpg` or `.png` for a corrected extension)
     /// whose inode is the `.part`'s.
-    public func committedFile(in folder: DirectoryHandle) -> FileReservation? {
+    package func committedFile(in folder: DirectoryHandle) -> FileReservation? {
         guard let partInode else { return nil }
         for ext in [ext, "jpg", "png"] {
             for number in 0...(number + 20) {
@@ -198,7 +198,7 @@ public struct FileReservation: Sendable, Codable, Hashable {
     /// Removes the `.part` and the placeholder (if still ours) from the folder held open: what
     /// `download.cancel` and a failure leave behind is nothing. A symlink standing at the
     /// `.part`'s name is removed itself, never its target.
-    public func discard(in folder: DirectoryHandle) {
+    package func discard(in folder: DirectoryHandle) {
         unlinkat(folder.fd, partName, 0)
         if let inode { _ = FileOps.unlinkIfInode(in: folder, name, inode: inode) }
         folder.sync()

@@ -8,22 +8,22 @@ import ImageCacheProtocol
 /// `text/plain`, so the status line proves nothing: `stat` is checked on every answer. Code 100
 /// (invalid key) → `provider_unavailable`; code 1 of `getInfo` (photo not found) → `not_found`;
 /// any other → `upstream_error`. A search reaches at most 4 000 results however many it reports.
-public struct FlickrProvider: PhotoProvider {
+package struct FlickrProvider: PhotoProvider {
     public let id = ProviderID.flickr
-    public let perPageRange = 1...500
-    public let reachableResultsCap: Int? = 4_000
+    package let perPageRange = 1...500
+    package let reachableResultsCap: Int? = 4_000
     public let settings: ProviderSettings
 
     /// The extras that give image URLs with their sizes, the owner's name, the description and
     /// the original's dimensions in the search answer itself.
-    public static let extras = "description,owner_name,o_dims,views,media,path_alias,count_faves,"
+    package static let extras = "description,owner_name,o_dims,views,media,path_alias,count_faves,"
         + FlickrDecoding.sizes.map { "url_\($0.key)" }.joined(separator: ",")
 
     public init(settings: ProviderSettings) { self.settings = settings }
 
-    public var secrets: [String] { settings.usableKey.map { [$0] } ?? [] }
+    package var secrets: [String] { settings.usableKey.map { [$0] } ?? [] }
 
-    public func searchRequest(for query: SearchQuery) throws -> HTTPRequest {
+    package func searchRequest(for query: SearchQuery) throws -> HTTPRequest {
         let perPage = String(clampPerPage(query.perPage))
         let page = String(max(1, query.page))
         switch query.term {
@@ -40,7 +40,7 @@ public struct FlickrProvider: PhotoProvider {
         }
     }
 
-    public func photoRequest(id photoID: String) throws -> HTTPRequest {
+    package func photoRequest(id photoID: String) throws -> HTTPRequest {
         guard !photoID.isEmpty, photoID.count <= 32, photoID.allSatisfy(\.isASCII), photoID.allSatisfy(\.isNumber) else {
             throw ProviderErrors.notFound(id, id: photoID)
         }
@@ -68,7 +68,7 @@ public struct FlickrProvider: PhotoProvider {
         }
     }
 
-    public func decodePhoto(_ response: HTTPResponse, id photoID: String) throws -> ProviderPhoto {
+    package func decodePhoto(_ response: HTTPResponse, id photoID: String) throws -> ProviderPhoto {
         try checkCommonStatus(response)
         return try decodingFlickr(response, photoID: photoID) { json in try FlickrDecoding.infoPhoto(json["photo"]) }
     }

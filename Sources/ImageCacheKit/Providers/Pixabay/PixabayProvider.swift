@@ -7,19 +7,19 @@ import ImageCacheProtocol
 /// `total` here is `totalHits`. Its errors are plain text (`[ERROR 400] Invalid or missing API
 /// key`), its quota answer a 429 "API rate limit exceeded" with `X-RateLimit-Reset`. Its terms
 /// ask that results be cached for 24 hours, which `search_ttl` defaults to.
-public struct PixabayProvider: PhotoProvider {
+package struct PixabayProvider: PhotoProvider {
     public let id = ProviderID.pixabay
-    public let perPageRange = 3...200
-    public let reachableResultsCap: Int? = 500
+    package let perPageRange = 3...200
+    package let reachableResultsCap: Int? = 500
     public let settings: ProviderSettings
     /// Pixabay refuses a `q` longer than this.
-    public static let maxQueryLength = 100
+    package static let maxQueryLength = 100
 
     public init(settings: ProviderSettings) { self.settings = settings }
 
-    public var secrets: [String] { settings.usableKey.map { [$0] } ?? [] }
+    package var secrets: [String] { settings.usableKey.map { [$0] } ?? [] }
 
-    public func searchRequest(for query: SearchQuery) throws -> HTTPRequest {
+    package func searchRequest(for query: SearchQuery) throws -> HTTPRequest {
         var items: [(String, String)] = []
         switch query.term {
         case .query(let text):
@@ -34,7 +34,7 @@ public struct PixabayProvider: PhotoProvider {
         return try request(items)
     }
 
-    public func photoRequest(id photoID: String) throws -> HTTPRequest {
+    package func photoRequest(id photoID: String) throws -> HTTPRequest {
         guard !photoID.isEmpty, photoID.count <= 20, photoID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ProviderErrors.notFound(id, id: photoID)
         }
@@ -69,7 +69,7 @@ public struct PixabayProvider: PhotoProvider {
         }
     }
 
-    public func decodePhoto(_ response: HTTPResponse, id photoID: String) throws -> ProviderPhoto {
+    package func decodePhoto(_ response: HTTPResponse, id photoID: String) throws -> ProviderPhoto {
         try checkStatus(response)
         return try decoding(response) { json in
             let hits = try json.requiredArray("hits")

@@ -47,7 +47,7 @@ public struct CacheSearchPageStore: SearchPageStore {
     }
 
     /// The cache key of a page: every field of the clamped query.
-    public static func cacheKey(_ key: SearchPageKey) -> CacheKey {
+    package static func cacheKey(_ key: SearchPageKey) -> CacheKey {
         let query = key.query
         switch query.term {
         case .query(let text):

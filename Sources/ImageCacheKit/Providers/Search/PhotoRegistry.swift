@@ -79,7 +79,7 @@ public actor PhotoRegistry {
     /// A newer record over an older one: newer non-nil fields win, but sized image variants
     /// and known dimensions are kept when the newer record lacks them (Flickr's `getInfo` has
     /// no sizes, its search answer had).
-    public static func merged(_ old: ProviderPhoto, with new: ProviderPhoto) -> ProviderPhoto {
+    package static func merged(_ old: ProviderPhoto, with new: ProviderPhoto) -> ProviderPhoto {
         var result = new
         let oldSized = old.variants.filter { $0.width != nil }.count
         let newSized = new.variants.filter { $0.width != nil }.count

@@ -135,7 +135,7 @@ public actor SearchCoordinator {
     }
 
     /// Cancels every pending search of a closing session (`reason: "session_closed"`).
-    public func closeSession(_ session: SessionID) {
+    package func closeSession(_ session: SessionID) {
         newestArrival = newestArrival.filter { $0.key.session != session }
         for (token, p) in pending where p.session == session {
             finish(token, .failure(Cancellation(.session, reason: "session_closed")))
@@ -145,11 +145,11 @@ public actor SearchCoordinator {
     /// How many searches are waiting for an answer, published as it changes: a caller can
     /// read it or await a number (a typeahead test before its superseding keystroke) without
     /// going through the actor.
-    public nonisolated let pendingSearches = Observed(0)
+    package nonisolated let pendingSearches = Observed(0)
 
     /// How many searches were answered by joining an identical request already in flight
     /// instead of sending their own; awaitable like `pendingSearches`.
-    public nonisolated let coalescedSearches = Observed(0)
+    package nonisolated let coalescedSearches = Observed(0)
 
     // MARK: photos
 
@@ -179,13 +179,13 @@ public actor SearchCoordinator {
     }
 
     /// A photo returned earlier, without asking anyone (thumbnails, layout, downloads).
-    public func rememberedPhoto(id: String) async -> ProviderPhoto? {
+    package func rememberedPhoto(id: String) async -> ProviderPhoto? {
         await registry.photo(id: id)
     }
 
     /// Calls Unsplash's download-tracking endpoint for a remembered photo, as its guidelines
     /// require when a photo is downloaded; nothing for other providers.
-    public func trackDownload(photoID: String) async throws {
+    package func trackDownload(photoID: String) async throws {
         let (client, _) = try resolve(photoID: photoID)
         guard let photo = await registry.photo(id: photoID) else {
             throw SearchError.unknownPhoto(id: photoID)
@@ -194,14 +194,14 @@ public actor SearchCoordinator {
     }
 
     /// `stats.providers`.
-    public func providerStatistics() async -> [String: ProviderStats] {
+    package func providerStatistics() async -> [String: ProviderStats] {
         var result: [String: ProviderStats] = [:]
         for (id, client) in clients { result[id.rawValue] = await client.statistics() }
         return result
     }
 
     /// The fleet budget of each provider that has one (with a shared tier), for `stats`.
-    public func fleetBudgetFigures() async -> [String: FleetBudget.Figures] {
+    package func fleetBudgetFigures() async -> [String: FleetBudget.Figures] {
         var result: [String: FleetBudget.Figures] = [:]
         for (id, client) in clients {
             if let fleet = client.limiter.fleet { result[id.rawValue] = await fleet.figures() }
@@ -210,14 +210,14 @@ public actor SearchCoordinator {
     }
 
     /// `hello.providers`: which providers have a key.
-    public nonisolated func configuredProviders() -> [(name: String, configured: Bool)] {
+    package nonisolated func configuredProviders() -> [(name: String, configured: Bool)] {
         ProviderID.allCases.compactMap { id in
             clients[id].map { (id.rawValue, !$0.provider.secrets.isEmpty) }
         }
     }
 
     /// `cache.clear {what: "searches"}`: forgets stored pages and learnt totals.
-    public func clearSearches() async {
+    package func clearSearches() async {
         knownTotals.removeAll()
         await store.removeAll()
     }

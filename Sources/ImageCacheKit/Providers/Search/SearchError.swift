@@ -3,7 +3,7 @@ import ImageCacheProtocol
 /// Why a search, or a photo id given to the engine, was refused before any provider was
 /// asked: the facts that the server's wire mapping turns into `invalid_params` or
 /// `query_too_short` (with `data.field`), `provider_unavailable` or `not_found`.
-public enum SearchError: EngineError, Hashable {
+package enum SearchError: EngineError, Hashable {
     /// A provider name the daemon does not know; `listKnown` adds the known names (a
     /// search's `provider` param, where the client chose the name).
     case unknownProvider(String, listKnown: Bool)

@@ -12,7 +12,7 @@ public struct SearchPageKey: Sendable, Hashable, Codable {
     }
 
     /// A stable text form (`unsplash|q=red car|p=2|n=20|safe=1`) for a disk index.
-    public var stableKey: String {
+    package var stableKey: String {
         let term: String
         switch query.term {
         case .query(let text): term = "q=" + text
@@ -25,7 +25,7 @@ public struct SearchPageKey: Sendable, Hashable, Codable {
 /// A page as stored, with when it was fetched (wall-clock time, since it outlives restarts).
 public struct StoredSearchPage: Sendable, Hashable, Codable {
     public var page: ProviderSearchPage
-    public var storedAt: Date
+    package var storedAt: Date
 
     public init(page: ProviderSearchPage, storedAt: Date) {
         self.page = page

@@ -12,10 +12,10 @@ public struct SearchParameters: Sendable, Hashable {
     /// nil → a default inside the provider's range; otherwise clamped into it.
     public var perPage: Int?
     /// How long to wait before asking the provider, so that a superseded keystroke costs nothing.
-    public var debounceMs: Int
+    package var debounceMs: Int
     /// Searches of one session on the same channel supersede each other (typeahead).
     public var channel: String?
-    public var safe: Bool
+    package var safe: Bool
     /// Where the request stands in its session's arrival order (the server's admission serial),
     /// nil when unknown. Requests run as separate tasks and may reach the coordinator in
     /// another order than they arrived; on a channel, a search older than one already seen

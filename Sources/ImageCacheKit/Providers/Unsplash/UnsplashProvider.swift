@@ -87,7 +87,7 @@ public struct UnsplashProvider: PhotoProvider {
     }
 
     /// Reads `{"url": …}`, the answer of the download-tracking endpoint.
-    public func decodeDownload(_ response: HTTPResponse) throws -> String {
+    package func decodeDownload(_ response: HTTPResponse) throws -> String {
         try checkStatus(response, photoID: nil)
         return try decoding(response) { json in try json.requiredString("url") }
     }
