@@ -228,7 +228,8 @@ let package = Package(
         .testTarget(
             name: "ImageCacheKitTests",
             dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
-                           "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log")],
+                           "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "GRDB", package: "GRDB.swift")],
             // inputs the fuzzers found, read by the regression tests beside them; the WebP/AVIF/GIF
             // fixtures (and the script that made them), read by FormatDecodingTests
             exclude: ["Fuzz/Inputs", "Imaging/FormatFixtures"]

@@ -53,6 +53,22 @@ struct GridSVGTests {
         #expect(svg.contains("data:image/jpeg;base64,\(jpeg.base64EncodedString())"))
     }
 
+    @Test("a frame not yet loaded is painted with the photo's placeholder colour; without one, its dims tint")
+    func placeholderColourFill() {
+        var frames = layout.frames
+        frames[1].color = "#1a2b3c"
+        // A colour that is not #rrggbb is outside input: never written into the SVG.
+        frames[2].color = "red\" onload=\"x"
+        let svg = GridSVG.render(LayoutResult(frames: frames, columnHeights: layout.columnHeights), width: 208)
+        #expect(parse(svg).ok)
+        let fills = svg.split(separator: "\n").filter { $0.hasPrefix("<rect x=\"1") || $0.hasPrefix("<rect x=\"0\" y=\"0\" width=\"100") }
+        #expect(fills.count == 3)
+        #expect(svg.contains("<rect x=\"108\" y=\"0\" width=\"100\" height=\"66.7\" fill=\"#1a2b3c\""))
+        #expect(svg.contains("<rect x=\"108\" y=\"74.7\" width=\"100\" height=\"100\" fill=\"\(GridSVG.fill(.unknown))\""))
+        #expect(svg.contains("<rect x=\"0\" y=\"0\" width=\"100\" height=\"150\" fill=\"\(GridSVG.fill(.decoded))\""))
+        #expect(!svg.contains("onload"))
+    }
+
     @Test func theCanvasCoversTheTallestColumn() {
         let svg = GridSVG.render(layout, width: 208)
         #expect(svg.contains("width=\"208\" height=\"174.7\""))

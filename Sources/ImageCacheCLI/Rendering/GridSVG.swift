@@ -2,7 +2,9 @@ import Foundation
 import ImageCacheProtocol
 
 /// An SVG picture of a masonry layout a person can open in a browser: one rectangle per
-/// frame with its photo id, and the thumbnail itself drawn in it when its file is known.
+/// frame with its photo id, and the thumbnail itself drawn in it when its file is known. A
+/// frame is filled with the photo's placeholder colour when the layout carries one (what a
+/// grid paints before the thumbnail arrives), else with a neutral tint of its `dims`.
 ///
 /// Ids come from providers and may hold `<`, `&` or quotes, so every text and attribute is
 /// escaped; the output is well-formed XML whatever the ids are.
@@ -22,7 +24,7 @@ public enum GridSVG {
             let id = escape(frame.photo)
             svg += "<g>\n<title>\(id) (\(escape(frame.dims.rawValue)) dimensions)</title>\n"
             svg += "<rect x=\"\(n(frame.x))\" y=\"\(n(frame.y))\" width=\"\(n(frame.width))\" height=\"\(n(frame.height))\" "
-                + "fill=\"\(fill(frame.dims))\" stroke=\"#555\" stroke-width=\"1\"/>\n"
+                + "fill=\"\(fill(frame))\" stroke=\"#555\" stroke-width=\"1\"/>\n"
             if let image = images[frame.photo] {
                 svg += "<image x=\"\(n(frame.x))\" y=\"\(n(frame.y))\" width=\"\(n(frame.width))\" height=\"\(n(frame.height))\" "
                     + "preserveAspectRatio=\"xMidYMid slice\" href=\"data:\(escape(image.mime));base64,\(image.bytes.base64EncodedString())\"/>\n"
@@ -51,6 +53,12 @@ public enum GridSVG {
             }
         }
         return out
+    }
+
+    /// The frame's placeholder colour (re-checked: the answer is outside input to the CLI),
+    /// else its `dims` tint.
+    static func fill(_ frame: LayoutFrame) -> String {
+        frame.color.flatMap(PlaceholderColor.normalised) ?? fill(frame.dims)
     }
 
     static func fill(_ dims: DimensionSource) -> String {

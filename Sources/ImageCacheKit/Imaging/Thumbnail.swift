@@ -10,6 +10,8 @@ public struct Thumbnail: Sendable, Hashable {
     public var format: ImageFormat
     /// The source's header, for its full upright dimensions (the layout's `dims: "decoded"`).
     public var source: ImageHeader
+    /// The placeholder of the thumbnail's pixels, when asked for (`makeThumbnail(…placeholder:)`).
+    package var placeholder: ImagePlaceholder? = nil
 
     /// The MIME type of `bytes` (the contract's `mime`).
     package var mimeType: String { format.mimeType }

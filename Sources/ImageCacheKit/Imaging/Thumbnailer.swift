@@ -21,16 +21,33 @@ public enum Thumbnailer {
     /// - Throws: `too_large` over `maxPixels`; `decode_failed` (with `data.format` once
     ///   sniffed) for anything not wholly decodable.
     public static func validate(_ bytes: [UInt8], maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> ImageHeader {
-        try withRawBytes(bytes) { (raw) throws(ImagingError) -> ImageHeader in
+        try validated(bytes, maxPixels: maxPixels, placeholder: false).header
+    }
+
+    /// `validate`, and with `placeholder` the image's placeholder from the pixels that decode
+    /// proves (a JPEG's 1/8 scale; a PNG's rows streamed into a copy of at most 32 pixels a
+    /// side instead of into nothing; a first frame), so a delivered-as-is image gets one
+    /// without a second decode.
+    static func validated(_ bytes: [UInt8], maxPixels: Int,
+                          placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
+        try withRawBytes(bytes) { (raw) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
             let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
             _ = try DecodeCost.of(raw, header: header, width: nil, survey: survey)
+            let pixels: PixelBuffer?
             switch header.format {
-            case .jpeg: _ = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: nil)
-            case .png: try PNGDecoder.validate(raw)
-            case .gif, .webp, .avif: _ = try decodeFirstFrame(raw, header: header, maxPixels: maxPixels)
+            case .jpeg: pixels = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: nil).pixels
+            case .png where placeholder:
+                let scale = max(1, (max(header.storedWidth, header.storedHeight) + BlurHash.thumbnailSide - 1) / BlurHash.thumbnailSide)
+                pixels = try PNGDecoder.decode(raw, scaledTo: max(1, header.storedWidth / scale),
+                                               height: max(1, header.storedHeight / scale))
+            case .png:
+                try PNGDecoder.validate(raw)
+                pixels = nil
+            case .gif, .webp, .avif: pixels = try decodeFirstFrame(raw, header: header, maxPixels: maxPixels)
             }
-            return header
+            guard placeholder, let pixels else { return (header, nil) }
+            return (header, ImagePlaceholder.of(pixels.oriented(header.orientation)))
         }
     }
 
@@ -45,10 +62,12 @@ public enum Thumbnailer {
     ///
     /// - Parameter fastDecode: TurboJPEG's fast IDCT and upsampling; slightly less exact,
     ///   measured in docs/benchmarks.md (Imaging).
+    /// - Parameter placeholder: also compute the thumbnail's `ImagePlaceholder` from its pixels
+    ///   (the pipeline's; tens of microseconds, docs/benchmarks.md).
     /// - Throws: as `validate`; `invalid_params` for a width under 1.
     public static func makeThumbnail(from bytes: [UInt8], width: Int, quality: Int = defaultQuality,
                                      maxPixels: Int = defaultMaxPixels,
-                                     fastDecode: Bool = false) throws(ImagingError) -> Thumbnail {
+                                     fastDecode: Bool = false, placeholder: Bool = false) throws(ImagingError) -> Thumbnail {
         guard width >= 1 else { throw ImagingError.invalidWidth }
         return try withRawBytes(bytes) { (raw) throws(ImagingError) -> Thumbnail in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
@@ -69,12 +88,14 @@ public enum Thumbnailer {
                                           width: storedWidth, height: storedHeight)
             }
             let upright = scaled.oriented(header.orientation)
+            let computed = placeholder ? ImagePlaceholder.of(upright) : nil
             if upright.channels == 4 {
                 return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
-                                 height: upright.height, format: .png, source: header)
+                                 height: upright.height, format: .png, source: header, placeholder: computed)
             }
             let encoded = try JPEGEncoder.encode(upright, quality: quality)
-            return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header)
+            return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header,
+                             placeholder: computed)
         }
     }
 

@@ -18,6 +18,11 @@ struct FetchPlan: Sendable, Hashable {
     var knownWidth: Int?
     /// The photo id, for the dimensions store and the answer.
     var photoID: String?
+    /// The photo's own placeholder as its provider sent it (Unsplash), which wins over one
+    /// computed from the pixels (docs/protocol.md, "Placeholders").
+    var ownBlurHash: String?
+    /// See `ownBlurHash`.
+    var ownColor: String?
     /// Whose image this is, as `share_images` names it: the provider (the photo id's prefix)
     /// or `url` for a client's URL.
     var shareSource: String {
@@ -34,6 +39,8 @@ struct FetchPlan: Sendable, Hashable {
             url = variant.url
             knownWidth = variant.width
             photoID = photo.id
+            ownBlurHash = photo.photo.blurHash
+            ownColor = photo.photo.color
         case .url(let url):
             self.url = url
             knownWidth = nil
@@ -55,6 +62,17 @@ struct FetchPlan: Sendable, Hashable {
 
     /// The note recording the delivered width when it is not `size`.
     var widthNoteKey: CacheKey { CacheKey.thumbnailWidthNote(url: url, size: size) }
+
+    /// Whether the provider sent the whole placeholder, so none need be computed.
+    var hasOwnPlaceholder: Bool { ownBlurHash != nil && ownColor != nil }
+
+    /// The placeholder to remember and send: the provider's values where it sent them, the
+    /// computed ones for the rest; nil when neither has both.
+    func placeholder(computed: ImagePlaceholder?) -> ImagePlaceholder? {
+        if let computed { return computed.under(blurHash: ownBlurHash, color: ownColor) }
+        guard let ownBlurHash, let ownColor else { return nil }
+        return ImagePlaceholder(blurHash: ownBlurHash, color: ownColor)
+    }
 
     /// One fetch per image and requested width: every demand with the same identity shares it.
     var fetchKey: FetchKey { FetchKey(url: cleanURL, size: size) }

@@ -17,11 +17,13 @@ final class ImageDimensionsDatabase: Sendable {
         case url = "u"
     }
 
-    /// One size to store.
+    /// One size to store, with the image's placeholder when it was computed (nil keeps the
+    /// one stored before).
     struct Record: Sendable {
         var kind: Kind
         var key: String
         var size: ImageDimensionsStore.Size
+        var placeholder: ImagePlaceholder? = nil
     }
 
     let path: String
@@ -56,6 +58,12 @@ final class ImageDimensionsDatabase: Sendable {
                     height INTEGER NOT NULL
                 )
                 """)
+            // The placeholders (issue 24) came later: a file written before has neither
+            // column, and gains them (empty) here, its sizes kept.
+            let columns = Set(try db.columns(in: "dimensions").map(\.name))
+            for column in ["blurhash", "color"] where !columns.contains(column) {
+                try db.execute(sql: "ALTER TABLE dimensions ADD COLUMN \(column) TEXT")
+            }
         }
         return pool
     }
@@ -65,9 +73,16 @@ final class ImageDimensionsDatabase: Sendable {
     func write(_ rows: [Record]) throws {
         guard !rows.isEmpty else { return }
         try pool.write { db in
-            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO dimensions (key, width, height) VALUES (?, ?, ?)")
+            // A row without a placeholder keeps the one stored (the values are read before the
+            // replaced row goes).
+            let statement = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO dimensions (key, width, height, blurhash, color) VALUES (?1, ?2, ?3,
+                    coalesce(?4, (SELECT blurhash FROM dimensions WHERE key = ?1)),
+                    coalesce(?5, (SELECT color FROM dimensions WHERE key = ?1)))
+                """)
             for row in rows {
-                try statement.execute(arguments: [Self.key(row.kind, row.key), row.size.width, row.size.height])
+                try statement.execute(arguments: [Self.key(row.kind, row.key), row.size.width, row.size.height,
+                                                  row.placeholder?.blurHash, row.placeholder?.color])
             }
             try db.execute(sql: "DELETE FROM dimensions WHERE rowid <= (SELECT max(rowid) FROM dimensions) - ?",
                            arguments: [capacity])
@@ -90,6 +105,27 @@ final class ImageDimensionsDatabase: Sendable {
                 for key in keys {
                     if let row = try GRDB.Row.fetchOne(statement, arguments: [Self.key(kind, key)]) {
                         found[key] = ImageDimensionsStore.Size(width: row[0], height: row[1])
+                    }
+                }
+                return found
+            }
+        } catch {
+            return [:]
+        }
+    }
+
+    /// The stored placeholders of several keys (those that have one) in one read; empty when
+    /// the read fails.
+    func placeholders(_ kind: Kind, _ keys: [String]) -> [String: ImagePlaceholder] {
+        guard !keys.isEmpty else { return [:] }
+        do {
+            return try pool.read { db in
+                var found: [String: ImagePlaceholder] = [:]
+                let statement = try db.cachedStatement(sql: "SELECT blurhash, color FROM dimensions WHERE key = ?")
+                for key in keys {
+                    if let row = try GRDB.Row.fetchOne(statement, arguments: [Self.key(kind, key)]),
+                       let blurHash: String = row[0], let color: String = row[1] {
+                        found[key] = ImagePlaceholder(blurHash: blurHash, color: color)
                     }
                 }
                 return found

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ImageCacheProtocol
 import Logging
 
 /// The real dimensions of images, read from their headers by the thumbnail pipeline, by photo
@@ -18,6 +19,10 @@ import Logging
 /// writes what is queued; a `kill -9` loses only the sizes of that last moment, which the
 /// next fetch of those images records again. A memory miss reads the database (a lookup, not
 /// a scan).
+///
+/// It also remembers each image's placeholder (docs/protocol.md, "Placeholders"), computed when
+/// its thumbnail was decoded (or the provider's own), beside its size and kept the same way:
+/// a later `search`, `photo.get`, `layout` or `thumbnail.dimensions` carries it.
 public final class ImageDimensionsStore: Sendable {
     /// Upright pixel dimensions of an original image.
     public struct Size: Sendable, Hashable, Codable {
@@ -41,6 +46,8 @@ public final class ImageDimensionsStore: Sendable {
 
     private let byPhoto: MemoryCache<String, Size>
     private let byURL: MemoryCache<String, Size>
+    private let placeholderByPhoto: MemoryCache<String, ImagePlaceholder>
+    private let placeholderByURL: MemoryCache<String, ImagePlaceholder>
     private let database: ImageDimensionsDatabase?
     private let pending = LockedState(Pending())
     private let writer = DispatchQueue(label: "imagecached.dimensions")
@@ -59,6 +66,8 @@ public final class ImageDimensionsStore: Sendable {
         self.capacity = max(1, capacity)
         byPhoto = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
         byURL = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        placeholderByPhoto = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        placeholderByURL = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
         database = nil
         logger = Logger(label: "imagecached.dimensions")
     }
@@ -71,6 +80,8 @@ public final class ImageDimensionsStore: Sendable {
         self.capacity = max(1, capacity)
         byPhoto = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
         byURL = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        placeholderByPhoto = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
+        placeholderByURL = MemoryCache(costLimit: Int.max, countLimit: self.capacity)
         database = try ImageDimensionsDatabase(path: directory + "/dimensions.sqlite", capacity: 2 * self.capacity)
         self.logger = logger
     }
@@ -81,13 +92,23 @@ public final class ImageDimensionsStore: Sendable {
     /// Records the decoded size of the image at `url` (credentials removed by the caller's
     /// cache key), and of the photo it belongs to when known. Never waits for the disk.
     public func record(_ size: Size, photo: String?, url: String?) {
+        record(size, placeholder: nil, photo: photo, url: url)
+    }
+
+    /// Records the size and, when not nil, the placeholder of the image (a nil placeholder
+    /// keeps the one recorded before). Never waits for the disk.
+    package func record(_ size: Size, placeholder: ImagePlaceholder?, photo: String?, url: String?) {
         guard size.width > 0, size.height > 0 else { return }
         if let photo { byPhoto.insert(size, forKey: photo, cost: 1) }
         if let url { byURL.insert(size, forKey: url, cost: 1) }
+        if let placeholder {
+            if let photo { placeholderByPhoto.insert(placeholder, forKey: photo, cost: 1) }
+            if let url { placeholderByURL.insert(placeholder, forKey: url, cost: 1) }
+        }
         guard database != nil else { return }
         var records: [ImageDimensionsDatabase.Record] = []
-        if let photo { records.append(.init(kind: .photo, key: photo, size: size)) }
-        if let url { records.append(.init(kind: .url, key: url, size: size)) }
+        if let photo { records.append(.init(kind: .photo, key: photo, size: size, placeholder: placeholder)) }
+        if let url { records.append(.init(kind: .url, key: url, size: size, placeholder: placeholder)) }
         let schedule = pending.withLock { p -> Bool in
             guard !p.closed else { return false }
             // A stuck disk must not grow memory: past the bound the oldest half is dropped (those
@@ -128,6 +149,58 @@ public final class ImageDimensionsStore: Sendable {
             found[id] = size
         }
         return found
+    }
+
+    /// The placeholder of a photo, if one of its images was decoded (or its provider sent one
+    /// and an image of it was fetched). May read the database: not on an event loop.
+    package func placeholder(photo: String) -> ImagePlaceholder? {
+        placeholders(photos: [photo])[photo]
+    }
+
+    /// The placeholder of the image at `url`, if it was decoded. May read the database.
+    package func placeholder(url: String) -> ImagePlaceholder? {
+        if let placeholder = placeholderByURL.value(forKey: url) { return placeholder }
+        guard let placeholder = database?.placeholders(.url, [url])[url] else { return nil }
+        placeholderByURL.insert(placeholder, forKey: url, cost: 1)
+        return placeholder
+    }
+
+    /// The placeholder of a photo or URL as memory has it, never reading the disk: what the
+    /// transfer engine's thread may ask when a header arrives.
+    package func rememberedPlaceholder(photo: String?, url: String) -> ImagePlaceholder? {
+        photo.flatMap { placeholderByPhoto.value(forKey: $0) } ?? placeholderByURL.value(forKey: url)
+    }
+
+    /// The placeholders of several photos (those known), with one database read for the
+    /// memory misses.
+    package func placeholders(photos: [String]) -> [String: ImagePlaceholder] {
+        var found: [String: ImagePlaceholder] = [:]
+        var missing: [String] = []
+        for id in photos where found[id] == nil {
+            if let placeholder = placeholderByPhoto.value(forKey: id) { found[id] = placeholder } else { missing.append(id) }
+        }
+        guard let database, !missing.isEmpty else { return found }
+        for (id, placeholder) in database.placeholders(.photo, missing) {
+            placeholderByPhoto.insert(placeholder, forKey: id, cost: 1)
+            found[id] = placeholder
+        }
+        return found
+    }
+
+    /// `photos` with the placeholders remembered for them where they have none of their own
+    /// (a provider's values win, field by field): what `search` and `photo.get` answer.
+    package func withPlaceholders(_ photos: [Photo]) -> [Photo] {
+        let lacking = photos.filter { $0.blurHash == nil || $0.color == nil }.map(\.id)
+        guard !lacking.isEmpty else { return photos }
+        let known = placeholders(photos: lacking)
+        guard !known.isEmpty else { return photos }
+        return photos.map { photo in
+            guard let placeholder = known[photo.id] else { return photo }
+            var filled = photo
+            filled.blurHash = photo.blurHash ?? placeholder.blurHash
+            filled.color = photo.color ?? placeholder.color
+            return filled
+        }
     }
 
     private func stored(_ kind: ImageDimensionsDatabase.Kind, _ key: String, into memory: MemoryCache<String, Size>) -> Size? {

@@ -127,7 +127,7 @@ extension ImagePipeline {
             work.async {
                 continuation.resume(returning: try? Self.storeLocally(
                     value.image, width: value.width, height: value.height, mime: value.format.mimeType,
-                    original: (value.originalWidth, value.originalHeight), source: .shared, plan: plan,
+                    original: (value.originalWidth, value.originalHeight), placeholder: nil, source: .shared, plan: plan,
                     cache: cache, dimensions: dimensions, logger: logger))
             }
         }

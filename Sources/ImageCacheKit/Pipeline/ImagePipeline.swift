@@ -221,8 +221,11 @@ public final class ImagePipeline: Sendable {
         if let hit = counted(found) {
             // The recorded size may have to come from the dimensions database: off the pool,
             // and only when someone listens.
-            if let events, let size = await BlockingIO.read({ [self] in dimensions(of: hit, plan: plan) }) {
-                events(.dimensions(width: size.width, height: size.height))
+            if let events {
+                let (size, placeholder) = await BlockingIO.read { [self] in
+                    (dimensions(of: hit, plan: plan), plan.placeholder(computed: Self.rememberedPlaceholder(plan, in: dimensions)))
+                }
+                events(ThumbnailFetch.dimensions(size.width, size.height, placeholder))
             }
             return hit
         }
@@ -250,10 +253,17 @@ public final class ImagePipeline: Sendable {
 
     /// The original's size for a cache hit, so a slot still gets `thumbnail.dimensions`
     /// (recorded when it was fetched; else the delivered image's, which has the same shape).
-    private func dimensions(of hit: ThumbnailDelivery, plan: FetchPlan) -> ImageDimensionsStore.Size? {
+    private func dimensions(of hit: ThumbnailDelivery, plan: FetchPlan) -> ImageDimensionsStore.Size {
         if let photo = plan.photoID, let size = dimensions.decoded(photo: photo) { return size }
         if let size = dimensions.decoded(url: plan.cleanURL) { return size }
         return .init(width: hit.width, height: hit.height)
+    }
+
+    /// The placeholder remembered for the plan's photo, else for its image URL (may read the
+    /// database).
+    private static func rememberedPlaceholder(_ plan: FetchPlan, in dimensions: ImageDimensionsStore) -> ImagePlaceholder? {
+        if let photo = plan.photoID, let placeholder = dimensions.placeholder(photo: photo) { return placeholder }
+        return dimensions.placeholder(url: plan.cleanURL)
     }
 
     private static let cancelled = Cancellation.request
@@ -385,10 +395,15 @@ public final class ImagePipeline: Sendable {
                     case .file(let path, _):
                         body = try FileOps.read(path)
                     }
+                    // The placeholder from the pixels decoded anyway, unless the provider sent it or
+                    // an earlier decode of the image did (the first one is kept; a lookup, not a scan).
+                    let remembered = plan.hasOwnPlaceholder ? nil : Self.rememberedPlaceholder(plan, in: dimensions)
                     let output = try ThumbnailProcessing.process(body, size: plan.size, quality: settings.quality,
-                                                                 maxPixels: settings.maxPixels)
+                                                                 maxPixels: settings.maxPixels,
+                                                                 placeholder: !plan.hasOwnPlaceholder && remembered == nil)
                     return try Self.storeLocally(output.bytes, width: output.width, height: output.height, mime: output.mime,
-                                                 original: (output.original.width, output.original.height), source: .network,
+                                                 original: (output.original.width, output.original.height),
+                                                 placeholder: output.placeholder ?? remembered, source: .network,
                                                  plan: plan, cache: cache, dimensions: dimensions, logger: logger)
                 }
                 let kind: String
@@ -404,13 +419,17 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Writes a thumbnail to the disk cache (and memory) under the plan's keys, records the
-    /// original's size, and hands the path out: the one place a fetched thumbnail, from the
-    /// network or from the shared tier, becomes a local entry. On the work queue.
+    /// original's size and placeholder (`placeholder`: computed from the decoded pixels, nil
+    /// when nothing was decoded; the provider's own values win), and hands the path out: the
+    /// one place a fetched thumbnail, from the network or from the shared tier, becomes a
+    /// local entry. On the work queue.
     /// - Throws: `cacheWriteFailed` when the disk tier could not take it.
     static func storeLocally(_ image: [UInt8], width: Int, height: Int, mime: String, original: (width: Int, height: Int),
+                             placeholder: ImagePlaceholder?,
                              source: ThumbnailSource, plan: FetchPlan, cache: ImageCache, dimensions: ImageDimensionsStore,
                              logger: Logger) throws -> ThumbnailFetch.Stored {
-        dimensions.record(.init(width: original.width, height: original.height), photo: plan.photoID, url: plan.cleanURL)
+        dimensions.record(.init(width: original.width, height: original.height), placeholder: plan.placeholder(computed: placeholder),
+                          photo: plan.photoID, url: plan.cleanURL)
         let bytes = Data(image)
         let key = CacheKey.thumbnail(url: plan.url, width: width)
         let stored = cache.put(key, bytes: bytes, info: CacheEntryInfo(contentType: mime, width: width, height: height))

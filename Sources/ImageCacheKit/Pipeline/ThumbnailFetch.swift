@@ -32,6 +32,8 @@ final class ThumbnailFetch: Sendable {
     /// primitives (`DemandGroup`, `SharedOutcome`).
     private struct State {
         var header: ImageHeader?
+        /// The placeholder known when the header was (sent with it to later demands too).
+        var placeholder: ImagePlaceholder?
         /// The first bytes of the body, kept until the header is read.
         var probeBuffer: [UInt8] = []
         var probing = true
@@ -64,8 +66,8 @@ final class ThumbnailFetch: Sendable {
     /// when the fetch was already abandoned (its last demand left): the caller starts a new one.
     func add(_ id: UInt64, priority: TransferPriority, events: (@Sendable (ThumbnailEvent) -> Void)?) -> Bool {
         guard demands.join(id, priority: priority, member: events) else { return false }
-        if let events, let header = state.withLock({ $0.header }) {
-            events(.dimensions(width: header.width, height: header.height))
+        if let events, let known = state.withLock({ s in s.header.map { (header: $0, placeholder: s.placeholder) } }) {
+            events(Self.dimensions(known.header.width, known.header.height, known.placeholder))
         }
         return true
     }
@@ -155,7 +157,9 @@ final class ThumbnailFetch: Sendable {
             break
         case .found(let header):
             dimensions.record(.init(width: header.width, height: header.height), photo: plan.photoID, url: plan.cleanURL)
-            send(.dimensions(width: header.width, height: header.height))
+            let placeholder = plan.placeholder(computed: dimensions.rememberedPlaceholder(photo: plan.photoID, url: plan.cleanURL))
+            state.withLock { $0.placeholder = placeholder }
+            send(Self.dimensions(header.width, header.height, placeholder))
         case .failed(_, let handle):
             handle?.cancel(reason: "not a usable image")
         }
@@ -173,8 +177,17 @@ final class ThumbnailFetch: Sendable {
     func announce(width: Int, height: Int, format: ImageFormat) {
         let header = ImageHeader(format: format, storedWidth: width, storedHeight: height, orientation: .up,
                                  hasAlpha: false, isProgressive: false, components: 3)
-        state.withLock { $0.header = header }
-        send(.dimensions(width: width, height: height))
+        let placeholder = plan.placeholder(computed: nil)
+        state.withLock {
+            $0.header = header
+            $0.placeholder = placeholder
+        }
+        send(Self.dimensions(width, height, placeholder))
+    }
+
+    /// The `dimensions` event of an upright size and the placeholder known with it.
+    static func dimensions(_ width: Int, _ height: Int, _ placeholder: ImagePlaceholder?) -> ThumbnailEvent {
+        .dimensions(width: width, height: height, blurHash: placeholder?.blurHash, color: placeholder?.color)
     }
 
     /// Why the transfer was stopped before its end by the probe, if it was.

@@ -21,6 +21,8 @@ enum ThumbnailProcessing {
         var mime: String
         /// The original's upright size (what `layout` records as decoded).
         var original: ImageHeader
+        /// The placeholder of the decoded pixels, when asked for (docs/protocol.md, "Placeholders").
+        var placeholder: ImagePlaceholder? = nil
     }
 
     /// What `process` will cost for the same arguments, from the header and markers alone
@@ -39,7 +41,10 @@ enum ThumbnailProcessing {
     /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),
     ///   `decode_failed` for anything that is not a wholly decodable image. GIF, WebP and AVIF
     ///   are always re-encoded (`ImageMetadataCensus` never finds them intact).
-    static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int) throws(ImagingError) -> Output {
+    /// - Parameter placeholder: also compute the image's placeholder from the pixels decoded
+    ///   either way (the thumbnail's, or those validation decodes), never decoding twice.
+    static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int,
+                        placeholder: Bool = false) throws(ImagingError) -> Output {
         let (header, clean) = try withRawBytes(body) { (raw) throws(ImagingError) -> (ImageHeader, Bool) in
             let header = try ImageHeaderProbe.header(ofComplete: raw)
             return (header, DeliveredFileRules.allowsPassThrough(raw, header: header))
@@ -47,12 +52,13 @@ enum ThumbnailProcessing {
         try header.checkPixelLimit(maxPixels)
         if header.width >= 2 * size || header.orientation != .up || !clean {
             let target = header.width >= 2 * size ? size : header.width
-            let thumbnail = try Thumbnailer.makeThumbnail(from: body, width: target, quality: quality, maxPixels: maxPixels)
+            let thumbnail = try Thumbnailer.makeThumbnail(from: body, width: target, quality: quality, maxPixels: maxPixels,
+                                                          placeholder: placeholder)
             return Output(bytes: thumbnail.bytes, width: thumbnail.width, height: thumbnail.height,
-                          mime: thumbnail.mimeType, original: header)
+                          mime: thumbnail.mimeType, original: header, placeholder: thumbnail.placeholder)
         }
-        let validated = try Thumbnailer.validate(body, maxPixels: maxPixels)
+        let (validated, computed) = try Thumbnailer.validated(body, maxPixels: maxPixels, placeholder: placeholder)
         return Output(bytes: body, width: validated.width, height: validated.height,
-                      mime: validated.format.mimeType, original: header)
+                      mime: validated.format.mimeType, original: header, placeholder: computed)
     }
 }

@@ -47,8 +47,10 @@ public enum ThumbnailEvent: Sendable, Hashable {
     /// Body bytes received so far and the expected total (when the server said it): at most
     /// every 100 ms, plus a final one.
     case progress(received: Int, total: Int?)
-    /// The original image's upright size, read from its header before the body is complete.
-    case dimensions(width: Int, height: Int)
+    /// The original image's upright size, read from its header before the body is complete,
+    /// with the image's placeholder when it is known by then (its provider's, or remembered
+    /// from an earlier decode; docs/protocol.md, "Placeholders").
+    case dimensions(width: Int, height: Int, blurHash: String? = nil, color: String? = nil)
 }
 
 /// A thumbnail ready to draw: an immutable, complete file inside `cache_dir`.

@@ -94,8 +94,12 @@ public struct LayoutFrame: Codable, Sendable, Hashable {
     public var height: Double
     /// Where the aspect ratio came from.
     public var dims: DimensionSource
+    /// The photo's placeholder colour, `#rrggbb` (docs/protocol.md, "Placeholders"), to paint
+    /// the frame before its thumbnail arrives; absent while unknown.
+    public var color: String?
 
-    public init(photo: String, column: Int, x: Double, y: Double, width: Double, height: Double, dims: DimensionSource) {
+    public init(photo: String, column: Int, x: Double, y: Double, width: Double, height: Double, dims: DimensionSource,
+                color: String? = nil) {
         self.photo = photo
         self.column = column
         self.x = x
@@ -103,6 +107,7 @@ public struct LayoutFrame: Codable, Sendable, Hashable {
         self.width = width
         self.height = height
         self.dims = dims
+        self.color = color
     }
 }
 

@@ -230,16 +230,24 @@ public struct ThumbnailDimensions: RPCNotificationPayload, Hashable {
     public var width: Int
     /// See `width`.
     public var height: Int
+    /// The image's BlurHash when known by then (docs/protocol.md, "Placeholders"): the
+    /// provider's, or the daemon's from an earlier decode; absent otherwise.
+    public var blurHash: String?
+    /// The image's placeholder colour, `#rrggbb`, when known by then; absent otherwise.
+    public var color: String?
 
-    public init(slot: Int, view: String = SlotView.main, photo: String?, width: Int, height: Int) {
+    public init(slot: Int, view: String = SlotView.main, photo: String?, width: Int, height: Int,
+                blurHash: String? = nil, color: String? = nil) {
         self.slot = slot
         self.view = view
         self.photo = photo
         self.width = width
         self.height = height
+        self.blurHash = blurHash
+        self.color = color
     }
 
-    enum CodingKeys: String, CodingKey { case slot, view, photo, width, height }
+    enum CodingKeys: String, CodingKey { case slot, view, photo, width, height, blurHash, color }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -248,6 +256,8 @@ public struct ThumbnailDimensions: RPCNotificationPayload, Hashable {
         photo = try c.decodeIfPresent(String.self, forKey: .photo)
         width = try c.decode(Int.self, forKey: .width)
         height = try c.decode(Int.self, forKey: .height)
+        blurHash = try c.decodeIfPresent(String.self, forKey: .blurHash)
+        color = try c.decodeIfPresent(String.self, forKey: .color)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -257,5 +267,8 @@ public struct ThumbnailDimensions: RPCNotificationPayload, Hashable {
         try c.encode(photo, forKey: .photo)
         try c.encode(width, forKey: .width)
         try c.encode(height, forKey: .height)
+        // Additions: absent (not null) while unknown, so older clients see the same object.
+        try c.encodeIfPresent(blurHash, forKey: .blurHash)
+        try c.encodeIfPresent(color, forKey: .color)
     }
 }

@@ -11,6 +11,9 @@ import ImageCacheKit
 /// search, nor decoded — answers 1006 `not_found` naming the first such id
 /// (`data.field: "photos[i]"`): placing it as a square would hide a client's mistake in a
 /// grid that looks right.
+///
+/// Each frame carries the photo's placeholder `color` when known: its provider's (Unsplash),
+/// else the one remembered from its first decoded thumbnail (docs/protocol.md, "Placeholders").
 public enum LayoutMethods {
     /// Adds `layout`. It runs as a task (the registry is an actor and a memory miss reads the
     /// disk), not inline.
@@ -26,14 +29,21 @@ public enum LayoutMethods {
                        registry: PhotoRegistry) async throws(RPCError) -> LayoutResult {
         // Sizes not in memory come from the dimensions database: read off the cooperative pool.
         let photos = params.photos
-        let decoded = await BlockingIO.read { dimensions.decoded(photos: photos) }
+        let (decoded, placeholders) = await BlockingIO.read {
+            (dimensions.decoded(photos: photos), dimensions.placeholders(photos: photos))
+        }
         var known: [String: (Masonry.Size?, DimensionSource)] = [:]
+        var colors: [String: String] = [:]
         for (index, id) in params.photos.enumerated() where known[id] == nil {
+            // A remembered photo's own colour wins over a computed one; the registry is asked
+            // only when the store lacks the size or the colour.
+            let remembered = decoded[id] != nil && placeholders[id] != nil ? nil : await registry.photo(id: id)?.photo
+            if let color = remembered?.color ?? placeholders[id]?.color { colors[id] = color }
             if let size = decoded[id] {
                 known[id] = (Masonry.Size(width: Double(size.width), height: Double(size.height)), .decoded)
                 continue
             }
-            guard let photo = await registry.photo(id: id)?.photo else {
+            guard let photo = remembered else {
                 throw RPCError(.notFound, "unknown photo id '\(id)' (photos[\(index)]): layout places only photos a search returned",
                                field: "photos[\(index)]")
             }
@@ -49,7 +59,7 @@ public enum LayoutMethods {
             let (size, source) = known[id] ?? (nil, .unknown)
             let frame = masonry.place(size)
             return LayoutFrame(photo: id, column: frame.column, x: frame.x, y: frame.y, width: frame.width,
-                               height: frame.height, dims: size == nil ? .unknown : source)
+                               height: frame.height, dims: size == nil ? .unknown : source, color: colors[id])
         }
         return LayoutResult(frames: frames, columnHeights: masonry.columnHeights)
     }

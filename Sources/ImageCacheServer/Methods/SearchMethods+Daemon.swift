@@ -10,6 +10,7 @@ extension SearchMethods {
     /// servers, pages, photos and provider budgets shared with the fleet through the tier.
     public static func forDaemon(services: DaemonServices) -> SearchMethods {
         SearchMethods(configuration: services.configuration, fetcher: services.transfers, store: services.searchPages,
-                      registry: services.registry, logger: services.logger, shared: services.shared)
+                      registry: services.registry, logger: services.logger, shared: services.shared,
+                      placeholders: services.dimensions)
     }
 }

@@ -55,6 +55,9 @@ public final class SearchMethods: MethodFamily {
     /// The fleet's shared tier, nil without one: pages, photos and provider budgets go
     /// through it.
     private let shared: (any SharedStore)?
+    /// Where decoded images' placeholders are remembered: photos without their provider's get
+    /// those (docs/protocol.md, "Placeholders"); nil: none added.
+    private let placeholders: ImageDimensionsStore?
     private let logger: Logger
 
     /// - Parameters:
@@ -64,8 +67,12 @@ public final class SearchMethods: MethodFamily {
     ///   - registry: remembered photos (persisted in the daemon).
     ///   - shared: the fleet's shared tier; used while `[shared] servers` names one (a reload
     ///     that adds or removes the servers builds a coordinator with or without it).
+    ///   - placeholders: the daemon's dimensions store, whose remembered placeholders the
+    ///     photos answered get where their provider sent none.
     public init(configuration: ConfigurationStore, fetcher: any HTTPFetching, store: any SearchPageStore,
-                registry: PhotoRegistry, logger: Logger, shared: (any SharedStore)? = nil) {
+                registry: PhotoRegistry, logger: Logger, shared: (any SharedStore)? = nil,
+                placeholders: ImageDimensionsStore? = nil) {
+        self.placeholders = placeholders
         self.configuration = configuration
         self.fetcher = fetcher
         self.store = store
@@ -129,9 +136,10 @@ public final class SearchMethods: MethodFamily {
             let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
                                               page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
                                               channel: params.channel, safe: params.safe, arrival: context.arrivalSerial)
-            let result = try await refreshingFigures(of: coordinator) {
+            var result = try await refreshingFigures(of: coordinator) {
                 try await coordinator.search(parameters, session: String(context.session.id))
             }
+            result.photos = await withPlaceholders(result.photos)
             // Every search an operator may ask about: what, where it came from, how long.
             context.logger.info("search", metadata: [
                 "provider": "\(result.provider)", "query": "\(result.query ?? result.feed?.rawValue ?? "")",
@@ -143,10 +151,18 @@ public final class SearchMethods: MethodFamily {
         })
         router.register(Methods.PhotoGet.self, .task { [self] params, _ in
             let coordinator = self.coordinator
-            return try await refreshingFigures(of: coordinator) {
+            let photo = try await refreshingFigures(of: coordinator) {
                 try await coordinator.photo(id: params.photo).photo
             }
+            return await withPlaceholders([photo])[0]
         })
+    }
+
+    /// The photos with the placeholders remembered for them (a read of the dimensions
+    /// database for memory misses: off the cooperative pool).
+    private func withPlaceholders(_ photos: [Photo]) async -> [Photo] {
+        guard let placeholders, photos.contains(where: { $0.blurHash == nil || $0.color == nil }) else { return photos }
+        return await BlockingIO.read { placeholders.withPlaceholders(photos) }
     }
 
     /// Each provider's figures as `stats.providers` shows them (copied after every search and

@@ -175,10 +175,11 @@ public final class ThumbnailMethods: MethodFamily {
             return try? MessageEncoder.notification(
                 method: NotificationName.thumbnailProgress.rawValue,
                 params: ThumbnailProgress(slot: params.slot, view: params.view, photo: photo, received: received, total: total))
-        case .dimensions(let width, let height):
+        case .dimensions(let width, let height, let blurHash, let color):
             return try? MessageEncoder.notification(
                 method: NotificationName.thumbnailDimensions.rawValue,
-                params: ThumbnailDimensions(slot: params.slot, view: params.view, photo: photo, width: width, height: height))
+                params: ThumbnailDimensions(slot: params.slot, view: params.view, photo: photo, width: width, height: height,
+                                            blurHash: blurHash, color: color))
         }
     }
 }

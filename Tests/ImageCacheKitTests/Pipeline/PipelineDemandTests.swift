@@ -115,7 +115,9 @@ struct PipelineDemandTests {
             let log = ThumbnailEventLog()
             let hit = try await f.pipeline.load(ThumbnailRequest(image: image, size: 200), events: log.handler)
             #expect(hit.source == .memory)
-            #expect(log.all == [.dimensions(width: 1000, height: 500)])
+            // With the placeholder the first fetch computed (docs/protocol.md, "Placeholders").
+            let placeholder = try #require(f.dimensions.placeholder(url: f.server.url("/hit.jpg")))
+            #expect(log.all == [.dimensions(width: 1000, height: 500, blurHash: placeholder.blurHash, color: placeholder.color)])
         }
     }
 }
