@@ -86,7 +86,7 @@ public struct RPCRouter: Sendable {
             }
             if RequestScanner.key(key, is: "method") {
                 guard found == nil, let name = scanner.plainStringBytes() else { return false }
-                found = scannable.first { $0.name.elementsEqual(name) }
+                found = scannable.first { entry in entry.name.withUnsafeBytes { RequestScanner.same($0, name) } }
                 return found != nil
             }
             if RequestScanner.key(key, is: "params") {

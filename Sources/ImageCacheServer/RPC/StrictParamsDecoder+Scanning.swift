@@ -22,7 +22,7 @@ extension StrictParamsDecoder {
             let read = scanner.object { scanner, key in
                 guard count < scannedMemberLimit, let value = scanner.scalar() else { return false }
                 // Each member once: a repeated one is the general path's to judge.
-                for index in 0..<count where members[index].key.elementsEqual(key) { return false }
+                for index in 0..<count where RequestScanner.same(members[index].key, key) { return false }
                 (members.baseAddress! + count).initialize(to: ScannedMember(key: key, value: value))
                 count += 1
                 return true
@@ -84,10 +84,10 @@ private struct ScannedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     func contains(_ key: Key) -> Bool { index(of: key) != nil }
 
     private func index(of key: Key) -> Int? {
-        let name = key.stringValue
-        return name.utf8.withContiguousStorageIfAvailable { name in
-            members.firstIndex { $0.key.elementsEqual(name) }
-        } ?? members.firstIndex { $0.key.elementsEqual(name.utf8) }
+        var name = key.stringValue
+        return name.withUTF8 { name in
+            members.firstIndex { RequestScanner.same($0.key, UnsafeRawBufferPointer(name)) }
+        }
     }
 
     /// The member for `key`, marked read; throws when absent (a required member is missing).
