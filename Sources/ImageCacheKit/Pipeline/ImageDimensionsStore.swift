@@ -138,17 +138,7 @@ public final class ImageDimensionsStore: Sendable {
     /// The decoded sizes of several photos (those known), with one database read for all the
     /// memory misses: what `layout` asks for a page of photos.
     public func decoded(photos: [String]) -> [String: Size] {
-        var found: [String: Size] = [:]
-        var missing: [String] = []
-        for id in photos where found[id] == nil {
-            if let size = byPhoto.value(forKey: id) { found[id] = size } else { missing.append(id) }
-        }
-        guard let database, !missing.isEmpty else { return found }
-        for (id, size) in database.sizes(.photo, missing) {
-            byPhoto.insert(size, forKey: id, cost: 1)
-            found[id] = size
-        }
-        return found
+        batch(photos, memory: byPhoto) { $0.sizes(.photo, $1) }
     }
 
     /// The placeholder of a photo, if one of its images was decoded (or its provider sent one
@@ -174,15 +164,22 @@ public final class ImageDimensionsStore: Sendable {
     /// The placeholders of several photos (those known), with one database read for the
     /// memory misses.
     package func placeholders(photos: [String]) -> [String: ImagePlaceholder] {
-        var found: [String: ImagePlaceholder] = [:]
+        batch(photos, memory: placeholderByPhoto) { $0.placeholders(.photo, $1) }
+    }
+
+    /// `keys`' values from `memory`, with one database read (`read`) for all the misses, which
+    /// memory then keeps: the one shape of the batch lookups above.
+    private func batch<Value>(_ keys: [String], memory: MemoryCache<String, Value>,
+                              read: (ImageDimensionsDatabase, [String]) -> [String: Value]) -> [String: Value] {
+        var found: [String: Value] = [:]
         var missing: [String] = []
-        for id in photos where found[id] == nil {
-            if let placeholder = placeholderByPhoto.value(forKey: id) { found[id] = placeholder } else { missing.append(id) }
+        for key in keys where found[key] == nil {
+            if let value = memory.value(forKey: key) { found[key] = value } else { missing.append(key) }
         }
         guard let database, !missing.isEmpty else { return found }
-        for (id, placeholder) in database.placeholders(.photo, missing) {
-            placeholderByPhoto.insert(placeholder, forKey: id, cost: 1)
-            found[id] = placeholder
+        for (key, value) in read(database, missing) {
+            memory.insert(value, forKey: key, cost: 1)
+            found[key] = value
         }
         return found
     }
