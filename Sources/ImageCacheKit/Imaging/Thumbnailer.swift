@@ -84,7 +84,8 @@ public enum Thumbnailer {
             case .png:
                 scaled = try PNGDecoder.decode(raw, scaledTo: storedWidth, height: storedHeight)
             case .gif, .webp, .avif:
-                scaled = Resampler.resize(try decodeFirstFrame(raw, header: header, maxPixels: maxPixels),
+                scaled = Resampler.resize(try decodeFirstFrame(raw, header: header, maxPixels: maxPixels,
+                                                               thumbnailWidth: storedWidth),
                                           width: storedWidth, height: storedHeight)
             }
             let upright = scaled.oriented(header.orientation)

@@ -10,8 +10,14 @@ import ImageCacheProtocol
 /// 8-bit RGB, or RGBA (straight alpha) when the file declares alpha, which keeps the
 /// thumbnail a PNG. One thread: the decode runs under a `DecodeBudget` slot.
 enum WebPDecoder {
-    /// Decodes the (first) picture at full size.
-    static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader) throws(ImagingError) -> PixelBuffer {
+    /// Decodes the (first) picture at full size, or, for a still picture wider than twice
+    /// `thumbnailWidth` (stored orientation), scaled by libwebp while it decodes to twice that
+    /// width: the thumbnail is then made from it with Lanczos-3, as a JPEG's DCT-scaled decode
+    /// is (the quality rule: decoded at ≥ 2 × the target). libwebp's rescaler averages whole
+    /// areas, so nothing aliases; resampling a 2400-px picture down whole cost more CPU than
+    /// decoding it (docs/benchmarks.md, "CPU per thumbnail from WebP and AVIF").
+    static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader,
+                       thumbnailWidth: Int? = nil) throws(ImagingError) -> PixelBuffer {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw failure("empty body") }
         var features = WebPBitstreamFeatures()
         let status = WebPGetFeatures(base, bytes.count, &features)
@@ -22,22 +28,36 @@ enum WebPDecoder {
         }
         if features.has_animation != 0 { return try firstFrame(base, bytes.count, width: width, height: height) }
         let channels = features.has_alpha != 0 ? 4 : 3
-        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        let (outWidth, outHeight) = decodedSize(width: width, height: height, thumbnailWidth: thumbnailWidth)
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImagingError.library("libwebp: version mismatch") }
         config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB
         config.output.is_external_memory = 1
         config.options.use_threads = 0
+        if outWidth != width || outHeight != height {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(outWidth)
+            config.options.scaled_height = Int32(outHeight)
+        }
         let result = pixels.withUnsafeMutableBufferPointer { target -> VP8StatusCode in
             config.output.u.RGBA.rgba = target.baseAddress
-            config.output.u.RGBA.stride = Int32(width * channels)
+            config.output.u.RGBA.stride = Int32(outWidth * channels)
             config.output.u.RGBA.size = target.count
             let result = WebPDecode(base, bytes.count, &config)
             WebPFreeDecBuffer(&config.output)
             return result
         }
         guard result == VP8_STATUS_OK else { throw failure(describe(result)) }
-        return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+        return PixelBuffer(width: outWidth, height: outHeight, channels: channels, pixels: pixels)
+    }
+
+    /// The size to decode to: twice `thumbnailWidth` wide (the height in proportion, at least
+    /// 1) when the picture is wider than that, else the picture's own.
+    static func decodedSize(width: Int, height: Int, thumbnailWidth: Int?) -> (width: Int, height: Int) {
+        guard let thumbnailWidth, thumbnailWidth >= 1, width > 2 * thumbnailWidth else { return (width, height) }
+        let scaledWidth = 2 * thumbnailWidth
+        return (scaledWidth, max(1, (height * scaledWidth + width / 2) / width))
     }
 
     /// An animation's first frame, composed on the canvas (RGBA, as libwebp composes it;
