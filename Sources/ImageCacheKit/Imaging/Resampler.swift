@@ -107,11 +107,27 @@ enum Resampler {
     ///
     /// RGBA is filtered premultiplied, so the undefined colour of fully transparent pixels
     /// never bleeds into the visible edge next to them.
+    ///
+    /// A picture more than twice the target on an axis is first box-shrunk by an integer
+    /// factor to at least twice the target (`BoxShrinker`), then filtered.
     static func resize(_ image: PixelBuffer, width: Int, height: Int, filter: Filter = .lanczos3) -> PixelBuffer {
         if width == image.width && height == image.height { return image }
         var result = image.channels == 4 ? premultiplied(image) : image
-        if width != image.width { result = horizontal(result, width: width, filter: filter) }
-        if height != image.height { result = vertical(result, height: height, filter: filter) }
+        let factors = BoxShrinker.factors(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height)
+        if factors != (1, 1) {
+            var shrinker = BoxShrinker(sourceWidth: result.width, channels: result.channels, factorX: factors.x, factorY: factors.y)
+            var shrunk: [UInt8] = []
+            shrunk.reserveCapacity(shrinker.width * ((result.height + factors.y - 1) / factors.y) * result.channels)
+            result.pixels.withUnsafeBufferPointer { pixels in
+                guard let base = pixels.baseAddress else { return }
+                for y in 0..<result.height { shrinker.add(row: base + y * result.width * result.channels, into: &shrunk) }
+            }
+            shrinker.finish(into: &shrunk)
+            result = PixelBuffer(width: shrinker.width, height: shrunk.count / (shrinker.width * result.channels),
+                                 channels: result.channels, pixels: shrunk)
+        }
+        if width != result.width { result = horizontal(result, width: width, filter: filter) }
+        if height != result.height { result = vertical(result, height: height, filter: filter) }
         return image.channels == 4 ? unpremultiplied(result) : result
     }
 
@@ -127,12 +143,18 @@ enum Resampler {
                                  readBand: (inout [UInt8], _ rows: Int) throws(E) -> Void) throws(E) -> PixelBuffer {
         let bandRows = PNGDecoder.bandRows
         let rowLength = sourceWidth * channels
-        let weights = width == sourceWidth ? nil : Self.weights(source: sourceWidth, target: width, filter: filter)
+        // As `resize`: first an integer box pre-shrink when there is room for one.
+        let factors = BoxShrinker.factors(sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height)
+        var shrinker = factors == (1, 1) ? nil
+            : BoxShrinker(sourceWidth: sourceWidth, channels: channels, factorX: factors.x, factorY: factors.y)
+        let filteredWidth = shrinker?.width ?? sourceWidth
+        let weights = width == filteredWidth ? nil : Self.weights(source: filteredWidth, target: width, filter: filter)
         // As `resize`: an image kept at its size is not filtered, so not premultiplied either.
         let premultiply = channels == 4 && (width != sourceWidth || height != sourceHeight)
         var narrowed: [UInt8] = []
-        narrowed.reserveCapacity(width * sourceHeight * channels)
+        narrowed.reserveCapacity(width * ((sourceHeight + factors.y - 1) / factors.y) * channels)
         var band = [UInt8](repeating: 0, count: bandRows * rowLength)
+        var shrunk: [UInt8] = []
         var y = 0
         while y < sourceHeight {
             let rows = min(bandRows, sourceHeight - y)
@@ -140,12 +162,24 @@ enum Resampler {
             var piece = PixelBuffer(width: sourceWidth, height: rows, channels: channels,
                                     pixels: rows == bandRows ? band : Array(band.prefix(rows * rowLength)))
             if premultiply { piece = premultiplied(piece) }
+            y += rows
+            if shrinker != nil {
+                piece.pixels.withUnsafeBufferPointer { pixels in
+                    guard let base = pixels.baseAddress else { return }
+                    for row in 0..<rows { shrinker!.add(row: base + row * rowLength, into: &shrunk) }
+                }
+                if y == sourceHeight { shrinker!.finish(into: &shrunk) }
+                guard !shrunk.isEmpty else { continue }
+                piece = PixelBuffer(width: filteredWidth, height: shrunk.count / (filteredWidth * channels),
+                                    channels: channels, pixels: shrunk)
+                shrunk.removeAll(keepingCapacity: true)
+            }
             if let weights { piece = horizontal(piece, width: width, weights: weights) }
             narrowed += piece.pixels
-            y += rows
         }
-        var result = PixelBuffer(width: width, height: sourceHeight, channels: channels, pixels: narrowed)
-        if height != sourceHeight { result = vertical(result, height: height, filter: filter) }
+        let filteredHeight = narrowed.count / (width * channels)
+        var result = PixelBuffer(width: width, height: filteredHeight, channels: channels, pixels: narrowed)
+        if height != filteredHeight { result = vertical(result, height: height, filter: filter) }
         return premultiply ? unpremultiplied(result) : result
     }
 

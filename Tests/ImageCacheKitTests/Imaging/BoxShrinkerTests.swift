@@ -1,0 +1,59 @@
+@testable import ImageCacheKit
+import Testing
+
+/// The integer box pre-shrink in front of the filter: exact averages (partial boxes at the
+/// right and bottom edges too), factors that keep twice the target, and the streaming resize
+/// still giving the whole resize's pixels.
+@Suite("Imaging: box pre-shrink")
+struct BoxShrinkerTests {
+    @Test("averages, with the partial boxes at the edges")
+    func averages() {
+        // 5 × 3 grey, factor 2 × 2: boxes of 2×2, 2×2, 1×2 on top, 2×1, 2×1, 1×1 below.
+        let source: [UInt8] = [
+            0, 10, 20, 30, 40,
+            100, 110, 120, 130, 140,
+            200, 210, 220, 230, 250,
+        ]
+        var shrinker = BoxShrinker(sourceWidth: 5, channels: 1, factorX: 2, factorY: 2)
+        var output: [UInt8] = []
+        source.withUnsafeBufferPointer { pixels in
+            for y in 0..<3 { shrinker.add(row: pixels.baseAddress! + y * 5, into: &output) }
+        }
+        #expect(output == [55, 75, 90])  // after two rows
+        shrinker.finish(into: &output)
+        #expect(output == [55, 75, 90, 205, 225, 250])
+        #expect(shrinker.width == 3)
+    }
+
+    @Test("factors keep the shrunk picture at least three times the target")
+    func factors() {
+        #expect(BoxShrinker.factors(sourceWidth: 2400, sourceHeight: 1600, width: 256, height: 171) == (3, 3))
+        #expect(BoxShrinker.factors(sourceWidth: 1535, sourceHeight: 1100, width: 256, height: 175) == (1, 2))
+        #expect(BoxShrinker.factors(sourceWidth: 700, sourceHeight: 500, width: 256, height: 171) == (1, 1))
+        // A zero target (never asked for) cannot divide by zero: its margin counts as one pixel.
+        #expect(BoxShrinker.factors(sourceWidth: 10, sourceHeight: 10, width: 0, height: 0) == (10, 10))
+    }
+
+    @Test("the streaming resize gives the whole resize's pixels through the pre-shrink", arguments: [3, 4])
+    func streamingMatchesWhole(channels: Int) {
+        let width = 1037, height = 611
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        var state: UInt32 = 12345
+        for index in pixels.indices {
+            state = state &* 1_103_515_245 &+ 12345
+            pixels[index] = UInt8(truncatingIfNeeded: (index / channels % width) / 5 + Int(state >> 28))
+        }
+        let image = PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+        let whole = Resampler.resize(image, width: 120, height: 71)
+        var row = 0
+        let streamed = Resampler.resize(streaming: width, height, channels: channels, width: 120, height: 71) { (band: inout [UInt8], rows: Int) in
+            let length = width * channels
+            for r in 0..<rows {
+                band.replaceSubrange(r * length..<(r + 1) * length, with: pixels[(row + r) * length..<(row + r + 1) * length])
+            }
+            row += rows
+        }
+        #expect(whole.width == 120 && whole.height == 71)
+        #expect(streamed.pixels == whole.pixels)
+    }
+}
