@@ -15,7 +15,8 @@ struct BoxShrinker {
     let factorY: Int
     /// The shrunk row's width: `sourceWidth / factorX`, rounded up.
     let width: Int
-    private var sums: [UInt32]
+    /// 64-bit: a box of a huge picture shrunk to a few pixels holds more than 2^32 / 255 samples.
+    private var sums: [UInt64]
     private var rowsInBox = 0
 
     /// How many times the target the shrunk picture stays at least: 3, not 2. At 2 the PNG
@@ -35,7 +36,7 @@ struct BoxShrinker {
         self.factorX = max(1, factorX)
         self.factorY = max(1, factorY)
         width = (sourceWidth + self.factorX - 1) / self.factorX
-        sums = [UInt32](repeating: 0, count: width * channels)
+        sums = [UInt64](repeating: 0, count: width * channels)
     }
 
     /// Adds one source row (`sourceWidth × channels` bytes at `row`); when it completes a box
@@ -49,7 +50,7 @@ struct BoxShrinker {
                 let base = box * channels
                 for column in x..<end {
                     let pixel = row + column * channels
-                    for channel in 0..<channels { sums[base + channel] &+= UInt32(pixel[channel]) }
+                    for channel in 0..<channels { sums[base + channel] &+= UInt64(pixel[channel]) }
                 }
                 x = end
                 box += 1
@@ -66,10 +67,10 @@ struct BoxShrinker {
     }
 
     private mutating func flush(into output: inout [UInt8]) {
-        let rows = UInt32(rowsInBox), channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth
+        let rows = UInt64(rowsInBox), channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth
         sums.withUnsafeMutableBufferPointer { sums in
             for box in 0..<width {
-                let columns = UInt32(min(factorX, sourceWidth - box * factorX))
+                let columns = UInt64(min(factorX, sourceWidth - box * factorX))
                 let count = columns * rows
                 for channel in 0..<channels {
                     let index = box * channels + channel
