@@ -20,6 +20,14 @@ package struct ImagePlaceholder: Sendable, Hashable {
         self.color = color
     }
 
+    /// A placeholder read back from outside the process (the dimensions database is a file):
+    /// nil unless the hash parses as a BlurHash and the colour is `#rrggbb` (normalised), the
+    /// same check Unsplash's values pass, so nothing unchecked reaches a client.
+    package init?(checking blurHash: String, color: String) {
+        guard (try? BlurHash.parse(blurHash)) != nil, let color = PlaceholderColor.normalised(color) else { return nil }
+        self.init(blurHash: blurHash, color: color)
+    }
+
     /// The longest side a grey image is sampled down to before it is spread to RGB (the
     /// encoder reads RGB only, and a copy of the whole image would cost more than the hash).
     static let greySampleSide = 128

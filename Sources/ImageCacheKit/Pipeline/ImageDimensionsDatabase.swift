@@ -124,8 +124,9 @@ final class ImageDimensionsDatabase: Sendable {
                 let statement = try db.cachedStatement(sql: "SELECT blurhash, color FROM dimensions WHERE key = ?")
                 for key in keys {
                     if let row = try GRDB.Row.fetchOne(statement, arguments: [Self.key(kind, key)]),
-                       let blurHash: String = row[0], let color: String = row[1] {
-                        found[key] = ImagePlaceholder(blurHash: blurHash, color: color)
+                       let blurHash: String = row[0], let color: String = row[1],
+                       let placeholder = ImagePlaceholder(checking: blurHash, color: color) {
+                        found[key] = placeholder
                     }
                 }
                 return found

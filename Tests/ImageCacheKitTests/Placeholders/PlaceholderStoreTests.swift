@@ -72,4 +72,27 @@ struct PlaceholderStoreTests {
         #expect(again.placeholder(photo: "pixabay:1") == Self.placeholder)
         #expect(again.decoded(url: "https://x/1.jpg") == .init(width: 300, height: 200))
     }
+
+    @Test("a placeholder edited in the file (not a BlurHash, not #rrggbb) is left out, never passed on")
+    func tamperedRowsAreDropped() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try ImageDimensionsStore(directory: folder)
+        for id in ["flickr:hash", "flickr:colour", "flickr:good"] {
+            first.record(Self.size, placeholder: Self.placeholder, photo: id, url: nil)
+        }
+        first.close()
+        do {
+            let queue = try DatabaseQueue(path: folder + "/dimensions.sqlite")
+            try queue.write { db in
+                try db.execute(sql: "UPDATE dimensions SET blurhash = '<script>' WHERE key = 'p|flickr:hash'")
+                try db.execute(sql: "UPDATE dimensions SET color = 'red;}body{display:none' WHERE key = 'p|flickr:colour'")
+            }
+            try queue.close()
+        }
+        let second = try ImageDimensionsStore(directory: folder)
+        #expect(second.placeholders(photos: ["flickr:hash", "flickr:colour", "flickr:good"]) == ["flickr:good": Self.placeholder])
+        #expect(second.decoded(photo: "flickr:hash") == Self.size)
+        second.close()
+    }
 }
