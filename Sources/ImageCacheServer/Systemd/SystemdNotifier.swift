@@ -20,6 +20,11 @@ public struct SystemdNotifier: Sendable {
 
     /// Sends `fields` as one datagram. Returns false when there is no socket or the send
     /// failed (a missing supervisor is not a reason to stop serving).
+    ///
+    /// Never blocks: a datagram socket whose reader has stopped reading holds only
+    /// `net.unix.max_dgram_qlen` datagrams (10 by default), and a blocking send then waits for
+    /// good — on the event loop that pings the watchdog, which froze the whole daemon (found
+    /// by a test that stopped reading its notify socket). A full queue drops the datagram.
     @discardableResult
     public func notify(_ fields: [String]) -> Bool {
         guard let socketPath else { return false }
@@ -32,7 +37,7 @@ public struct SystemdNotifier: Sendable {
         defer { close(fd) }
         let message = Array(fields.joined(separator: "\n").utf8)
         let sent = message.withUnsafeBytes { bytes in
-            address.withSockAddr { sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
+            address.withSockAddr { sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, $1) }
         }
         return sent == message.count
     }
