@@ -220,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheCLITests",
-            dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ProviderSimulator", "TestSupport",
+            dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator", "TestSupport",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
@@ -234,7 +234,7 @@ let package = Package(
             // fixtures (and the script that made them), read by FormatDecodingTests
             exclude: ["Fuzz/Inputs", "Imaging/FormatFixtures"]
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "TestSupport", "MemcachedMeta",
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta",
                                                               .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
                     exclude: ["Fuzz/Inputs"]),
     ]

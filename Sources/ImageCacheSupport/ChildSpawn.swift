@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// The one way the project starts another program (the demo's daemon, `xdg-open`, the tests'
-/// nginx): `posix_spawn` with nothing of this process but what is named.
+/// The one way the project starts another program (the demo's daemon, `xdg-open`, and every
+/// program the tests run): `posix_spawn` with nothing of this process but what is named.
+/// `ChildProcess` wraps it with a reaper and bounded waits.
 ///
 /// Why not Foundation's `Process`:
 /// - A child would inherit every descriptor this process opened without close-on-exec. `Process`
@@ -22,31 +23,63 @@ public enum ChildSpawn {
         public var description: String
     }
 
-    /// Where the child's stdout and stderr go (stdin is always `/dev/null`).
+    /// Where the child's stdin comes from.
+    public enum Input: Sendable {
+        /// `/dev/null`: an empty input.
+        case null
+        /// A descriptor of this process (a pipe's read end), duplicated onto the child's 0.
+        case descriptor(Int32)
+    }
+
+    /// Where a child's stdout or stderr goes.
     public enum Output: Sendable {
         /// `/dev/null`.
         case discard
         /// A file, created with `mode` if missing; `append` keeps what it holds.
         case file(path: String, append: Bool, mode: mode_t)
+        /// A descriptor of this process (a pipe's write end, a pseudo-terminal), duplicated
+        /// onto the child's.
+        case descriptor(Int32)
     }
 
     /// Starts `executable` (an absolute path) with `arguments` and exactly `environment`
     /// ("NAME=value" entries), stdin from `/dev/null`, stdout and stderr both to `output`, no
     /// other descriptor, an empty signal mask and default signal actions. Returns its pid; the
-    /// caller reaps it (`waitpid`).
+    /// caller reaps it (`ChildProcess` does).
     public static func start(_ executable: String, arguments: [String], environment: [String],
                              output: Output) throws -> pid_t {
+        try start(executable, arguments: arguments, environment: environment, stdin: .null, stdout: output, stderr: nil)
+    }
+
+    /// Starts `executable` as `start(_:arguments:environment:output:)` does, with stdin from
+    /// `stdin`, stdout to `stdout` and stderr to `stderr` (nil: wherever stdout goes). The
+    /// descriptors named are the only ones the child gets besides 0, 1 and 2; the caller closes
+    /// its copies of the child's ends once this returns.
+    public static func start(_ executable: String, arguments: [String], environment: [String],
+                             stdin: Input, stdout: Output, stderr: Output?) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        switch output {
-        case .discard:
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        case .file(let path, let append, let mode):
-            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC), mode)
+        switch stdin {
+        case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, 0)
         }
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        func direct(_ output: Output, to target: Int32) {
+            switch output {
+            case .discard:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+            case .file(let path, let append, let mode):
+                posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC), mode)
+            case .descriptor(let fd):
+                posix_spawn_file_actions_adddup2(&actions, fd, target)
+            }
+        }
+        direct(stdout, to: 1)
+        if let stderr {
+            direct(stderr, to: 2)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         // glibc ≥ 2.34 has it, but Swift's Glibc module does not declare this GNU extension:
         // looked up by name. Debian 12 has glibc 2.36.
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {

@@ -1,5 +1,6 @@
-import NIOConcurrencyHelpers
 import Foundation
+import Glibc
+import ImageCacheSupport
 import Testing
 import TestSupport
 @testable import ImageCacheCLI
@@ -26,103 +27,56 @@ struct CLIProcess: Sendable {
     static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
                     stderrTerminal: Int? = nil,
                     onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let input = Pipe()
-        process.standardInput = input
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        var terminal: PseudoTerminal?
-        if let columns = stderrTerminal {
-            let pty = try PseudoTerminal(columns: columns)
-            terminal = pty
-            process.standardError = FileHandle(fileDescriptor: pty.secondary, closeOnDealloc: false)
-        } else {
-            process.standardError = err
+        let input = try CloseOnExecPipe()
+        let out = try CloseOnExecPipe()
+        let err = try CloseOnExecPipe()
+        let terminal = try stderrTerminal.map { try PseudoTerminal(columns: $0) }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(binary, arguments: arguments,
+                                     environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" },
+                                     stdin: .descriptor(input.read), stdout: .descriptor(out.write),
+                                     stderr: .descriptor(terminal?.secondary ?? err.write))
+        } catch {
+            for fd in [input.read, input.write, out.read, out.write, err.read, err.write] { close(fd) }
+            throw error
         }
+        // The child has its copies: without closing ours the readers never see the end.
+        close(input.read)
+        close(out.write)
+        close(err.write)
+        terminal?.closeSecondary()
+        feedAndClose(input.write, Array((stdin ?? "").utf8))
+        let pid = child.pid
         let collected = Collected()
-        // Plain threads doing blocking reads: FileHandle.readabilityHandler's dispatch
-        // sources crash libdispatch on Linux when the pipe closes under them.
-        let outFD = out.fileHandleForReading.fileDescriptor
-        let errFD = err.fileHandleForReading.fileDescriptor
-        // Close-on-exec for our copies, so a process another test spawns meanwhile (a daemon
-        // that outlives its test) cannot inherit the write ends and keep the readers from
-        // ever seeing the end of the output. The child's own stdout/stderr are dup2'd copies.
-        for fd in [outFD, errFD, out.fileHandleForWriting.fileDescriptor, err.fileHandleForWriting.fileDescriptor] {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let outDrain = PipeDrain(out.read) { chunk in
+            for line in collected.appendOut(Data(chunk)) { onLine(line, pid) }
         }
-        let pid = PIDBox()
-        let readers = DispatchGroup()
-        readers.enter()
-        // Each reader keeps its pipe alive until it returns: were the descriptor closed under
-        // a blocked `read`, its number could be reused by another test's file meanwhile.
-        Thread { [out] in
-            defer { withExtendedLifetime(out) {} }
-            readChunks(outFD) { chunk in
-                // Output means the child runs, and `run()` sets the pid as soon as it returns:
-                // wait for that, so `onLine` never gets 0 (kill(0, …) would hit the test runner).
-                while pid.value.withLockedValue({ $0 }) == 0 { sched_yield() }
-                for line in collected.appendOut(chunk) { onLine(line, pid.value.withLockedValue { $0 }) }
-            }
-            readers.leave()
-        }.start()
-        readers.enter()
-        let errorSource = terminal?.primary ?? errFD
-        Thread { [err, terminal] in
-            defer { withExtendedLifetime((err, terminal)) {} }
-            readChunks(errorSource) { chunk in
-                // Progress and narration are stderr's: a test acts on those lines too.
-                while pid.value.withLockedValue({ $0 }) == 0 { sched_yield() }
-                for line in collected.appendErr(chunk) { onLine(line, pid.value.withLockedValue { $0 }) }
-            }
-            readers.leave()
-        }.start()
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.runAlone()
-                pid.value.withLockedValue { $0 = process.processIdentifier }
-                // The child has its copy: without closing ours the primary never sees the end.
-                terminal?.closeSecondary()
-                if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
-                try? input.fileHandleForWriting.close()
-            } catch { continuation.resume(throwing: error) }
+        // Progress and narration are stderr's: a test acts on those lines too. The terminal's
+        // side is read through a copy, which the reader closes (the terminal closes its own).
+        let errorSource: Int32
+        if let terminal {
+            close(err.read)
+            errorSource = fcntl(terminal.primary, F_DUPFD_CLOEXEC, 0)
+        } else {
+            errorSource = err.read
         }
-        try? out.fileHandleForWriting.close()
-        try? err.fileHandleForWriting.close()
+        let errDrain = PipeDrain(errorSource) { chunk in
+            for line in collected.appendErr(Data(chunk)) { onLine(line, pid) }
+        }
+        // A caller's time-out cancels this wait: the child is killed, not left behind.
+        guard let status = await child.exit() else {
+            child.signal(SIGKILL)
+            throw CancellationError()
+        }
         // Bounded: should a grandchild still hold the pipes, the output read so far is the answer.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = NIOLockedValueBox(false)
-            let resumeOnce: @Sendable () -> Void = {
-                if !resumed.withLockedValue({ let was = $0; $0 = true; return was }) { continuation.resume() }
-            }
-            readers.notify(queue: .global(), execute: resumeOnce)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: resumeOnce)
-        }
+        _ = await (outDrain.text(within: 20), errDrain.text(within: 20))
+        withExtendedLifetime(terminal) {}
         return Result(status: status, stdout: collected.stdout, stderr: collected.stderr)
     }
 }
 
-/// Reads `fd` to its end, handing each chunk over as it arrives; blocks the calling thread.
-func readChunks(_ fd: Int32, _ body: (Data) -> Void) {
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { return }
-        body(Data(buffer[0..<count]))
-    }
-}
-
-/// The child's pid, set after it starts and read by the reader thread.
-final class PIDBox: Sendable {
-    let value = NIOLockedValueBox<Int32>(0)
-}
-
-/// Output gathered from pipe callbacks on Foundation's threads; a lock guards it.
+/// Output gathered by the reader threads; a lock guards it.
 final class Collected: @unchecked Sendable {
     private let lock = NSLock()
     private var out = Data()

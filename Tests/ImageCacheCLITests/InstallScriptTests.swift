@@ -18,23 +18,12 @@ struct InstallScriptTests {
 
     static var binDir: String { URL(fileURLWithPath: CLIProcess.binary).deletingLastPathComponent().path }
 
-    /// Runs the script and returns its exit status and stdout + stderr (off the concurrency
-    /// pool: the waits block).
+    /// Runs the script and returns its exit status and stdout + stderr.
     static func install(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
-        let script = repository.appendingPathComponent("scripts/install")
-        return try await offCooperativePool {
-            let process = Process()
-            process.executableURL = script
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let pipe = Pipe().closingOnExec()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.runAlone()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-        }
+        let script = repository.appendingPathComponent("scripts/install").path
+        let outcome = try await runTool(script, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                        mergeOutput: true, seconds: 100)
+        return (outcome.status, outcome.stdout)
     }
 
     func stagingRoot() throws -> URL {

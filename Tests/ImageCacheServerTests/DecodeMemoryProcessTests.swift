@@ -37,7 +37,7 @@ struct DecodeMemoryProcessTests {
                                        environment: DaemonProcess.environment(home: folder))
         defer { daemon.kill() }
         try await daemon.waitForLog("serving")
-        let pid = daemon.process.processIdentifier
+        let pid = daemon.pid
         let client = try await RawClient.connect(socket)
 
         // Idle, after one ordinary thumbnail (the decoders' and the cache's own start-up).

@@ -43,7 +43,7 @@ struct DescriptorLimitTests {
                                        environment: DaemonProcess.environment(home: place.folder))
         defer { daemon.kill() }
         try await daemon.waitForLog("serving")
-        let pid = daemon.process.processIdentifier  // prlimit execs the daemon: same process
+        let pid = daemon.pid  // prlimit execs the daemon: same process
 
         // The first client, accepted while descriptors remain, keeps working through it all.
         let first = try await RawClient.connect(place.socket)

@@ -225,7 +225,7 @@ struct FleetSearchTests {
             c.pixabay.budget = 1
             c.shared.timeout = .milliseconds(200)
         }
-        for node in fleet.nodes { node.kill() }
+        for node in fleet.nodes { await node.kill() }
         let a = try await fleet.hosts[0].connect()
         let b = try await fleet.hosts[1].connect()
         let started = ContinuousClock.now

@@ -48,7 +48,7 @@ struct SharedTierTests {
         let a = try await fleet.hosts[0].connect()
         try await a.send(rpcLine(1, "prefetch", ["urls": urls, "size": 96]))
         try await fleet.hosts[0].waitForTierWrites(20)
-        fleet.nodes[1].kill()
+        await fleet.nodes[1].kill()
         let rest = try await a.collect(timeout: 60) { messages in
             messages.contains { $0["id"] as? Int == 1 } && messages.filter { $0.notificationMethod == "prefetch.finished" }.count >= 90
         }
@@ -92,7 +92,7 @@ struct SharedTierTests {
             if index == 1 { c.shared.servers = [] }
             c.shared.timeout = .milliseconds(100)
         }
-        for node in fleet.nodes { node.kill() }
+        for node in fleet.nodes { await node.kill() }
         let urls = fleet.serveImages(8, name: "down")
         let tiered = try await fleet.hosts[0].connect()
         let plain = try await fleet.hosts[1].connect()

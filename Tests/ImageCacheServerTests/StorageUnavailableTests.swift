@@ -49,13 +49,7 @@ struct StorageUnavailableTests {
         }
 
         static func run(_ arguments: [String]) -> Int32 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.runAlone()) != nil else { return -1 }
-            process.waitUntilExit()
-            return process.terminationStatus
+            runShortTool("/usr/bin/env", arguments)
         }
 
         /// Whether this machine lets the tests mount a tmpfs (root, outside a locked-down container).

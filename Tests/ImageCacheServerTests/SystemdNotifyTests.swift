@@ -68,6 +68,21 @@ struct SystemdNotifyTests {
         #expect(try await socket.receive() == "STOPPING=1\nSTATUS=Shutting down")
     }
 
+    @Test("a supervisor that stops reading never blocks the sender: a full queue drops datagrams")
+    func fullQueueNeverBlocks() async throws {
+        let socket = try NotifySocket(abstract: true)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address])
+        // Far more than net.unix.max_dgram_qlen (10 by default): a blocking send would wait
+        // here for good, so the sends run off the pool under a bound.
+        let sent = try await withTimeout(seconds: 20) {
+            try await offCooperativePool { (0..<200).map { notifier.notify(["STATUS=beat \($0)"]) } }
+        }
+        #expect(sent.first == true)
+        #expect(sent.contains(false))
+        // What was queued is intact and in order.
+        #expect(try await socket.receive() == "STATUS=beat 0")
+    }
+
     @Test("without NOTIFY_SOCKET nothing is sent and nothing fails")
     func noSocket() {
         #expect(!SystemdNotifier(environment: [:]).ready(status: "x"))

@@ -118,7 +118,7 @@ struct ClientTests {
         defer { Task { await client.shutdown() } }
         let keys = (0..<200).map { "key-\($0)" }
         for key in keys { #expect(await client.set(key, Array(key.utf8), ttl: .seconds(60)) == .stored) }
-        b.kill()
+        await b.kill()
         var onA = 0
         for key in keys {
             let found = await client.get(key)

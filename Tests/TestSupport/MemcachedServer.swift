@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,7 @@ public final class MemcachedServer: @unchecked Sendable {
     public var address: String { "127.0.0.1:\(port)" }
     private let folder: String
     private let memory: Int
-    private var process: Process?
+    private var process: ChildProcess?
     private let lock = NSLock()
 
     private init(port: Int, folder: String, memory: Int) {
@@ -49,20 +50,21 @@ public final class MemcachedServer: @unchecked Sendable {
         throw lastError
     }
 
-    /// Kills the process (SIGKILL: no goodbye to its clients) and waits for it to be gone.
-    public func kill() {
-        let running = lock.withLock { () -> Process? in
+    /// Kills the process (SIGKILL: no goodbye to its clients) and waits (at most 30 s) for it
+    /// to be gone.
+    public func kill() async {
+        let running = lock.withLock { () -> ChildProcess? in
             defer { process = nil }
             return process
         }
-        guard let running, running.isRunning else { return }
-        Glibc.kill(running.processIdentifier, SIGKILL)
-        running.waitUntilExit()
+        guard let running else { return }
+        running.signal(SIGKILL)
+        _ = await running.exit(within: 30)
     }
 
     /// Starts it again on the same port, empty.
     public func restart() async throws {
-        kill()
+        await kill()
         try await launch()
     }
 
@@ -123,17 +125,15 @@ public final class MemcachedServer: @unchecked Sendable {
     private func launch() async throws {
         let log = "\(folder)/stderr-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/memcached")
-        process.arguments = ["-u", "root", "-l", "127.0.0.1", "-p", "\(port)", "-U", "0", "-m", "\(memory)", "-vv"]
-        process.standardError = FileHandle(forWritingAtPath: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.runAlone()
+        let process = try ChildProcess("/usr/bin/memcached",
+                                       arguments: ["-u", "root", "-l", "127.0.0.1", "-p", "\(port)", "-U", "0", "-m", "\(memory)", "-vv"],
+                                       environment: ["PATH=/usr/bin:/bin"],
+                                       stdout: .discard, stderr: .file(path: log, append: true, mode: 0o600))
         lock.withLock { self.process = process }
         do {
             try await FileGrowth.waitUntil(log, contains: "server listening", seconds: 10)
         } catch {
-            kill()
+            await kill()
             throw Failure.notStarted("memcached on port \(port) did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
         _ = try exchange(Array("verbosity 0\r\n".utf8))
@@ -143,10 +143,8 @@ public final class MemcachedServer: @unchecked Sendable {
     public var isRunning: Bool { lock.withLock { process?.isRunning ?? false } }
 
     deinit {
-        if let process, process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // Its waiter thread reaps it.
+        process?.signal(SIGKILL)
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -1,10 +1,18 @@
 import Dispatch
 import Synchronization
 
+/// The queue that runs `withTimeout`'s deadlines: a serial queue of its own, which dispatch
+/// serves from its overcommitting pool, so a deadline fires even while every thread of the
+/// global queues (about one per core) is blocked.
+private let deadlines = DispatchQueue(label: "tests.timeouts")
+
 /// Thrown by `withTimeout` when the operation did not finish in time.
 public struct TimeoutError: Error, CustomStringConvertible {
     public let seconds: Double
     public var description: String { "timed out after \(seconds) s" }
+
+    /// A time-out after `seconds`.
+    public init(seconds: Double) { self.seconds = seconds }
 }
 
 /// Runs `operation`, failing with `TimeoutError` if it takes longer than `seconds`.
@@ -14,8 +22,8 @@ public struct TimeoutError: Error, CustomStringConvertible {
 ///
 /// The bound holds even when `operation` ignores cancellation (awaiting another task's
 /// value, a blocked read): on time-out the operation is cancelled and left behind rather
-/// than awaited, which a task group would do. The deadline is a dispatch timer, so it fires
-/// even while the concurrency pool is busy.
+/// than awaited, which a task group would do. The deadline is a dispatch timer on a queue of
+/// its own, so it fires even while the concurrency pool and dispatch's global queues are busy.
 public func withTimeout<T: Sendable>(
     seconds: Double,
     _ operation: @escaping @Sendable () async throws -> T
@@ -23,7 +31,7 @@ public func withTimeout<T: Sendable>(
     let race = Race<T>()
     let work = Task { race.finish(await Result(awaiting: operation)) }
     let deadline = DispatchWorkItem { race.finish(.failure(TimeoutError(seconds: seconds))) }
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
+    deadlines.asyncAfter(deadline: .now() + seconds, execute: deadline)
     defer {
         deadline.cancel()
         work.cancel()

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import Foundation
 import ImageCacheClient
 import ImageCacheSupport
@@ -11,9 +10,7 @@ public final class DaemonProcess: Sendable {
         public var description: String
     }
 
-    private let childPID: pid_t
-    private let exitState = ExitState()
-    private let exited: AsyncStream<Int32>
+    private let child: ChildProcess
     /// The daemon's stderr, for showing its last lines when something fails.
     public let logPath: String
     /// The socket it serves.
@@ -48,35 +45,22 @@ public final class DaemonProcess: Sendable {
         for key in ["UNSPLASH_ACCESS_KEY", "FLICKR_API_KEY", "PIXABAY_API_KEY", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET", "CREDENTIALS_DIRECTORY"] {
             environment[key] = nil
         }
-        let pid: pid_t
         do {
-            pid = try ChildSpawn.start(executable, arguments: ["--config", configPath],
-                                       environment: environment.map { "\($0.key)=\($0.value)" },
-                                       output: .file(path: logPath, append: true, mode: 0o600))
+            child = try ChildProcess(executable, arguments: ["--config", configPath],
+                                     environment: environment.map { "\($0.key)=\($0.value)" },
+                                     stdout: .file(path: logPath, append: true, mode: 0o600))
         } catch {
             throw Failure(description: "\(error)")
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
-        let state = exitState
-        // waitpid blocks, so it gets a thread of its own rather than one of the pool's.
-        let waiter = Thread {
-            let code = ChildSpawn.waitForExit(pid) ?? 128
-            state.status.withLockedValue { $0 = code }
-            continuation.yield(code)
-            continuation.finish()
-        }
-        waiter.start()
-        self.childPID = pid
-        self.exited = stream
         self.logPath = logPath
         self.socketPath = socketPath
     }
 
     /// The child's process id.
-    public var pid: Int32 { childPID }
+    public var pid: Int32 { child.pid }
 
     /// The exit code once the daemon has exited, nil while it runs.
-    public var exitStatus: Int32? { exitState.status.withLockedValue { $0 } }
+    public var exitStatus: Int32? { child.exitStatus }
 
     /// Waits until the socket answers `hello`, at most `timeout` seconds; fails at once if the
     /// daemon exits first (a bad config, a socket in use), quoting its log.
@@ -101,26 +85,10 @@ public final class DaemonProcess: Sendable {
 
     /// Sends SIGTERM and waits (at most `timeout` s, then SIGKILL) for the exit status.
     public func stop(timeout: Double = 15) async -> Int32? {
-        if exitStatus == nil { kill(childPID, SIGTERM) }
-        let exited = self.exited
-        let status: Int32? = await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                for await status in exited { return status }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        if status == nil, exitStatus == nil {
-            kill(childPID, SIGKILL)  // reaped by the waiter thread
-            return nil
-        }
-        return status ?? exitStatus
+        child.signal(SIGTERM)
+        if let status = await child.exit(within: timeout) { return status }
+        child.signal(SIGKILL)  // reaped by the child's waiter thread
+        return nil
     }
 
     /// The daemon log's last lines.
@@ -128,9 +96,4 @@ public final class DaemonProcess: Sendable {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).map { "    " + $0 }.joined(separator: "\n")
     }
-}
-
-/// The daemon's exit code, written by the thread that reaps it and read by the demo.
-final class ExitState: Sendable {
-    let status = NIOLockedValueBox<Int32?>(nil)
 }

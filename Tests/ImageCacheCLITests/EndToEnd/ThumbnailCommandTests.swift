@@ -150,21 +150,9 @@ struct ThumbnailCommandTests {
     }
 }
 
-/// Runs a program to its end and returns its exit status and everything it wrote. The waits
-/// block, so they run off the concurrency pool (a daemon in this process needs the pool to
-/// answer the program).
+/// Runs a program to its end and returns its exit status and everything it wrote (stdout
+/// and stderr, merged).
 func runCapturing(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-    try await offCooperativePool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe().closingOnExec()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.runAlone()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+    let outcome = try await runTool(executable, arguments, mergeOutput: true, seconds: 90)
+    return (outcome.status, outcome.stdout)
 }

@@ -178,13 +178,6 @@ enum CacheTesting {
 
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.runAlone() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        runShortTool(tool, arguments)
     }
 }

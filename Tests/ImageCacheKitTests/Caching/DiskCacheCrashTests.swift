@@ -1,5 +1,6 @@
 import Foundation
 @testable import ImageCacheKit
+import ImageCacheSupport
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -115,29 +116,41 @@ struct DiskCacheCrashTests {
             let path = folder.path
             // The child is run, read and killed off the concurrency pool: these waits block.
             let outcome = try await offCooperativePool { () throws -> KilledRound in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: binary)
-                process.arguments = [path, String(first), String(limit)]
-                let output = Pipe().closingOnExec()
-                process.standardOutput = output
-                try process.runAlone()
-                let fd = output.fileHandleForReading.fileDescriptor
+                let output = try CloseOnExecPipe()
+                let pid: pid_t
+                do {
+                    pid = try ChildSpawn.start(binary, arguments: [path, String(first), String(limit)],
+                                               environment: ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" },
+                                               stdin: .null, stdout: .descriptor(output.write), stderr: .descriptor(STDERR_FILENO))
+                } catch {
+                    close(output.read)
+                    close(output.write)
+                    throw error
+                }
+                close(output.write)
+                defer { close(output.read) }
                 var buffer: [UInt8] = []
                 var thisRound = Set<Int>()
                 var removedThisRound = Set<Int>()
                 do {
-                    try Self.readAcknowledgements(fd, count: wanted, timeout: 60, into: &buffer,
+                    try Self.readAcknowledgements(output.read, count: wanted, timeout: 60, into: &buffer,
                                                   acknowledged: &thisRound, removed: &removedThisRound)
                 } catch {
-                    kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
+                    kill(pid, SIGKILL)
+                    _ = ChildSpawn.waitForExit(pid)
                     throw error
                 }
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                // Lines already in the pipe are acknowledged puts too.
-                output.fileHandleForReading.readabilityHandler = nil
-                buffer += output.fileHandleForReading.readDataToEndOfFile()
+                kill(pid, SIGKILL)
+                let status = ChildSpawn.waitForExit(pid)
+                // Lines already in the pipe are acknowledged puts too (the child is gone, so the
+                // pipe ends).
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { read(output.read, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    if count <= 0 { break }
+                    buffer += chunk[0..<count]
+                }
                 for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
                     if line.hasPrefix("removed "), let index = Int(line.dropFirst(8)) {
                         removedThisRound.insert(index)
@@ -147,8 +160,7 @@ struct DiskCacheCrashTests {
                         removedThisRound.remove(index)
                     }
                 }
-                return KilledRound(killedBySignal: process.terminationReason == .uncaughtSignal,
-                                   acknowledged: thisRound, removed: removedThisRound)
+                return KilledRound(killedBySignal: status == 128 + SIGKILL, acknowledged: thisRound, removed: removedThisRound)
             }
             #expect(outcome.killedBySignal)
             let thisRound = outcome.acknowledged

@@ -6,13 +6,6 @@ import TestSupport
 /// operator (or a packaging script) sees.
 @Suite("imagecached --check-config", .timeLimit(.minutes(2)))
 struct CheckConfigCommandTests {
-    /// What a finished process printed and returned.
-    struct Outcome: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     /// The built `imagecached`, next to the test bundle in the build folder.
     static func daemonExecutable() throws -> URL {
         var candidates: [URL] = []
@@ -30,7 +23,7 @@ struct CheckConfigCommandTests {
     }
 
     /// Runs `imagecached` with `arguments` in a clean environment and waits for it to exit.
-    static func run(_ arguments: [String], environment: [String: String] = ["HOME": "/nonexistent"]) async throws -> Outcome {
+    static func run(_ arguments: [String], environment: [String: String] = ["HOME": "/nonexistent"]) async throws -> ToolOutcome {
         let executable = try daemonExecutable()
         // A build with --enable-code-coverage makes the child write a .profraw file into its
         // working directory; keep it out of the repository.
@@ -39,24 +32,7 @@ struct CheckConfigCommandTests {
         childEnvironment["LLVM_PROFILE_FILE"] = scratch.path + "/imagecached-%p.profraw"
         let finalEnvironment = childEnvironment
         defer { withExtendedLifetime(scratch) {} }
-        return try await withTimeout(seconds: 60) {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.environment = finalEnvironment
-            let out = Pipe().closingOnExec()
-            let err = Pipe().closingOnExec()
-            process.standardOutput = out
-            process.standardError = err
-            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.runAlone() } catch { continuation.resume(throwing: error) }
-            }
-            // The output is small enough to wait in the pipes until the process has exited.
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return Outcome(status: status, stdout: stdout, stderr: stderr)
-        }
+        return try await runTool(executable.path, arguments, environment: finalEnvironment, seconds: 60)
     }
 
     @Test("an unknown key prints FILE:LINE: unknown key 'x' in [section] on stderr and fails")

@@ -108,8 +108,7 @@ final class LoopbackTLSNginx: Sendable {
     /// Stops nginx (which writes out every log line) and returns the access log.
     func stop() -> [Entry] {
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = ChildSpawn.waitForExit(pid)
         let text = (try? String(contentsOfFile: "\(folder)/logs/access.log", encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: folder)
         return text.split(separator: "\n").compactMap { line in
@@ -154,18 +153,20 @@ final class LoopbackTLSNginx: Sendable {
 
     // MARK: Processes and sockets
 
+    /// Runs `tool` to its end (blocking: `start` runs off the concurrency pool); its stderr is
+    /// the error's text when it fails.
     private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe().closingOnExec()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        do { try process.runAlone() } catch { throw Failure.tool("cannot run \(tool) (scripts/install-deps installs it): \(error)") }
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure.tool("\(tool) failed: \(String(decoding: message, as: UTF8.self))")
+        let messages = NSTemporaryDirectory() + "nginx-tool-\(UUID().uuidString).log"
+        defer { unlink(messages) }
+        let pid: pid_t
+        do {
+            pid = try ChildSpawn.start(tool, arguments: arguments, environment: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],
+                                       stdin: .null, stdout: .discard, stderr: .file(path: messages, append: false, mode: 0o600))
+        } catch {
+            throw Failure.tool("cannot run \(tool) (scripts/install-deps installs it): \(error)")
+        }
+        guard ChildSpawn.waitForExit(pid) == 0 else {
+            throw Failure.tool("\(tool) failed: \((try? String(contentsOfFile: messages, encoding: .utf8)) ?? "")")
         }
     }
 

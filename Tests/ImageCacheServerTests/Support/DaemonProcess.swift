@@ -3,18 +3,19 @@ import Foundation
 import Glibc
 import TestSupport
 import ImageCacheServer
+import ImageCacheSupport
 
 /// The real `imagecached` executable, started as a child process with a clean environment,
 /// its stderr read line by line so tests can wait for a log event instead of sleeping.
 final class DaemonProcess: Sendable {
-    let process: Process
+    let child: ChildProcess
     private let shared = Shared()
 
-    /// What the stderr reader, the termination handler and the tests share.
+    /// What the stderr reader and the tests share.
     private final class Shared: Sendable {
         let lines = LockedState<[String]>([])
+        let pending = LockedState<[UInt8]>([])
         let waiters = LockedState<[(text: String, id: UUID, continuation: CheckedContinuation<Void, Never>)]>([])
-        let exit = LockedState<(status: Int32?, waiters: [(id: UUID, continuation: CheckedContinuation<Int32, Never>)])>((nil, []))
     }
 
     /// The built daemon, next to the test bundle (debug, or the TSan scratch path).
@@ -33,44 +34,40 @@ final class DaemonProcess: Sendable {
     /// Starts `executable arguments…` (the daemon, or a wrapper such as
     /// `systemd-socket-activate` that execs it).
     init(executable: URL = DaemonProcess.executable, arguments: [String], environment: [String: String]) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let stderr = Pipe().closingOnExec()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        process.terminationHandler = { [shared] process in
-            let continuations = shared.exit.withLock { state -> [(id: UUID, continuation: CheckedContinuation<Int32, Never>)] in
-                state.status = process.terminationStatus
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for continuation in continuations { continuation.continuation.resume(returning: process.terminationStatus) }
+        let stderr = try CloseOnExecPipe()
+        do {
+            child = try ChildProcess(executable.path, arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" },
+                                     stdout: .discard, stderr: .descriptor(stderr.write))
+        } catch {
+            close(stderr.read)
+            close(stderr.write)
+            throw error
         }
-        let handle = stderr.fileHandleForReading
-        let reader = Thread { [shared] in
-            var pending = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
+        close(stderr.write)
+        _ = PipeDrain(stderr.read) { [shared] chunk in
+            let lines = shared.pending.withLock { pending -> [String] in
+                pending += chunk
+                var lines: [String] = []
                 while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    shared.lines.withLock { $0.append(line) }
-                    let ready = shared.waiters.withLock { waiting -> [CheckedContinuation<Void, Never>] in
-                        let matched = waiting.filter { line.contains($0.text) }.map(\.continuation)
-                        waiting.removeAll { line.contains($0.text) }
-                        return matched
-                    }
-                    for continuation in ready { continuation.resume() }
+                    lines.append(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
                 }
+                return lines
+            }
+            for line in lines {
+                shared.lines.withLock { $0.append(line) }
+                let ready = shared.waiters.withLock { waiting -> [CheckedContinuation<Void, Never>] in
+                    let matched = waiting.filter { line.contains($0.text) }.map(\.continuation)
+                    waiting.removeAll { line.contains($0.text) }
+                    return matched
+                }
+                for continuation in ready { continuation.resume() }
             }
         }
-        reader.start()
-        try process.runAlone()
     }
+
+    /// The child's process id.
+    var pid: pid_t { child.pid }
 
     /// Everything the daemon logged so far.
     var log: [String] { shared.lines.withLock { $0 } }
@@ -102,38 +99,18 @@ final class DaemonProcess: Sendable {
     }
 
     func signal(_ number: Int32) {
-        Glibc.kill(process.processIdentifier, number)
+        child.signal(number)
     }
 
-    /// The exit status, once the process has exited.
+    /// The exit status, once the process has exited (at most `timeout` seconds: then
+    /// `TimeoutError`).
     func waitForExit(timeout: Double = 60) async throws -> Int32 {
-        // Process has no async API; its termination handler feeds `exit`. Checked with a
-        // bounded wait on the handler, never a fixed sleep.
-        return try await withTimeout(seconds: timeout) { [shared] in
-            let id = UUID()
-            return try await withTaskCancellationHandler {
-                let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-                    let status = shared.exit.withLock { state -> Int32? in
-                        if let status = state.status { return status }
-                        state.waiters.append((id, continuation))
-                        return nil
-                    }
-                    if let status { continuation.resume(returning: status) }
-                }
-                try Task.checkCancellation()
-                return status
-            } onCancel: {
-                let mine = shared.exit.withLock { state -> CheckedContinuation<Int32, Never>? in
-                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return state.waiters.remove(at: index).continuation
-                }
-                mine?.resume(returning: -1)
-            }
-        }
+        guard let status = await child.exit(within: timeout) else { throw TimeoutError(seconds: timeout) }
+        return status
     }
 
     /// Makes sure the process is gone (a failed test must not leave a daemon behind).
     func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        child.signal(SIGKILL)
     }
 }

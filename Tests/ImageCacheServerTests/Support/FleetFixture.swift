@@ -103,7 +103,7 @@ final class FleetFixture: Sendable {
         }
         await images.shutdown()
         await sim.shutdown()
-        for node in nodes { node.kill() }
+        for node in nodes { await node.kill() }
     }
 }
 

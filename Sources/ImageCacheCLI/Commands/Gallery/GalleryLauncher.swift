@@ -45,9 +45,8 @@ enum BrowserOpener {
     static func open(_ url: String, with opener: String) {
         let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
         do {
-            let pid = try ChildSpawn.start(opener, arguments: [url], environment: environment, output: .discard)
-            // Reaped on a thread of its own (waitpid blocks), so no zombie is left behind.
-            Thread { _ = ChildSpawn.waitForExit(pid) }.start()
+            // Not waited for; its waiter thread reaps it, so no zombie is left behind.
+            _ = try ChildProcess(opener, arguments: [url], environment: environment, stdout: .discard)
         } catch {
             Output.line("    could not start xdg-open (\(error)): open the URL in a browser")
         }

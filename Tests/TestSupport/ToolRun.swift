@@ -1,0 +1,166 @@
+import Foundation
+import Glibc
+import ImageCacheSupport
+
+/// What a program the tests ran wrote, and how it ended.
+public struct ToolOutcome: Sendable {
+    /// The exit code, or 128 + the signal that killed it.
+    public var status: Int32
+    /// Its stdout (with its stderr too when they were merged).
+    public var stdout: String
+    /// Its stderr (empty when merged into stdout).
+    public var stderr: String
+}
+
+/// Runs `executable arguments…` to its end and returns what it wrote: stdin from `input` (or
+/// empty), stdout and stderr read as they come by threads of their own (so a chatty program
+/// never blocks on a full pipe), merged into `stdout` when `mergeOutput`. `environment` nil
+/// means this process's.
+///
+/// Bounded: a program still running after `seconds` is killed (SIGKILL) and `TimeoutError` is
+/// thrown; once it has exited, output a grandchild still holds open is waited for at most 10 s,
+/// then what was read is the answer. Started by `ChildProcess`: no descriptor of the test
+/// process leaks into it, and no thread of the cooperative pool or of dispatch waits for it.
+public func runTool(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                    input: String? = nil, mergeOutput: Bool = false, seconds: Double = 60) async throws -> ToolOutcome {
+    let stdinPipe = try CloseOnExecPipe()
+    let stdoutPipe = try CloseOnExecPipe()
+    let stderrPipe = try CloseOnExecPipe()
+    let child: ChildProcess
+    do {
+        child = try ChildProcess(executable, arguments: arguments,
+                                 environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" },
+                                 stdin: .descriptor(stdinPipe.read), stdout: .descriptor(stdoutPipe.write),
+                                 stderr: mergeOutput ? nil : .descriptor(stderrPipe.write))
+    } catch {
+        for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write] { close(fd) }
+        throw error
+    }
+    // The child has its copies; the readers see the end once every holder has closed.
+    close(stdinPipe.read)
+    close(stdoutPipe.write)
+    close(stderrPipe.write)
+    feedAndClose(stdinPipe.write, Array((input ?? "").utf8))
+    let out = PipeDrain(stdoutPipe.read)
+    let err = PipeDrain(stderrPipe.read)
+
+    guard let status = await child.exit(within: seconds) else {
+        child.signal(SIGKILL)
+        _ = await child.exit(within: 10)
+        throw TimeoutError(seconds: seconds)
+    }
+    return ToolOutcome(status: status, stdout: await out.text(within: 10), stderr: await err.text(within: 10))
+}
+
+/// Writes `bytes` to `fd` on a thread of its own (a child reads its stdin at its own pace), then
+/// closes `fd`, which it owns from now on.
+public func feedAndClose(_ fd: Int32, _ bytes: [UInt8]) {
+    Thread {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            sent += count
+        }
+        close(fd)
+    }.start()
+}
+
+/// A pipe whose two ends are close-on-exec in this process, so no child another test starts
+/// meanwhile inherits them (the child named them gets its own copies, made by `dup2`).
+public struct CloseOnExecPipe: Sendable {
+    /// The read end.
+    public let read: Int32
+    /// The write end.
+    public let write: Int32
+
+    public init() throws {
+        // pipe2 is not in Swift's Glibc module; the moment between pipe and fcntl is harmless,
+        // as every child is started by ChildSpawn, which closes all descriptors from 3 up.
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EMFILE) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        read = fds[0]
+        write = fds[1]
+    }
+}
+
+/// Reads a descriptor to its end on a thread of its own, then closes it.
+public final class PipeDrain: Sendable {
+    private let state = LockedState(State())
+
+    private struct State {
+        var bytes: [UInt8] = []
+        var ended = false
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// Starts reading `fd`, which it owns from now on; `onChunk` sees each chunk as it arrives.
+    public init(_ fd: Int32, onChunk: @escaping @Sendable ([UInt8]) -> Void = { _ in }) {
+        Thread { [state] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                let chunk = Array(buffer[0..<count])
+                state.withLock { $0.bytes += chunk }
+                onChunk(chunk)
+            }
+            close(fd)
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.ended = true
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume() }
+        }.start()
+    }
+
+    /// Everything read so far.
+    public var bytes: [UInt8] { state.withLock { $0.bytes } }
+
+    /// What was read, once the pipe has ended or `seconds` have passed, whichever is first.
+    public func text(within seconds: Double) async -> String {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.end() }
+            group.addTask { try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+            await group.next()
+            group.cancelAll()
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Returns once the pipe has ended (or the waiting task is cancelled).
+    public func end() async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if state.ended || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
+    }
+}
+
+/// Runs a short system tool (`mount`, `umount`) to its end and returns its exit code (-1 if it
+/// could not be started), its output discarded, in this process's environment. Blocks the
+/// calling thread until the tool exits: only for tools that end at once, from synchronous
+/// fixtures.
+public func runShortTool(_ executable: String, _ arguments: [String]) -> Int32 {
+    let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+    guard let pid = try? ChildSpawn.start(executable, arguments: arguments, environment: environment, output: .discard) else { return -1 }
+    return ChildSpawn.waitForExit(pid) ?? -1
+}
