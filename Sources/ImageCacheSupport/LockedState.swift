@@ -8,9 +8,12 @@ import Foundation
 /// append/drain through `Mutex` gives six reports, through this type none). With an
 /// `NSLock` (a pthread mutex, which TSan intercepts) the `--sanitize=thread` run stays
 /// meaningful. `@unchecked Sendable`: `value` is only touched inside `withLock`, under `lock`.
+///
+/// `withLock` is `@inlinable`, so a caller in another module (the server's caches) gets it
+/// specialized for its value type rather than through generic metadata on every call.
 public final class LockedState<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     /// Wraps an initial value.
     public init(_ value: Value) {
@@ -19,6 +22,7 @@ public final class LockedState<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value. Keep it short (the curl thread and the
     /// event loops wait on such locks) and never call out to code that takes it again.
+    @inlinable
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

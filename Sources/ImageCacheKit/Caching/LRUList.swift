@@ -3,34 +3,53 @@
 ///
 /// Nodes live in one array linked by indices rather than as separate class instances, so a
 /// lookup costs one hash probe and no reference counting; freed slots are reused.
+///
+/// Its lookup, insert and removal are `@inlinable` (with `MemoryCache`'s), so a cache in
+/// another module (the server's `InlineDataCache`) is specialized for its types: called
+/// generically, a hit cost a memory-hit answer about a microsecond of metadata lookups
+/// (docs/benchmarks.md, "Where a memory hit's time goes").
+@usableFromInline
 struct LRUList<Key: Hashable, Value> {
-    private struct Node {
-        var key: Key
-        var value: Value?
-        var cost: Int
-        var prev: Int32
-        var next: Int32
+    @usableFromInline
+    struct Node {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value?
+        @usableFromInline var cost: Int
+        @usableFromInline var prev: Int32
+        @usableFromInline var next: Int32
+
+        @inlinable
+        init(key: Key, value: Value?, cost: Int, prev: Int32, next: Int32) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.prev = prev
+            self.next = next
+        }
     }
 
-    private var nodes: [Node] = []
-    private var slots: [Key: Int32] = [:]
-    private var freeSlots: [Int32] = []
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var slots: [Key: Int32] = [:]
+    @usableFromInline var freeSlots: [Int32] = []
     /// Most recently used.
-    private var head: Int32 = -1
+    @usableFromInline var head: Int32 = -1
     /// Least recently used.
-    private var tail: Int32 = -1
+    @usableFromInline var tail: Int32 = -1
 
     /// Sum of the costs of all entries.
-    private(set) var totalCost = 0
+    @usableFromInline var totalCost = 0
 
+    @inlinable
     var count: Int { slots.count }
 
+    @inlinable
     init(minimumCapacity: Int = 0) {
         slots.reserveCapacity(minimumCapacity)
         nodes.reserveCapacity(minimumCapacity)
     }
 
     /// The value for `key`, marking it most recently used.
+    @inlinable
     mutating func touch(_ key: Key) -> Value? {
         guard let index = slots[key] else { return nil }
         moveToFront(index)
@@ -61,6 +80,7 @@ struct LRUList<Key: Hashable, Value> {
 
     /// Inserts or replaces `key` as the most recently used entry. Returns the old value.
     @discardableResult
+    @inlinable
     mutating func insert(_ key: Key, _ value: Value, cost: Int) -> Value? {
         if let index = slots[key] {
             let old = nodes[Int(index)].value
@@ -102,6 +122,7 @@ struct LRUList<Key: Hashable, Value> {
 
     /// Removes `key`, returning its value.
     @discardableResult
+    @inlinable
     mutating func remove(_ key: Key) -> Value? {
         guard let index = slots.removeValue(forKey: key) else { return nil }
         return unlink(index)
@@ -109,6 +130,7 @@ struct LRUList<Key: Hashable, Value> {
 
     /// Removes and returns the least recently used entry.
     @discardableResult
+    @inlinable
     mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
         guard tail >= 0 else { return nil }
         let index = tail
@@ -142,6 +164,7 @@ struct LRUList<Key: Hashable, Value> {
     var keys: Dictionary<Key, Int32>.Keys { slots.keys }
 
     /// Empties the list, releasing its storage.
+    @inlinable
     mutating func removeAll() {
         nodes = []
         slots = [:]
@@ -151,7 +174,8 @@ struct LRUList<Key: Hashable, Value> {
         totalCost = 0
     }
 
-    private mutating func unlink(_ index: Int32) -> Value? {
+    @inlinable
+    mutating func unlink(_ index: Int32) -> Value? {
         let node = nodes[Int(index)]
         if node.prev >= 0 { nodes[Int(node.prev)].next = node.next } else { head = node.next }
         if node.next >= 0 { nodes[Int(node.next)].prev = node.prev } else { tail = node.prev }
@@ -164,7 +188,8 @@ struct LRUList<Key: Hashable, Value> {
         return value
     }
 
-    private mutating func moveToFront(_ index: Int32) {
+    @inlinable
+    mutating func moveToFront(_ index: Int32) {
         guard head != index else { return }
         let prev = nodes[Int(index)].prev
         let next = nodes[Int(index)].next

@@ -9,17 +9,29 @@
 /// per second on one core.
 ///
 /// Counters (hits, misses, evictions) feed the `stats` method of the protocol.
+///
+/// `value(forKey:)` and `insert` are `@inlinable`: the server's own cache of inline answers
+/// (`InlineDataCache`) is specialized for its types instead of going through generic
+/// metadata on every hit.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct State {
-        var list: LRUList<Key, Value>
-        var costLimit: Int
-        var countLimit: Int?
-        var hits = 0
-        var misses = 0
-        var evictions = 0
+    @usableFromInline
+    struct State {
+        @usableFromInline var list: LRUList<Key, Value>
+        @usableFromInline var costLimit: Int
+        @usableFromInline var countLimit: Int?
+        @usableFromInline var hits = 0
+        @usableFromInline var misses = 0
+        @usableFromInline var evictions = 0
+
+        @inlinable
+        init(list: LRUList<Key, Value>, costLimit: Int, countLimit: Int?) {
+            self.list = list
+            self.costLimit = costLimit
+            self.countLimit = countLimit
+        }
     }
 
-    private let state: LockedState<State>
+    @usableFromInline let state: LockedState<State>
 
     /// A cache holding at most `costLimit` cost units (bytes) and, when given, at most
     /// `countLimit` entries.
@@ -28,6 +40,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The value for `key`, marking it most recently used; counts a hit or a miss.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         state.withLock { state in
             if let value = state.list.touch(key) {
@@ -43,6 +56,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// entries until both bounds hold. A value whose cost alone exceeds the limit is not
     /// stored (and any older value for `key` is dropped), since keeping it would evict
     /// everything else for one entry.
+    @inlinable
     public func insert(_ value: Value, forKey key: Key, cost: Int) {
         // Evicted values are released after the lock is dropped: their deinit may be costly.
         var evicted: [Value] = []
@@ -99,7 +113,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    private static func trim(_ state: inout State, into evicted: inout [Value]) {
+    @inlinable
+    static func trim(_ state: inout State, into evicted: inout [Value]) {
         while state.list.totalCost > state.costLimit
             || (state.countLimit.map { state.list.count > $0 } ?? false) {
             guard let victim = state.list.removeLeastRecent() else { break }
