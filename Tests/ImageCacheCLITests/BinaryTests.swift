@@ -27,40 +27,21 @@ struct CLIProcess: Sendable {
     static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
                     stderrTerminal: Int? = nil,
                     onLine: @escaping @Sendable (String, Int32) -> Void = { _, _ in }) async throws -> Result {
-        let input = try CloseOnExecPipe()
-        let out = try CloseOnExecPipe()
-        let err = try CloseOnExecPipe()
         let terminal = try stderrTerminal.map { try PseudoTerminal(columns: $0) }
-        let child: ChildProcess
-        do {
-            child = try ChildProcess(binary, arguments: arguments,
-                                     environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" },
-                                     stdin: .descriptor(input.read), stdout: .descriptor(out.write),
-                                     stderr: .descriptor(terminal?.secondary ?? err.write))
-        } catch {
-            for fd in [input.read, input.write, out.read, out.write, err.read, err.write] { close(fd) }
-            throw error
-        }
-        // The child has its copies: without closing ours the readers never see the end.
-        close(input.read)
-        close(out.write)
-        close(err.write)
+        let started = try PipedChild.start(binary, arguments, environment: environment, input: stdin,
+                                           stderr: terminal.map { .descriptor($0.secondary) } ?? .pipe)
+        // The child has its copy of the terminal's side: without closing ours the reader never
+        // sees the end.
         terminal?.closeSecondary()
-        feedAndClose(input.write, Array((stdin ?? "").utf8))
+        let child = started.child
         let pid = child.pid
         let collected = Collected()
-        let outDrain = PipeDrain(out.read) { chunk in
+        let outDrain = PipeDrain(started.stdout) { chunk in
             for line in collected.appendOut(Data(chunk)) { onLine(line, pid) }
         }
         // Progress and narration are stderr's: a test acts on those lines too. The terminal's
         // side is read through a copy, which the reader closes (the terminal closes its own).
-        let errorSource: Int32
-        if let terminal {
-            close(err.read)
-            errorSource = fcntl(terminal.primary, F_DUPFD_CLOEXEC, 0)
-        } else {
-            errorSource = err.read
-        }
+        let errorSource = started.stderr ?? fcntl(terminal!.primary, F_DUPFD_CLOEXEC, 0)
         let errDrain = PipeDrain(errorSource) { chunk in
             for line in collected.appendErr(Data(chunk)) { onLine(line, pid) }
         }

@@ -23,33 +23,73 @@ public struct ToolOutcome: Sendable {
 /// process leaks into it, and no thread of the cooperative pool or of dispatch waits for it.
 public func runTool(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                     input: String? = nil, mergeOutput: Bool = false, seconds: Double = 60) async throws -> ToolOutcome {
-    let stdinPipe = try CloseOnExecPipe()
-    let stdoutPipe = try CloseOnExecPipe()
-    let stderrPipe = try CloseOnExecPipe()
-    let child: ChildProcess
-    do {
-        child = try ChildProcess(executable, arguments: arguments,
-                                 environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" },
-                                 stdin: .descriptor(stdinPipe.read), stdout: .descriptor(stdoutPipe.write),
-                                 stderr: mergeOutput ? nil : .descriptor(stderrPipe.write))
-    } catch {
-        for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write] { close(fd) }
-        throw error
-    }
-    // The child has its copies; the readers see the end once every holder has closed.
-    close(stdinPipe.read)
-    close(stdoutPipe.write)
-    close(stderrPipe.write)
-    feedAndClose(stdinPipe.write, Array((input ?? "").utf8))
-    let out = PipeDrain(stdoutPipe.read)
-    let err = PipeDrain(stderrPipe.read)
-
+    let started = try PipedChild.start(executable, arguments, environment: environment, input: input,
+                                       stderr: mergeOutput ? .merged : .pipe)
+    let child = started.child
+    let out = PipeDrain(started.stdout)
+    let err = started.stderr.map { PipeDrain($0) }
     guard let status = await child.exit(within: seconds) else {
         child.signal(SIGKILL)
         _ = await child.exit(within: 10)
         throw TimeoutError(seconds: seconds)
     }
-    return ToolOutcome(status: status, stdout: await out.text(within: 10), stderr: await err.text(within: 10))
+    return ToolOutcome(status: status, stdout: await out.text(within: 10), stderr: await err?.text(within: 10) ?? "")
+}
+
+/// A program started with its stdin fed from a string and its output on pipes this process
+/// reads: how `runTool` and the CLI tests' runner both start one.
+public struct PipedChild: Sendable {
+    /// Where the child's stderr goes.
+    public enum StandardError: Sendable {
+        /// A pipe of its own (`stderr` is its read end).
+        case pipe
+        /// Into the stdout pipe.
+        case merged
+        /// A descriptor of this process (a pseudo-terminal's side); the caller reads it.
+        case descriptor(Int32)
+    }
+
+    /// The running child.
+    public let child: ChildProcess
+    /// The read end of its stdout, for the caller to read (and close).
+    public let stdout: Int32
+    /// The read end of its stderr with `.pipe`, nil otherwise.
+    public let stderr: Int32?
+
+    /// Starts `executable arguments…` in `environment` (nil: this process's), writes `input`
+    /// (nil: nothing) to its stdin from a thread of its own, and closes this process's copies
+    /// of the child's ends, so a reader sees the end once the child (and anything it started
+    /// with them) is gone.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String]?, input: String?,
+                             stderr: StandardError) throws -> PipedChild {
+        let stdinPipe = try CloseOnExecPipe()
+        let stdoutPipe = try CloseOnExecPipe()
+        let stderrPipe = try CloseOnExecPipe()
+        let errorOutput: ChildSpawn.Output? = switch stderr {
+        case .pipe: .descriptor(stderrPipe.write)
+        case .merged: nil
+        case .descriptor(let fd): .descriptor(fd)
+        }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable, arguments: arguments,
+                                     environment: (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" },
+                                     stdin: .descriptor(stdinPipe.read), stdout: .descriptor(stdoutPipe.write), stderr: errorOutput)
+        } catch {
+            for fd in [stdinPipe.read, stdinPipe.write, stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write] { close(fd) }
+            throw error
+        }
+        close(stdinPipe.read)
+        close(stdoutPipe.write)
+        close(stderrPipe.write)
+        feedAndClose(stdinPipe.write, Array((input ?? "").utf8))
+        var errorRead: Int32? = stderrPipe.read
+        if case .pipe = stderr {} else {
+            close(stderrPipe.read)
+            errorRead = nil
+        }
+        return PipedChild(child: child, stdout: stdoutPipe.read, stderr: errorRead)
+    }
 }
 
 /// Writes `bytes` to `fd` on a thread of its own (a child reads its stdin at its own pace), then
