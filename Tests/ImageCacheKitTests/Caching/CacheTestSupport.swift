@@ -107,21 +107,32 @@ final class FaultyFileSystem: CacheFileSystem {
     /// `release`: a test can act in the middle of a read or a write (the calls must come from
     /// threads of the test's own).
     final class Hold: Sendable {
-        private let held = LockedState(false)
+        /// Whether calls wait, and how many are waiting: one lock for both, so a call that
+        /// checks the hold just as `release` runs is either counted (and released) or sees it
+        /// open. (The count was read apart from the check: such a call could wait for good.)
+        private let state = LockedState((held: false, registered: 0))
         private let gate = DispatchSemaphore(value: 0)
         let waiting = Observed(0)
 
-        func hold() { held.withLock { $0 = true } }
+        func hold() { state.withLock { $0.held = true } }
 
         /// Lets every held call (and later ones) go on.
         func release() {
-            held.withLock { $0 = false }
-            for _ in 0..<waiting.value { gate.signal() }
+            let registered = state.withLock { state -> Int in
+                state.held = false
+                defer { state.registered = 0 }
+                return state.registered
+            }
+            for _ in 0..<registered { gate.signal() }
         }
 
         /// Waits here while held.
         func pass() {
-            guard held.withLock({ $0 }) else { return }
+            let mustWait = state.withLock { state -> Bool in
+                if state.held { state.registered += 1 }
+                return state.held
+            }
+            guard mustWait else { return }
             waiting.update { $0 += 1 }
             gate.wait()
         }
