@@ -70,7 +70,8 @@ public final class ChildProcess: Sendable {
         return await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await self.exit() }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                // Clamped to a year: an infinite or absurd bound must not trap the conversion.
+                try? await Task.sleep(nanoseconds: UInt64(min(max(0, seconds), 31_536_000) * 1_000_000_000))
                 return nil
             }
             let first = await group.next() ?? nil

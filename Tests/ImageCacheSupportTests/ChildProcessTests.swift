@@ -26,8 +26,11 @@ struct ChildProcessTests {
         let sleeper = try ChildProcess("/bin/sleep", arguments: ["30"], environment: [], stdout: .discard)
         #expect(await sleeper.exit(within: 0.2) == nil)
         #expect(sleeper.isRunning)
+        // An unbounded (infinite) wait is clamped, not a trap, and still ends with the exit.
+        async let unbounded = sleeper.exit(within: .infinity)
         sleeper.signal(SIGTERM)
         #expect(await sleeper.exit(within: 20) == 128 + SIGTERM)
+        #expect(await unbounded == 128 + SIGTERM)
         #expect(sleeper.exitStatus == 128 + SIGTERM && !sleeper.isRunning)
         sleeper.signal(SIGKILL)  // after the exit: sent to no one
         #expect(await sleeper.exit() == 128 + SIGTERM)
