@@ -38,10 +38,16 @@ struct NetworkSchedulingTests {
             server.serve("/p.jpg", body: photo, faults: [.held])
             let handles = (0..<7).map { _ in engine.start(TransferRequest(url: server.url("/p.jpg"))) }
             try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/p.jpg") == 3 } }
+            // Three held at the server and four queued in the engine: the limit is the engine's
+            // admission. (Checked before the release: after it, the server counts a response
+            // as in flight until its write completes, which can lag the client's completion,
+            // and a fourth request could overlap a finished one there; seen once under load.)
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.queued == 4 } }
+            #expect(server.counters.inFlight == 3)
+            #expect(server.counters.peakInFlight == 3)
             server.release("/p.jpg")
             for handle in handles { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
-            #expect(server.counters.peakInFlight <= 3)
-            #expect(server.counters.peakInFlight == 3)
+            #expect(server.counters.requests("/p.jpg") == 7)
         }
     }
 
