@@ -49,19 +49,24 @@ struct PlaceholderStoreTests {
         #expect(filled[2].blurHash == Self.placeholder.blurHash && filled[2].color == "#010203")
     }
 
+    /// Runs `statements` on the store's file directly, as another program editing it would.
+    static func editFile(in folder: String, _ statements: [String]) throws {
+        let queue = try DatabaseQueue(path: folder + "/dimensions.sqlite")
+        try queue.write { db in
+            for statement in statements { try db.execute(sql: statement) }
+        }
+        try queue.close()
+    }
+
     @Test("a dimensions database written before placeholders existed loads with its sizes, and takes placeholders")
     func oldFormatLoads() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The file exactly as the store wrote it before issue 24: three columns.
-        do {
-            let queue = try DatabaseQueue(path: folder + "/dimensions.sqlite")
-            try queue.write { db in
-                try db.execute(sql: "CREATE TABLE dimensions (key TEXT PRIMARY KEY NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL)")
-                try db.execute(sql: "INSERT INTO dimensions (key, width, height) VALUES ('p|pixabay:1', 300, 200), ('u|https://x/1.jpg', 300, 200)")
-            }
-            try queue.close()
-        }
+        try Self.editFile(in: folder, [
+            "CREATE TABLE dimensions (key TEXT PRIMARY KEY NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL)",
+            "INSERT INTO dimensions (key, width, height) VALUES ('p|pixabay:1', 300, 200), ('u|https://x/1.jpg', 300, 200)",
+        ])
         let store = try ImageDimensionsStore(directory: folder)
         #expect(store.decoded(photo: "pixabay:1") == .init(width: 300, height: 200))
         #expect(store.decoded(url: "https://x/1.jpg") == .init(width: 300, height: 200))
@@ -82,14 +87,10 @@ struct PlaceholderStoreTests {
             first.record(Self.size, placeholder: Self.placeholder, photo: id, url: nil)
         }
         first.close()
-        do {
-            let queue = try DatabaseQueue(path: folder + "/dimensions.sqlite")
-            try queue.write { db in
-                try db.execute(sql: "UPDATE dimensions SET blurhash = '<script>' WHERE key = 'p|flickr:hash'")
-                try db.execute(sql: "UPDATE dimensions SET color = 'red;}body{display:none' WHERE key = 'p|flickr:colour'")
-            }
-            try queue.close()
-        }
+        try Self.editFile(in: folder, [
+            "UPDATE dimensions SET blurhash = '<script>' WHERE key = 'p|flickr:hash'",
+            "UPDATE dimensions SET color = 'red;}body{display:none' WHERE key = 'p|flickr:colour'",
+        ])
         let second = try ImageDimensionsStore(directory: folder)
         #expect(second.placeholders(photos: ["flickr:hash", "flickr:colour", "flickr:good"]) == ["flickr:good": Self.placeholder])
         #expect(second.decoded(photo: "flickr:hash") == Self.size)
