@@ -96,22 +96,24 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Resizing a non-interlaced PNG as its bands arrive (`Resampler.resize(streaming:…)`):
-    /// the narrowed rows of the whole height, the vertical pass's output, and the copy that
-    /// undoes premultiplied alpha (RGBA).
-    static func streamedResampling(height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
-        let narrowed = targetWidth.multipliedClamped(by: height).multipliedClamped(by: channels)
+    /// the filter's planes, columns and output (`SeparableFilter.memory`), a box-shrunk row,
+    /// and the copy that undoes premultiplied alpha (RGBA).
+    static func streamedResampling(width: Int, height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
+        let filter = SeparableFilter.memory(sourceWidth: width, sourceHeight: height, channels: channels,
+                                            width: targetWidth, height: targetHeight)
         let output = targetWidth.multipliedClamped(by: targetHeight).multipliedClamped(by: channels)
-        return narrowed.addingClamped(output.multipliedClamped(by: channels == 4 ? 2 : 1))
+        return filter.addingClamped(width.multipliedClamped(by: channels)).addingClamped(channels == 4 ? output : 0)
     }
 
     /// Resizing a `width`×`height` picture to `target`: the picture, its premultiplied copy
-    /// (RGBA), the horizontal pass's output and the vertical one's.
+    /// and the copy that undoes it (RGBA), and the filter's planes, columns and output.
     static func resampling(width: Int, height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
         let source = width.multipliedClamped(by: height).multipliedClamped(by: channels)
         if width == targetWidth && height == targetHeight { return source }
-        let horizontal = targetWidth.multipliedClamped(by: height).multipliedClamped(by: channels)
-        let vertical = targetWidth.multipliedClamped(by: targetHeight).multipliedClamped(by: channels)
-        return source.addingClamped(channels == 4 ? source : 0).addingClamped(horizontal).addingClamped(vertical)
+        let filter = SeparableFilter.memory(sourceWidth: width, sourceHeight: height, channels: channels,
+                                            width: targetWidth, height: targetHeight)
+        let output = targetWidth.multipliedClamped(by: targetHeight).multipliedClamped(by: channels)
+        return source.addingClamped(channels == 4 ? source.addingClamped(output) : 0).addingClamped(filter)
     }
 
     /// Encoding the thumbnail: the upright picture, its oriented copy, the encoder's output
@@ -175,7 +177,7 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
             // A non-interlaced PNG is resized while its bands arrive: the band is part of it.
             let streamed = header.format == .png && !interlaced
             let resize = streamed
-                ? peak.addingClamped(streamedResampling(height: decodedHeight, channels: channels,
+                ? peak.addingClamped(streamedResampling(width: decodedWidth, height: decodedHeight, channels: channels,
                                                         targetWidth: target.storedWidth, targetHeight: target.storedHeight))
                 : resampling(width: decodedWidth, height: decodedHeight, channels: channels,
                              targetWidth: target.storedWidth, targetHeight: target.storedHeight)

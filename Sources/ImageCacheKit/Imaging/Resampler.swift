@@ -5,8 +5,8 @@ import Foundation
 /// After the DCT scaling the picture is two to four times the target (`JPEGDecoder.thumbnailScale`
 /// keeps that margin), so a filter whose support widens with the scale (as Pillow's and
 /// libvips' do) averages every source pixel into the result: no aliasing, no skipped rows.
-/// Weights are fixed-point and computed once per axis; each pass is a plain multiply-add loop
-/// over 8-bit samples.
+/// Weights are fixed-point and computed once per axis; `SeparableFilter` applies them, as dot
+/// products of 8-bit samples and 16-bit weights.
 enum Resampler {
     /// The filter kernel, widened with the scale as Pillow's and libvips' are. `lanczos3` is
     /// the default: from a decode at ≥ 2 × the target it measured closest to a full-decode
@@ -48,14 +48,29 @@ enum Resampler {
         }
     }
 
-    /// Fixed-point precision of the weights.
-    private static let precisionBits = 14
+    /// Fixed-point precision of the weights: a weight of 1 is 2^14, so every weight of a
+    /// normalised window fits in an `Int16` and a sum of 8-bit samples in an `Int32`.
+    static let precisionBits = 14
 
-    /// Per output index: the first source index and its fixed-point weights (padded to `taps`).
+    /// Per output index: the first source index and its fixed-point weights.
     struct Weights {
+        /// Samples the filter reads at once (`SeparableFilter.dot`): every window is padded
+        /// with zero weights to a multiple of it.
+        static let lanes = 8
         var starts: [Int]
+        /// The window's length: `starts[i] + taps` never passes the source's end.
         var taps: Int
-        var values: [Int32]
+        /// `taps` rounded up to a multiple of `lanes`: output `i`'s weights are
+        /// `values[i × stride ..< i × stride + taps]`, then zeros.
+        var stride: Int
+        var values: [Int16]
+
+        /// One tap of weight 1 per index: an axis kept at its size.
+        static func identity(_ count: Int) -> Weights {
+            var values = [Int16](repeating: 0, count: count * lanes)
+            for index in 0..<count { values[index * lanes] = Int16(1 << precisionBits) }
+            return Weights(starts: Array(0..<count), taps: 1, stride: lanes, values: values)
+        }
     }
 
     static func weights(source: Int, target: Int, filter: Filter) -> Weights {
@@ -64,9 +79,11 @@ enum Resampler {
         let support = filter.support * filterScale
         // Every window is read as `taps` samples from `starts[i]`, kept inside the source.
         let taps = min(source, Int((support * 2).rounded(.up)) + 1)
+        let stride = (taps + Weights.lanes - 1) / Weights.lanes * Weights.lanes
         var starts = [Int](repeating: 0, count: target)
-        var values = [Int32](repeating: 0, count: target * taps)
+        var values = [Int16](repeating: 0, count: target * stride)
         var raw = [Double](repeating: 0, count: taps)
+        var fixed = [Int32](repeating: 0, count: taps)
         for index in 0..<target {
             let center = (Double(index) + 0.5) * scale
             var first = max(0, Int((center - support).rounded(.down)))
@@ -88,19 +105,21 @@ enum Resampler {
             }
             let start = min(first, source - taps)
             starts[index] = start
-            let offset = index * taps + (first - start)
             // Normalise; the rounding remainder goes to the largest weight so each window sums exactly.
+            for tap in 0..<taps { fixed[tap] = 0 }
             var sum: Int32 = 0
-            var largest = offset
+            var largest = first - start
             for tap in 0..<count {
                 let value = Int32((raw[tap] / total * Double(1 << precisionBits)).rounded())
-                values[offset + tap] = value
+                fixed[first - start + tap] = value
                 sum += value
-                if value > values[largest] { largest = offset + tap }
+                if value > fixed[largest] { largest = first - start + tap }
             }
-            values[largest] += Int32(1 << precisionBits) - sum
+            fixed[largest] += Int32(1 << precisionBits) - sum
+            // A normalised Lanczos-3 window's weights lie within (−1, 2): always an Int16.
+            for tap in 0..<taps { values[index * stride + tap] = Int16(clamping: fixed[tap]) }
         }
-        return Weights(starts: starts, taps: taps, values: values)
+        return Weights(starts: starts, taps: taps, stride: stride, values: values)
     }
 
     /// Resizes `image` to exactly `width`×`height` (each no larger than the source's).
@@ -108,33 +127,25 @@ enum Resampler {
     /// RGBA is filtered premultiplied, so the undefined colour of fully transparent pixels
     /// never bleeds into the visible edge next to them.
     ///
-    /// A picture more than twice the target on an axis is first box-shrunk by an integer
-    /// factor to at least twice the target (`BoxShrinker`), then filtered.
+    /// A picture more than three times the target on an axis is first box-shrunk by an
+    /// integer factor to at least three times the target (`BoxShrinker`), then filtered.
     static func resize(_ image: PixelBuffer, width: Int, height: Int, filter: Filter = .lanczos3) -> PixelBuffer {
         if width == image.width && height == image.height { return image }
-        var result = image.channels == 4 ? premultiplied(image) : image
-        let factors = BoxShrinker.factors(sourceWidth: image.width, sourceHeight: image.height, width: width, height: height)
-        if factors != (1, 1) {
-            var shrinker = BoxShrinker(sourceWidth: result.width, channels: result.channels, factorX: factors.x, factorY: factors.y)
-            var shrunk: [UInt8] = []
-            shrunk.reserveCapacity(shrinker.width * ((result.height + factors.y - 1) / factors.y) * result.channels)
-            result.pixels.withUnsafeBufferPointer { pixels in
-                guard let base = pixels.baseAddress else { return }
-                for y in 0..<result.height { shrinker.add(row: base + y * result.width * result.channels, into: &shrunk) }
-            }
-            shrinker.finish(into: &shrunk)
-            result = PixelBuffer(width: shrinker.width, height: shrunk.count / (shrinker.width * result.channels),
-                                 channels: result.channels, pixels: shrunk)
+        let source = image.channels == 4 ? premultiplied(image) : image
+        var passes = SeparableFilter(sourceWidth: image.width, sourceHeight: image.height, channels: image.channels,
+                                     width: width, height: height, filter: filter)
+        source.pixels.withUnsafeBufferPointer { pixels in
+            guard let base = pixels.baseAddress else { return }
+            passes.add(rows: base, count: image.height, sourceWidth: image.width)
         }
-        if width != result.width { result = horizontal(result, width: width, filter: filter) }
-        if height != result.height { result = vertical(result, height: height, filter: filter) }
+        let result = passes.finish()
         return image.channels == 4 ? unpremultiplied(result) : result
     }
 
     /// Resizes an image that arrives in bands of rows, top to bottom, to exactly
-    /// `width`×`height`: each band is narrowed as it comes, so only `width`-wide rows are kept
-    /// (a 7000-px-wide PNG shrunk to 400 holds 400-px rows, not a full-size buffer). The result
-    /// is the same, pixel for pixel, as `resize` of the whole image.
+    /// `width`×`height`: each band is narrowed as it comes, so only `width`-wide columns are
+    /// kept (a 7000-px-wide PNG shrunk to 400 holds 400-px rows, not a full-size buffer). The
+    /// result is the same, pixel for pixel, as `resize` of the whole image.
     ///
     /// - Parameter readBand: fills its buffer with the next `rows` rows of the source
     ///   (`sourceWidth × channels` bytes each) and throws when they cannot be read.
@@ -143,57 +154,50 @@ enum Resampler {
                                  readBand: (inout [UInt8], _ rows: Int) throws(E) -> Void) throws(E) -> PixelBuffer {
         let bandRows = PNGDecoder.bandRows
         let rowLength = sourceWidth * channels
-        // As `resize`: first an integer box pre-shrink when there is room for one.
-        let factors = BoxShrinker.factors(sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height)
-        var shrinker = factors == (1, 1) ? nil
-            : BoxShrinker(sourceWidth: sourceWidth, channels: channels, factorX: factors.x, factorY: factors.y)
-        let filteredWidth = shrinker?.width ?? sourceWidth
-        let weights = width == filteredWidth ? nil : Self.weights(source: filteredWidth, target: width, filter: filter)
         // As `resize`: an image kept at its size is not filtered, so not premultiplied either.
-        let premultiply = channels == 4 && (width != sourceWidth || height != sourceHeight)
-        var narrowed: [UInt8] = []
-        narrowed.reserveCapacity(width * ((sourceHeight + factors.y - 1) / factors.y) * channels)
+        let resizing = width != sourceWidth || height != sourceHeight
+        let premultiply = channels == 4 && resizing
+        var passes = resizing
+            ? SeparableFilter(sourceWidth: sourceWidth, sourceHeight: sourceHeight, channels: channels,
+                              width: width, height: height, filter: filter)
+            : nil
+        var kept: [UInt8] = []
         var band = [UInt8](repeating: 0, count: bandRows * rowLength)
-        var shrunk: [UInt8] = []
         var y = 0
         while y < sourceHeight {
             let rows = min(bandRows, sourceHeight - y)
             try readBand(&band, rows)
-            var piece = PixelBuffer(width: sourceWidth, height: rows, channels: channels,
-                                    pixels: rows == bandRows ? band : Array(band.prefix(rows * rowLength)))
-            if premultiply { piece = premultiplied(piece) }
             y += rows
-            if shrinker != nil {
-                piece.pixels.withUnsafeBufferPointer { pixels in
-                    guard let base = pixels.baseAddress else { return }
-                    for row in 0..<rows { shrinker!.add(row: base + row * rowLength, into: &shrunk) }
-                }
-                if y == sourceHeight { shrinker!.finish(into: &shrunk) }
-                guard !shrunk.isEmpty else { continue }
-                piece = PixelBuffer(width: filteredWidth, height: shrunk.count / (filteredWidth * channels),
-                                    channels: channels, pixels: shrunk)
-                shrunk.removeAll(keepingCapacity: true)
+            guard passes != nil else {
+                kept += band.prefix(rows * rowLength)
+                continue
             }
-            if let weights { piece = horizontal(piece, width: width, weights: weights) }
-            narrowed += piece.pixels
+            if premultiply { Self.premultiply(&band, count: rows * rowLength) }
+            band.withUnsafeBufferPointer { pixels in
+                passes!.add(rows: pixels.baseAddress!, count: rows, sourceWidth: sourceWidth)
+            }
         }
-        let filteredHeight = narrowed.count / (width * channels)
-        var result = PixelBuffer(width: width, height: filteredHeight, channels: channels, pixels: narrowed)
-        if height != filteredHeight { result = vertical(result, height: height, filter: filter) }
+        guard var passes else { return PixelBuffer(width: width, height: height, channels: channels, pixels: kept) }
+        let result = passes.finish()
         return premultiply ? unpremultiplied(result) : result
     }
 
     static func premultiplied(_ image: PixelBuffer) -> PixelBuffer {
         var result = image
-        result.pixels.withUnsafeMutableBufferPointer { pixels in
-            for index in stride(from: 0, to: pixels.count, by: 4) {
+        premultiply(&result.pixels, count: result.pixels.count)
+        return result
+    }
+
+    /// Premultiplies the first `count` bytes of RGBA `pixels` by their alpha, in place.
+    static func premultiply(_ pixels: inout [UInt8], count: Int) {
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            for index in stride(from: 0, to: count, by: 4) {
                 let alpha = UInt32(pixels[index + 3])
                 for channel in 0..<3 {
                     pixels[index + channel] = UInt8((UInt32(pixels[index + channel]) * alpha + 127) / 255)
                 }
             }
         }
-        return result
     }
 
     static func unpremultiplied(_ image: PixelBuffer) -> PixelBuffer {
@@ -208,91 +212,5 @@ enum Resampler {
             }
         }
         return result
-    }
-
-    private static func horizontal(_ image: PixelBuffer, width: Int, filter: Filter) -> PixelBuffer {
-        horizontal(image, width: width, weights: Self.weights(source: image.width, target: width, filter: filter))
-    }
-
-    private static func horizontal(_ image: PixelBuffer, width: Int, weights: Weights) -> PixelBuffer {
-        let channels = image.channels, taps = weights.taps
-        let half: Int32 = 1 << (precisionBits - 1)
-        var output = [UInt8](repeating: 0, count: width * image.height * channels)
-        image.pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                weights.values.withUnsafeBufferPointer { values in
-                    weights.starts.withUnsafeBufferPointer { starts in
-                        guard let sourceBase = source.baseAddress, let targetBase = target.baseAddress,
-                              let valueBase = values.baseAddress else { return }
-                        for y in 0..<image.height {
-                            let sourceRow = sourceBase + y * image.width * channels
-                            var out = targetBase + y * width * channels
-                            for x in 0..<width {
-                                var pixel = sourceRow + starts[x] * channels
-                                var weight = valueBase + x * taps
-                                // The common layouts get their channels summed together in one pass.
-                                switch channels {
-                                case 3:
-                                    var r = half, g = half, b = half
-                                    for _ in 0..<taps {
-                                        let k = weight.pointee
-                                        r &+= k &* Int32(pixel[0]); g &+= k &* Int32(pixel[1]); b &+= k &* Int32(pixel[2])
-                                        pixel += 3; weight += 1
-                                    }
-                                    out[0] = clamp(r); out[1] = clamp(g); out[2] = clamp(b)
-                                case 1:
-                                    var v = half
-                                    for _ in 0..<taps {
-                                        v &+= weight.pointee &* Int32(pixel[0])
-                                        pixel += 1; weight += 1
-                                    }
-                                    out[0] = clamp(v)
-                                default:
-                                    for channel in 0..<channels {
-                                        var sum = half
-                                        for tap in 0..<taps { sum &+= weight[tap] &* Int32(pixel[tap * channels + channel]) }
-                                        out[channel] = clamp(sum)
-                                    }
-                                }
-                                out += channels
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return PixelBuffer(width: width, height: image.height, channels: channels, pixels: output)
-    }
-
-    private static func vertical(_ image: PixelBuffer, height: Int, filter: Filter) -> PixelBuffer {
-        let weights = Self.weights(source: image.height, target: height, filter: filter)
-        let rowLength = image.width * image.channels, taps = weights.taps
-        var output = [UInt8](repeating: 0, count: rowLength * height)
-        var sums = [Int32](repeating: 0, count: rowLength)
-        image.pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                sums.withUnsafeMutableBufferPointer { sums in
-                    for y in 0..<height {
-                        for index in 0..<rowLength { sums[index] = 1 << (precisionBits - 1) }
-                        for tap in 0..<taps {
-                            let weight = weights.values[y * taps + tap]
-                            if weight == 0 { continue }
-                            guard let row = source.baseAddress.map({ $0 + (weights.starts[y] + tap) * rowLength }),
-                                  let sum = sums.baseAddress else { continue }
-                            for index in 0..<rowLength { sum[index] &+= weight &* Int32(row[index]) }
-                        }
-                        let targetRow = y * rowLength
-                        for index in 0..<rowLength { target[targetRow + index] = clamp(sums[index]) }
-                    }
-                }
-            }
-        }
-        return PixelBuffer(width: image.width, height: height, channels: image.channels, pixels: output)
-    }
-
-    @inline(__always)
-    private static func clamp(_ sum: Int32) -> UInt8 {
-        let value = sum >> precisionBits
-        return UInt8(truncatingIfNeeded: value < 0 ? 0 : (value > 255 ? 255 : value))
     }
 }

@@ -7,12 +7,14 @@ import TestSupport
 /// The cost model and the CPU limits, from headers and markers alone.
 @Suite("Imaging: decode cost and scan limit", .timeLimit(.minutes(2)))
 struct DecodeCostTests {
-    @Test("a non-interlaced 7000² PNG, 16-bit or 8-bit, is read in bands: it costs its narrowed rows, not its picture")
+    @Test("a non-interlaced 7000² PNG, 16-bit or 8-bit, is read in bands: it costs its narrowed, box-shrunk rows, not its picture")
     func bandedPNG() throws {
         for bitDepth: UInt8 in [16, 8] {
             let png = HostileImages.png(width: 7000, height: 7000, bitDepth: bitDepth)
             let cost = try Thumbnailer.thumbnailCost(of: png, width: 400)
-            let narrowed = 400 * 7000 * 4
+            // Box-shrunk by 5 on each axis (to three times the target), then narrowed to 400.
+            #expect(BoxShrinker.factors(sourceWidth: 7000, sourceHeight: 7000, width: 400, height: 400) == (5, 5))
+            let narrowed = 400 * (7000 / 5) * 4
             #expect(cost.bytes >= narrowed && cost.bytes < narrowed + 4 << 20, "\(bitDepth)-bit: \(cost)")
             // Validation keeps one band of rows.
             let validation = try Thumbnailer.validationCost(of: png)

@@ -3,9 +3,9 @@ import Testing
 import TestSupport
 
 /// The resampler's passes against a plain reference: the same fixed-point weights applied one
-/// channel, one tap at a time. Each layout's loop (grey, RGB and RGBA summed together, the
-/// rest channel by channel) must give exactly the reference's bytes, edges and clamping
-/// included.
+/// channel, one tap at a time. `SeparableFilter`'s planes, transposed columns and eight-wide
+/// dot products must give exactly the reference's bytes for every layout (grey, grey and
+/// alpha, RGB, RGBA), edges, zero-padded windows and clamping included.
 @Suite("Imaging: resampler")
 struct ResamplerTests {
     /// `image` filtered along x then y with `Resampler.weights`, sample by sample.
@@ -21,7 +21,7 @@ struct ResamplerTests {
                     var sum = half
                     for tap in 0..<across.taps {
                         let sample = image.pixels[(y * image.width + across.starts[x] + tap) * channels + c]
-                        sum &+= across.values[x * across.taps + tap] &* Int32(sample)
+                        sum &+= Int32(across.values[x * across.stride + tap]) &* Int32(sample)
                     }
                     narrowed[(y * width + x) * channels + c] = clamp(sum)
                 }
@@ -33,7 +33,7 @@ struct ResamplerTests {
             for index in 0..<(width * channels) {
                 var sum = half
                 for tap in 0..<down.taps {
-                    sum &+= down.values[y * down.taps + tap] &* Int32(narrowed[(down.starts[y] + tap) * width * channels + index])
+                    sum &+= Int32(down.values[y * down.stride + tap]) &* Int32(narrowed[(down.starts[y] + tap) * width * channels + index])
                 }
                 result[y * width * channels + index] = clamp(sum)
             }
@@ -41,10 +41,8 @@ struct ResamplerTests {
         return result
     }
 
-    @Test("every layout gives the reference's bytes, to the last pixel of the last row", arguments: [1, 3, 4])
-    func matchesReference(channels: Int) {
-        // Under three times the target on each axis: no box pre-shrink, the filter alone.
-        let width = 301, height = 203
+    /// Random samples, opaque, with a saturated last row where the lobes overshoot.
+    static func noise(width: Int, height: Int, channels: Int) -> PixelBuffer {
         var random = SplitMix64(seed: UInt64(channels) * 7919)
         var pixels = [UInt8](repeating: 0, count: width * height * channels)
         for index in pixels.indices { pixels[index] = UInt8(truncatingIfNeeded: random.next()) }
@@ -52,9 +50,38 @@ struct ResamplerTests {
         if channels == 4 { for index in stride(from: 3, to: pixels.count, by: 4) { pixels[index] = 255 } }
         // Saturated edges too, where the lobes overshoot and the clamp works.
         for x in 0..<width { for c in 0..<min(channels, 3) { pixels[((height - 1) * width + x) * channels + c] = x % 2 == 0 ? 255 : 0 } }
-        let image = PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+        return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    @Test("every layout gives the reference's bytes, to the last pixel of the last row", arguments: [1, 2, 3, 4])
+    func matchesReference(channels: Int) {
+        // Under three times the target on each axis: no box pre-shrink, the filter alone.
+        let image = Self.noise(width: 301, height: 203, channels: channels)
         let resized = Resampler.resize(image, width: 128, height: 87)
         #expect(resized.width == 128 && resized.height == 87 && resized.channels == channels)
         #expect(resized.pixels == Self.reference(image, width: 128, height: 87))
+    }
+
+    @Test("an axis kept at its size passes through, the other is filtered as the reference does",
+          arguments: [(301, 87), (128, 203), (300, 202)])
+    func oneAxisKept(width: Int, height: Int) {
+        let image = Self.noise(width: 301, height: 203, channels: 3)
+        let resized = Resampler.resize(image, width: width, height: height)
+        #expect(resized.width == width && resized.height == height)
+        #expect(resized.pixels == Self.reference(image, width: width, height: height))
+    }
+
+    @Test("every window's weights sum to one, fit 16 bits, and are zero past its taps")
+    func weightsArePadded() {
+        for (source, target) in [(600, 256), (1200, 512), (9, 1), (301, 300), (17, 16), (3, 2)] {
+            let weights = Resampler.weights(source: source, target: target, filter: .lanczos3)
+            #expect(weights.stride % Resampler.Weights.lanes == 0 && weights.stride >= weights.taps)
+            for index in 0..<target {
+                let window = weights.values[(index * weights.stride)..<((index + 1) * weights.stride)]
+                #expect(window.reduce(0) { $0 + Int32($1) } == 1 << Resampler.precisionBits)
+                #expect(window.dropFirst(weights.taps).allSatisfy { $0 == 0 })
+                #expect(weights.starts[index] >= 0 && weights.starts[index] + weights.taps <= source)
+            }
+        }
     }
 }
