@@ -42,8 +42,11 @@ enum Resampler {
             case .lanczos3: // sinc(x) · sinc(x / 3) on (−3, 3)
                 if x < 1e-9 { return 1 }
                 if x >= 3 { return 0 }
+                // sin(πx) = sin(3y) = 3 sin y − 4 sin³ y with y = πx/3: one sine, not two
+                // (computing the weights was 1.5 % of a thumbnail's CPU).
                 let px = Double.pi * x
-                return 3 * sin(px) * sin(px / 3) / (px * px)
+                let third = sin(px / 3)
+                return 3 * (3 - 4 * third * third) * third * third / (px * px)
             }
         }
     }
