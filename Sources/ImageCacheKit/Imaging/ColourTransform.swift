@@ -8,7 +8,10 @@ import CLCMS2
 /// or that does not describe the pixels (a CMYK profile on RGB pixels, a device link, an
 /// abstract or named-colour profile), or any error LittleCMS reports while building the
 /// transform, makes `init` return nil: the caller then takes the pixels as sRGB, as browsers
-/// without colour management do. Nothing here can trap on a profile's values.
+/// without colour management do. So does a profile that is sRGB already (`isSRGB`): most
+/// embedded profiles are ("sRGB IEC61966-2.1" from cameras and editors), and converting
+/// through one changes no pixel but cost ≈ 4 ms a picture to build. Nothing here can trap on
+/// a profile's values.
 ///
 /// Cost: building a transform parses the profile and, for 8-bit pixels, precomputes LittleCMS'
 /// optimised pipeline (measured in docs/benchmarks.md, "Colour management"); applying it is
@@ -91,7 +94,8 @@ final class ColourTransform {
         let output = layout == .grey ? Self.sRGBGrey(context) : cmsCreate_sRGBProfileTHR(context)
         defer { if let output { cmsCloseProfile(output) } }
         let transform: cmsHTRANSFORM? = output.flatMap { output in
-            guard Self.describes(input, layout) else { return nil }
+            // A profile that is sRGB already needs no transform: nil, the pixels are sRGB.
+            guard Self.describes(input, layout), !Self.isSRGB(input, reference: output, layout: layout) else { return nil }
             let (inFormat, outFormat, flags) = Self.formats(layout)
             return cmsCreateTransformTHR(context, input, inFormat, output, outFormat, IC_INTENT_PERCEPTUAL, flags)
         }
@@ -182,6 +186,32 @@ final class ColourTransform {
         let usable: [cmsProfileClassSignature] = [cmsSigInputClass, cmsSigDisplayClass, cmsSigOutputClass,
                                                   cmsSigColorSpaceClass]
         return space == expected && usable.contains(cmsGetDeviceClass(profile))
+    }
+
+    /// Whether `profile` is sRGB in all but its bytes: an RGB matrix/curve profile whose
+    /// colorants are `reference`'s (sRGB's, D50-adapted, within 0.0005) and whose three curves,
+    /// followed by sRGB's inverse curve, bring every 8-bit level back to itself. Converting
+    /// through such a profile is the identity up to rounding (`ColourManagementTests` checks it
+    /// against LittleCMS' own conversion).
+    static func isSRGB(_ profile: cmsHPROFILE, reference: cmsHPROFILE, layout: Layout) -> Bool {
+        guard layout == .rgb || layout == .rgba, cmsIsMatrixShaper(profile) != 0 else { return false }
+        for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
+            guard let colorant = cmsReadTag(profile, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee,
+                  let expected = cmsReadTag(reference, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee,
+                  abs(colorant.X - expected.X) <= 0.0005, abs(colorant.Y - expected.Y) <= 0.0005,
+                  abs(colorant.Z - expected.Z) <= 0.0005 else { return false }  // NaN fails too
+        }
+        guard let sRGBCurve = cmsReadTag(reference, cmsSigRedTRCTag).map({ OpaquePointer($0) }),
+              let inverse = cmsReverseToneCurve(sRGBCurve) else { return false }
+        defer { cmsFreeToneCurve(inverse) }
+        for tag in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag] {
+            guard let curve = cmsReadTag(profile, tag).map({ OpaquePointer($0) }) else { return false }
+            for level in 0...255 {
+                let back = cmsEvalToneCurveFloat(inverse, cmsEvalToneCurveFloat(curve, Float(level) / 255)) * 255
+                guard abs(back - Float(level)) < 0.5 else { return false }  // NaN fails too
+            }
+        }
+        return true
     }
 
     private static func formats(_ layout: Layout) -> (UInt32, UInt32, UInt32) {

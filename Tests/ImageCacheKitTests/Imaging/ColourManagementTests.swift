@@ -1,3 +1,4 @@
+import CLCMS2
 @testable import ImageCacheKit
 import ImageCacheProtocol
 import Testing
@@ -167,6 +168,44 @@ struct ColourManagementTests {
                                                           blue: (0.15, 0.06), gamma: gamma)
             #expect(ColourTransform(from: source, layout: .rgb) == nil, "gamma \(gamma)")
         }
+    }
+
+    /// `pixels` (RGB) converted from `profile` to sRGB by LittleCMS directly, as `ColourTransform`
+    /// would have done had it not recognised sRGB.
+    private func convertedByLittleCMS(_ pixels: PixelBuffer, from profile: [UInt8]) throws -> PixelBuffer {
+        let input = try #require(profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) })
+        defer { cmsCloseProfile(input) }
+        let output = try #require(cmsCreate_sRGBProfile())
+        defer { cmsCloseProfile(output) }
+        let transform = try #require(cmsCreateTransform(input, IC_TYPE_RGB_8, output, IC_TYPE_RGB_8, IC_INTENT_PERCEPTUAL, 0))
+        defer { cmsDeleteTransform(transform) }
+        var result = pixels
+        result.pixels.withUnsafeMutableBytes { cmsDoTransform(transform, $0.baseAddress, $0.baseAddress, UInt32(pixels.width * pixels.height)) }
+        return result
+    }
+
+    @Test("a profile that is sRGB already is not converted through: LittleCMS' conversion moves no sample by more than 1")
+    func sRGBProfileIsTheIdentity() throws {
+        // The "sRGB IEC61966-2.1" profile (3 048 bytes) of a corpus file, put on an RGB picture.
+        let sRGB = try #require(profile(of: try Corpus.bytes("jpeg/jpeg-decoder/mozilla/jpg-srgb-icc.jpg")))
+        #expect(ColourTransform(from: .icc(sRGB), layout: .rgb) == nil)
+        #expect(ColourTransform(from: .icc(sRGB), layout: .rgba) == nil)
+        let plain = withoutProfile(try ColourFixtures.bytes("display-p3.jpg"))
+        let tagged = ICCSegments.inserting(sRGB, into: plain)
+        let pixels = try decoded(tagged)
+        #expect(pixels.pixels == (try decoded(plain)).pixels)
+        let converted = try convertedByLittleCMS(pixels, from: sRGB)
+        #expect(maxDifference(converted, pixels) <= 1, "\(maxDifference(converted, pixels))")
+        // cHRM with sRGB's primaries and no gAMA (the sRGB curve) is sRGB too.
+        let primaries = (white: (0.3127, 0.329), red: (0.64, 0.33), green: (0.3, 0.6), blue: (0.15, 0.06))
+        #expect(ColourTransform(from: .primaries(white: primaries.white, red: primaries.red, green: primaries.green,
+                                                 blue: primaries.blue, gamma: nil), layout: .rgb) == nil)
+        // Not sRGB: other primaries with sRGB's curve (Display P3), sRGB's primaries with a
+        // gamma-2.2 curve, Adobe RGB.
+        #expect(ColourTransform(from: .icc(try ColourFixtures.bytes("display-p3.icc")), layout: .rgb) != nil)
+        #expect(ColourTransform(from: .primaries(white: primaries.white, red: primaries.red, green: primaries.green,
+                                                 blue: primaries.blue, gamma: 1 / 2.2), layout: .rgb) != nil)
+        #expect(ColourTransform(from: .icc(try ColourFixtures.bytes("adobe-rgb-1998.icc")), layout: .rgb) != nil)
     }
 
     @Test("a CMYK (YCCK) JPEG with a print profile is converted through it, not the naive formula")
