@@ -15,8 +15,19 @@ struct BoxShrinker {
     let factorY: Int
     /// The shrunk row's width: `sourceWidth / factorX`, rounded up.
     let width: Int
-    /// 64-bit: a box of a huge picture shrunk to a few pixels holds more than 2^32 / 255 samples.
+    /// Each box's sum, per channel. 64-bit: a box of a huge picture shrunk to a few pixels
+    /// holds more than 2^32 / 255 samples.
     private var sums: [UInt64]
+    /// Each source sample's sum over the rows added since the last `fold`. Rows are added
+    /// here, sample by sample, in a loop the compiler vectorizes; the boxes' horizontal sums
+    /// are taken once per box of rows (`fold`). Adding each sample to its box directly cost
+    /// 2 ns a sample, 18 % of a PNG thumbnail's CPU (docs/benchmarks.md).
+    private var columnSums: [UInt32]
+    /// Rows in `columnSums`, folded every `foldInterval` rows at most.
+    private var rowsInColumns = 0
+    /// At most 2^24 rows are summed in 32 bits (255 × 2^24 < 2^32); tests fold sooner, to see
+    /// that folding in the middle of a box changes nothing.
+    private let foldInterval: Int
     private var rowsInBox = 0
 
     /// How many times the target the shrunk picture stays at least: 3, not 2. At 2 the PNG
@@ -30,34 +41,37 @@ struct BoxShrinker {
         (max(1, sourceWidth / max(1, margin * width)), max(1, sourceHeight / max(1, margin * height)))
     }
 
-    init(sourceWidth: Int, channels: Int, factorX: Int, factorY: Int) {
+    /// The bytes a shrinker holds (column sums, box sums, one shrunk row), for `DecodeCost`.
+    static func memory(sourceWidth: Int, channels: Int, factorX: Int) -> Int {
+        let boxes = (sourceWidth / max(1, factorX)).addingClamped(1).multipliedClamped(by: channels)
+        return sourceWidth.multipliedClamped(by: channels).multipliedClamped(by: 4)
+            .addingClamped(boxes.multipliedClamped(by: 9))
+    }
+
+    init(sourceWidth: Int, channels: Int, factorX: Int, factorY: Int, foldInterval: Int = 1 << 24) {
+        self.foldInterval = min(max(1, foldInterval), 1 << 24)
         self.sourceWidth = sourceWidth
         self.channels = channels
         self.factorX = max(1, factorX)
         self.factorY = max(1, factorY)
         width = (sourceWidth + self.factorX - 1) / self.factorX
         sums = [UInt64](repeating: 0, count: width * channels)
+        columnSums = [UInt32](repeating: 0, count: sourceWidth * channels)
     }
 
     /// Adds one source row (`sourceWidth × channels` bytes at `row`); when it completes a box
     /// of rows, appends the shrunk row to `output`.
     mutating func add(row: UnsafePointer<UInt8>, into output: inout [UInt8]) {
-        let channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth
-        sums.withUnsafeMutableBufferPointer { sums in
-            var x = 0, box = 0
-            while x < sourceWidth {
-                let end = min(x + factorX, sourceWidth)
-                let base = box * channels
-                for column in x..<end {
-                    let pixel = row + column * channels
-                    for channel in 0..<channels { sums[base + channel] &+= UInt64(pixel[channel]) }
-                }
-                x = end
-                box += 1
-            }
+        columnSums.withUnsafeMutableBufferPointer { columns in
+            for index in columns.indices { columns[index] &+= UInt32(row[index]) }
         }
+        rowsInColumns += 1
         rowsInBox += 1
-        if rowsInBox == factorY { flush(into: &output) }
+        if rowsInBox == factorY {
+            flush(into: &output)
+        } else if rowsInColumns == foldInterval {
+            fold()
+        }
     }
 
     /// Emits the rows added since the last shrunk row (the bottom box, shorter than
@@ -66,7 +80,50 @@ struct BoxShrinker {
         if rowsInBox > 0 { flush(into: &output) }
     }
 
+    /// Moves the column sums into their boxes' sums and clears them. The common layouts get
+    /// a loop of their own, with no index arithmetic per sample.
+    private mutating func fold() {
+        let channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth, width = self.width
+        sums.withUnsafeMutableBufferPointer { sums in
+            columnSums.withUnsafeMutableBufferPointer { columns in
+                guard let sumBase = sums.baseAddress, let columnBase = columns.baseAddress else { return }
+                var column = UnsafePointer(columnBase)
+                for box in 0..<width {
+                    let count = min(factorX, sourceWidth &- box &* factorX)
+                    let target = sumBase + box &* channels
+                    switch channels {
+                    case 3:
+                        var red: UInt64 = 0, green: UInt64 = 0, blue: UInt64 = 0
+                        for _ in 0..<count {
+                            red &+= UInt64(column[0]); green &+= UInt64(column[1]); blue &+= UInt64(column[2])
+                            column += 3
+                        }
+                        target[0] &+= red; target[1] &+= green; target[2] &+= blue
+                    case 4:
+                        var red: UInt64 = 0, green: UInt64 = 0, blue: UInt64 = 0, alpha: UInt64 = 0
+                        for _ in 0..<count {
+                            red &+= UInt64(column[0]); green &+= UInt64(column[1]); blue &+= UInt64(column[2])
+                            alpha &+= UInt64(column[3])
+                            column += 4
+                        }
+                        target[0] &+= red; target[1] &+= green; target[2] &+= blue; target[3] &+= alpha
+                    default:
+                        for channel in 0..<channels {
+                            var total: UInt64 = 0
+                            for index in 0..<count { total &+= UInt64(column[index &* channels &+ channel]) }
+                            target[channel] &+= total
+                        }
+                        column += count &* channels
+                    }
+                }
+                columnBase.update(repeating: 0, count: columns.count)
+            }
+        }
+        rowsInColumns = 0
+    }
+
     private mutating func flush(into output: inout [UInt8]) {
+        fold()
         let rows = UInt64(rowsInBox), channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth
         sums.withUnsafeMutableBufferPointer { sums in
             for box in 0..<width {

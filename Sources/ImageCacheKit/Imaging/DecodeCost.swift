@@ -96,17 +96,17 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Resizing a non-interlaced PNG as its bands arrive (`Resampler.resize(streaming:…)`):
-    /// the filter's planes, columns and output (`SeparableFilter.memory`), a box-shrunk row,
-    /// and the copy that undoes premultiplied alpha (RGBA).
+    /// what the filter holds (`SeparableFilter.memory`) and the copy that undoes premultiplied
+    /// alpha (RGBA).
     static func streamedResampling(width: Int, height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
         let filter = SeparableFilter.memory(sourceWidth: width, sourceHeight: height, channels: channels,
                                             width: targetWidth, height: targetHeight)
         let output = targetWidth.multipliedClamped(by: targetHeight).multipliedClamped(by: channels)
-        return filter.addingClamped(width.multipliedClamped(by: channels)).addingClamped(channels == 4 ? output : 0)
+        return filter.addingClamped(channels == 4 ? output : 0)
     }
 
     /// Resizing a `width`×`height` picture to `target`: the picture, its premultiplied copy
-    /// and the copy that undoes it (RGBA), and the filter's planes, columns and output.
+    /// and the copy that undoes it (RGBA), and what the filter holds (`SeparableFilter.memory`).
     static func resampling(width: Int, height: Int, channels: Int, targetWidth: Int, targetHeight: Int) -> Int {
         let source = width.multipliedClamped(by: height).multipliedClamped(by: channels)
         if width == targetWidth && height == targetHeight { return source }

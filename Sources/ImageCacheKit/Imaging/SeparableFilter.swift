@@ -37,15 +37,16 @@ struct SeparableFilter {
     private var row = 0
 
     /// The bytes the filter holds for a picture of `sourceWidth × sourceHeight` shrunk to
-    /// `width × height` (the channel planes, the transposed columns and the output), for
-    /// `DecodeCost`'s budget.
+    /// `width × height` (the box shrinker's sums, the channel planes, the transposed columns
+    /// and the output), for `DecodeCost`'s budget.
     static func memory(sourceWidth: Int, sourceHeight: Int, channels: Int, width: Int, height: Int) -> Int {
         let factors = BoxShrinker.factors(sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height)
         let filteredWidth = (sourceWidth + factors.x - 1) / factors.x, filteredHeight = (sourceHeight + factors.y - 1) / factors.y
         let planes = filteredWidth.addingClamped(Resampler.Weights.lanes).multipliedClamped(by: channels)
         let columns = filteredHeight.addingClamped(Resampler.Weights.lanes).multipliedClamped(by: width).multipliedClamped(by: channels)
         let output = width.multipliedClamped(by: height).multipliedClamped(by: channels)
-        return planes.addingClamped(columns).addingClamped(output)
+        let shrinker = factors == (1, 1) ? 0 : BoxShrinker.memory(sourceWidth: sourceWidth, channels: channels, factorX: factors.x)
+        return planes.addingClamped(columns).addingClamped(output).addingClamped(shrinker)
     }
 
     init(sourceWidth: Int, sourceHeight: Int, channels: Int, width: Int, height: Int, filter: Resampler.Filter) {

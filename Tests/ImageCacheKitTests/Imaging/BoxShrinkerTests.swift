@@ -2,8 +2,8 @@
 import Testing
 
 /// The integer box pre-shrink in front of the filter: exact averages (partial boxes at the
-/// right and bottom edges too), factors that keep twice the target, and the streaming resize
-/// still giving the whole resize's pixels.
+/// right and bottom edges too, every layout, column sums folded at any row), factors that
+/// keep three times the target, and the streaming resize still giving the whole resize's pixels.
 @Suite("Imaging: box pre-shrink")
 struct BoxShrinkerTests {
     @Test("averages, with the partial boxes at the edges")
@@ -23,6 +23,40 @@ struct BoxShrinkerTests {
         shrinker.finish(into: &output)
         #expect(output == [55, 75, 90, 205, 225, 250])
         #expect(shrinker.width == 3)
+    }
+
+    @Test("every layout's boxes are the rounded means, however often the column sums are folded",
+          arguments: [1, 2, 3, 4, 5])
+    func meansForEveryLayout(channels: Int) {
+        let width = 37, height = 29, factorX = 4, factorY = 3
+        var state: UInt32 = UInt32(channels) * 7919
+        let pixels: [UInt8] = (0..<(width * height * channels)).map { _ in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        // The reference: each box's samples summed one by one.
+        var expected: [UInt8] = []
+        for boxY in stride(from: 0, to: height, by: factorY) {
+            for boxX in stride(from: 0, to: width, by: factorX) {
+                for channel in 0..<channels {
+                    var sum = 0, count = 0
+                    for y in boxY..<min(boxY + factorY, height) {
+                        for x in boxX..<min(boxX + factorX, width) { sum += Int(pixels[(y * width + x) * channels + channel]); count += 1 }
+                    }
+                    expected.append(UInt8((sum + count / 2) / count))
+                }
+            }
+        }
+        for interval in [1, 2, 1 << 24] {
+            var shrinker = BoxShrinker(sourceWidth: width, channels: channels, factorX: factorX, factorY: factorY,
+                                       foldInterval: interval)
+            var output: [UInt8] = []
+            pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<height { shrinker.add(row: pixels.baseAddress! + y * width * channels, into: &output) }
+            }
+            shrinker.finish(into: &output)
+            #expect(output == expected, "folded every \(interval) rows")
+        }
     }
 
     @Test("factors keep the shrunk picture at least three times the target")
