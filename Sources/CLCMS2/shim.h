@@ -13,6 +13,7 @@ static const cmsUInt32Number IC_TYPE_CMYK_8 = TYPE_CMYK_8;
 static const cmsUInt32Number IC_TYPE_CMYK_8_REV = TYPE_CMYK_8_REV;
 static const cmsUInt32Number IC_INTENT_PERCEPTUAL = INTENT_PERCEPTUAL;
 static const cmsUInt32Number IC_FLAGS_COPY_ALPHA = cmsFLAGS_COPY_ALPHA;
+static const cmsUInt32Number IC_FLAGS_NOCACHE = cmsFLAGS_NOCACHE;
 
 static void ic_lcms_count_error(cmsContext context, cmsUInt32Number code, const char *text) {
     (void)code;

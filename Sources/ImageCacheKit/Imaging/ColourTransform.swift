@@ -17,7 +17,9 @@ import CLCMS2
 /// optimised pipeline (measured in docs/benchmarks.md, "Colour management"); applying it is
 /// linear in the pixels, which are the decode's (at the DCT scale, or a PNG's bands), bounded
 /// by the pixel limit and `DecodeCost` (which counts `memoryBytes`).
-final class ColourTransform {
+/// Immutable once built, and applied without LittleCMS' one-pixel cache, so one transform is
+/// safely shared across threads (`ColourTransformCache`).
+final class ColourTransform: @unchecked Sendable {
     /// The pixel layouts the decoders produce.
     enum Layout: Equatable {
         case grey
@@ -72,6 +74,9 @@ final class ColourTransform {
     }
 
     let layout: Layout
+    /// Whether the source was an RGB or grey matrix/curve profile, whose optimised transform
+    /// is a few KiB of tables: such transforms are kept across pictures (`ColourTransformCache`).
+    let isMatrixShaper: Bool
     private let context: cmsContext
     private let transform: cmsHTRANSFORM
     private let errors: UnsafeMutablePointer<Int32>
@@ -97,7 +102,11 @@ final class ColourTransform {
             // A profile that is sRGB already needs no transform: nil, the pixels are sRGB.
             guard Self.describes(input, layout), !Self.isSRGB(input, reference: output, layout: layout) else { return nil }
             let (inFormat, outFormat, flags) = Self.formats(layout)
-            return cmsCreateTransformTHR(context, input, inFormat, output, outFormat, IC_INTENT_PERCEPTUAL, flags)
+            // No one-pixel cache: a transform is shared by the threads that decode pictures
+            // with the same profile (`ColourTransformCache`), and the 8-bit optimised
+            // pipelines do not use that cache anyway.
+            return cmsCreateTransformTHR(context, input, inFormat, output, outFormat, IC_INTENT_PERCEPTUAL,
+                                         flags | IC_FLAGS_NOCACHE)
         }
         guard let transform, errors.pointee == 0 else {
             if let transform { cmsDeleteTransform(transform) }
@@ -106,6 +115,7 @@ final class ColourTransform {
             return nil
         }
         self.layout = layout
+        self.isMatrixShaper = cmsIsMatrixShaper(input) != 0
         self.context = context
         self.transform = transform
         self.errors = errors

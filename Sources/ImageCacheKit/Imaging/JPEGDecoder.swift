@@ -91,7 +91,7 @@ enum JPEGDecoder {
         let layout: ColourTransform.Layout = channels == 4 ? .cmyk(inverted: metadata.hasAdobeMarker)
             : (channels == 1 ? .grey : .rgb)
         let transform = thumbnailWidth == nil ? nil
-            : metadata.iccProfile.flatMap { ColourTransform(from: .icc($0), layout: layout) }
+            : metadata.iccProfile.flatMap { ColourTransformCache.shared.transform(profile: $0, layout: layout) }
         if let transform {
             if channels == 4 {
                 output = transform.converted(output, pixelCount: pixelCount)

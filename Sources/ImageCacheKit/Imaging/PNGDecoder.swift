@@ -82,7 +82,8 @@ enum PNGDecoder {
         let layout: ColourTransform.Layout = info.channels == 4 ? .rgba : (info.channels == 3 ? .rgb : .grey)
         if let icc = colour.icc, colour.iccLength > 0 {
             guard colour.iccLength <= ColourTransform.maxProfileBytes else { return nil }
-            return ColourTransform(from: .icc(Array(UnsafeBufferPointer(start: icc, count: colour.iccLength))), layout: layout)
+            return ColourTransformCache.shared.transform(profile: Array(UnsafeBufferPointer(start: icc, count: colour.iccLength)),
+                                                         layout: layout)
         }
         guard colour.hasPrimaries != 0 else { return nil }
         return ColourTransform(from: .primaries(white: (colour.whiteX, colour.whiteY), red: (colour.redX, colour.redY),
