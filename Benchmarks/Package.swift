@@ -2,6 +2,9 @@
 // The benchmark runner: a separate package so that the main build and CI never pay for it.
 // Build and run with `swift run -c release --package-path Benchmarks imagecache-bench <area>`;
 // the scripts in Benchmarks/scripts/ start the peer tools beside it in the same run.
+// SwiftPM keeps this package's build plan while only the parent's folders change: after a file
+// is added to or removed from the main package, `touch Benchmarks/Package.swift`, else the
+// build still compiles the old file list ("cannot find '…' in scope").
 import PackageDescription
 
 let package = Package(
