@@ -139,7 +139,7 @@ enum Resampler {
                                      width: width, height: height, filter: filter)
         source.pixels.withUnsafeBufferPointer { pixels in
             guard let base = pixels.baseAddress else { return }
-            passes.add(rows: base, count: image.height, sourceWidth: image.width)
+            passes.add(rows: base, count: image.height)
         }
         let result = passes.finish()
         return image.channels == 4 ? unpremultiplied(result) : result
@@ -177,7 +177,7 @@ enum Resampler {
             }
             if premultiply { Self.premultiply(&band, count: rows * rowLength) }
             band.withUnsafeBufferPointer { pixels in
-                passes!.add(rows: pixels.baseAddress!, count: rows, sourceWidth: sourceWidth)
+                passes!.add(rows: pixels.baseAddress!, count: rows)
             }
         }
         guard var passes else { return PixelBuffer(width: width, height: height, channels: channels, pixels: kept) }

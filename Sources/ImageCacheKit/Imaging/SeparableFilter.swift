@@ -14,6 +14,8 @@
 /// The arithmetic is the one the filter always did (the same weights, sums, rounding and
 /// clamp), so its output is the same, byte for byte.
 struct SeparableFilter {
+    /// The input's row width, in pixels.
+    let sourceWidth: Int
     let channels: Int
     /// The output's size.
     let width: Int
@@ -50,6 +52,7 @@ struct SeparableFilter {
     }
 
     init(sourceWidth: Int, sourceHeight: Int, channels: Int, width: Int, height: Int, filter: Resampler.Filter) {
+        self.sourceWidth = sourceWidth
         self.channels = channels
         self.width = width
         self.height = height
@@ -70,7 +73,7 @@ struct SeparableFilter {
     }
 
     /// Adds `count` source rows (`sourceWidth × channels` bytes each, one after another).
-    mutating func add(rows source: UnsafePointer<UInt8>, count: Int, sourceWidth: Int) {
+    mutating func add(rows source: UnsafePointer<UInt8>, count: Int) {
         let rowLength = sourceWidth * channels
         for index in 0..<count {
             let sourceRow = source + index * rowLength
