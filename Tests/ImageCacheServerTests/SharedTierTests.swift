@@ -13,13 +13,14 @@ import TestSupport
 /// daemon of the test process shares one cooperative pool).
 @Suite("Shared tier: a fleet of daemons over memcached", .serialized, .timeLimit(.minutes(2)))
 struct SharedTierTests {
-    @Test("two hosts prefetching the same 200 images at once fetch each image once, fleet-wide")
+    @Test("two hosts prefetching the same images at once fetch each image once, fleet-wide, but for waits that expired")
     func oneFetchPerImage() async throws {
         let fleet = try await FleetFixture.start()
-        // Under ThreadSanitizer a claimed fetch queued behind 200 others outlasts the other
-        // host's 10 s wait (then both fetch: correct, but not what this test counts); 40 keep
-        // every queue short enough there.
-        let count = threadSanitizerIsActive ? 40 : 200
+        // Sized to finish well inside a waiting host's bound (`claimWait`, 10 s): 200 took
+        // 10–11 s on an idle machine, and a loaded one let the last claims outlast it. Under
+        // ThreadSanitizer a claimed fetch queued behind even 100 others does; 40 keep every
+        // queue short enough there.
+        let count = threadSanitizerIsActive ? 40 : 100
         let urls = fleet.serveImages(count, name: "both")
         let a = try await fleet.hosts[0].connect()
         let b = try await fleet.hosts[1].connect()
@@ -29,11 +30,19 @@ struct SharedTierTests {
         #expect(itemsA.count == count && itemsB.count == count)
         #expect((itemsA + itemsB).allSatisfy { $0["ok"] as? Bool == true })
         let counters = fleet.images.counters
-        let repeated = (0..<count).filter { counters.requests("/both-\($0).jpg") != 1 }
-        #expect(repeated.isEmpty, "fetched other than once: \(repeated.map { counters.requests("/both-\($0).jpg") })")
+        let fetches = (0..<count).map { counters.requests("/both-\($0).jpg") }
+        #expect(fetches.allSatisfy { $0 == 1 || $0 == 2 }, "\(fetches)")
+        // A host that waited for the other's claim longer than `claimWait` fetches the image
+        // itself, by design (the holder may be stuck): a second fetch is allowed only as one of
+        // those, counted. On a machine whose other tests starve the daemons' threads (they
+        // share one process), a few waits may expire; most images must still be fetched once.
+        let expired = fleet.hosts.map { $0.pipeline.tierActivity.waitsExpired.load(ordering: .relaxed) }.reduce(0, +)
+        let twice = fetches.filter { $0 == 2 }.count
+        #expect(twice == expired, "fetched twice: \(twice), waits that expired: \(expired)")
+        #expect(expired <= count / 4, "\(expired) of \(count) waits expired")
         // Each host answered its share from the other's fetch.
         let shared = fleet.hosts.map { $0.pipeline.lookups.counts.shared }
-        #expect(shared[0] + shared[1] == count, "\(shared)")
+        #expect(shared[0] + shared[1] + expired == count, "\(shared), \(expired) expired")
         let stats = try #require(try await a.ask(9, "stats").resultObject?["shared"] as? [String: Any])
         #expect((stats["nodes"] as? [[String: Any]])?.count == 3)
         await a.close()
