@@ -25,6 +25,9 @@ struct ChildProcessTests {
     func boundedWait() async throws {
         let sleeper = try ChildProcess("/bin/sleep", arguments: ["30"], environment: [], stdout: .discard)
         #expect(await sleeper.exit(within: 0.2) == nil)
+        // A NaN or negative bound waits no time, and does not trap.
+        #expect(await sleeper.exit(within: .nan) == nil)
+        #expect(await sleeper.exit(within: -5) == nil)
         #expect(sleeper.isRunning)
         // An unbounded (infinite) wait is clamped, not a trap, and still ends with the exit.
         async let unbounded = sleeper.exit(within: .infinity)
