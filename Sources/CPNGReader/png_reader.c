@@ -22,11 +22,45 @@ struct ic_png_reader {
     unsigned int height;
     int passes;
     int failed;
+    /// Rows holding image data (each Adam7 pass's reduced rows), and those libpng has decoded.
+    unsigned long long rowsExpected;
+    unsigned long long rowsDecoded;
+    /// 1 once libpng, finishing the image data, asked for the next chunk's header: stopped there.
+    int imageDataEnded;
     struct ic_png_failure failure;
 };
 
+// Rows libpng delivers: the image's rows, or each Adam7 pass's rows for passes with columns.
+static unsigned long long ic_rows_expected(unsigned int width, unsigned int height, int passes) {
+    if (passes == 1) return height;
+    unsigned long long rows = 0;
+    for (int pass = 0; pass < 7; pass++) {
+        if (PNG_PASS_COLS(width, pass) > 0) rows += PNG_PASS_ROWS(height, pass);
+    }
+    return rows;
+}
+
+// libpng's user transform: called once per row that holds image data, after the row is
+// inflated and before libpng finishes it, so it counts rows whose data has been read.
+static void ic_row_decoded(png_structp png, png_row_infop row, png_bytep data) {
+    (void)row;
+    (void)data;
+    ic_png_reader *reader = (ic_png_reader *)png_get_io_ptr(png);
+    reader->rowsDecoded += 1;
+}
+
+// After the last row, libpng reads on to the end of the zlib stream: to the rest of the chunk
+// that row ended in (its CRC included), and, when the stream has not ended there, into the
+// next chunk. Nothing in that chunk is a pixel, and the progressive stream is never given it
+// (`StreamingPNGVerifier`): the reader stops where the next chunk's header would be read, so
+// both verdicts cover the same bytes.
 static void ic_read(png_structp png, png_bytep out, size_t length) {
     ic_png_reader *reader = (ic_png_reader *)png_get_io_ptr(png);
+    if (reader->rowsExpected > 0 && reader->rowsDecoded >= reader->rowsExpected
+        && (png_get_io_state(png) & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR) {
+        reader->imageDataEnded = 1;
+        longjmp(reader->failure.jump, 1);
+    }
     if (length > reader->size - reader->offset) png_error(png, "read beyond end of data");
     memcpy(out, reader->data + reader->offset, length);
     reader->offset += length;
@@ -119,11 +153,13 @@ int ic_png_read_info(ic_png_reader *reader, ic_png_info *info) {
         return 0;
     }
     png_read_info(reader->png, reader->info);
+    png_set_read_user_transform_fn(reader->png, ic_row_decoded);
     if (!ic_png_configure(reader->png, reader->info, 1, info, &reader->passes, &reader->failure)) {
         reader->failed = 1;
         return 0;
     }
     reader->height = info->height;
+    reader->rowsExpected = ic_rows_expected(info->width, info->height, reader->passes);
     return 1;
 }
 
@@ -153,12 +189,18 @@ int ic_png_reader_colour(ic_png_reader *reader, ic_png_colour *colour) {
     return tagged;
 }
 
+// The jump target's verdict: the stop after the image data (`ic_read`) ends the last row's
+// read; every other jump is an error. Either way libpng reads no more rows.
+static int ic_rows_stopped(ic_png_reader *reader) {
+    reader->failed = 1;
+    if (!reader->imageDataEnded) return 0;
+    snprintf(reader->failure.message, sizeof reader->failure.message, "no rows after the image data");
+    return 1;
+}
+
 int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int count, size_t rowBytes) {
     if (reader->failed) return 0;
-    if (setjmp(reader->failure.jump)) {
-        reader->failed = 1;
-        return 0;
-    }
+    if (setjmp(reader->failure.jump)) return ic_rows_stopped(reader);
     for (unsigned int index = 0; index < count; index++) {
         png_read_row(reader->png, rows + (size_t)index * rowBytes, NULL);
     }
@@ -167,10 +209,7 @@ int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int co
 
 int ic_png_read_image(ic_png_reader *reader, unsigned char *image, size_t rowBytes) {
     if (reader->failed) return 0;
-    if (setjmp(reader->failure.jump)) {
-        reader->failed = 1;
-        return 0;
-    }
+    if (setjmp(reader->failure.jump)) return ic_rows_stopped(reader);
     // Each Adam7 pass merges its pixels into the rows, which are complete after the last one.
     for (int pass = 0; pass < reader->passes; pass++) {
         for (unsigned int y = 0; y < reader->height; y++) {
@@ -204,14 +243,7 @@ static void ic_stream_info(png_structp png, png_infop pngInfo) {
     if (!ic_png_configure(png, pngInfo, 0, &stream->header, &stream->passes, &stream->failure)) {
         longjmp(stream->failure.jump, 1);
     }
-    unsigned int width = stream->header.width, height = stream->header.height;
-    if (stream->passes == 1) {
-        stream->rowsExpected = height;
-    } else {
-        for (int pass = 0; pass < 7; pass++) {
-            if (PNG_PASS_COLS(width, pass) > 0) stream->rowsExpected += PNG_PASS_ROWS(height, pass);
-        }
-    }
+    stream->rowsExpected = ic_rows_expected(stream->header.width, stream->header.height, stream->passes);
     stream->headerRead = 1;
 }
 

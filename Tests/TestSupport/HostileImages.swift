@@ -49,7 +49,7 @@ public enum HostileImages {
 
     private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let kind = Array(type.utf8)
-        return bigEndian32(data.count) + kind + data + bigEndian32(Int(crc32(kind + data)))
+        return bigEndian32(data.count) + kind + data + bigEndian32(Int(PNGChunks.crc32(kind + data)))
     }
 
     private static func bigEndian32(_ value: Int) -> [UInt8] {
@@ -59,14 +59,5 @@ public enum HostileImages {
 
     private static func bigEndian16(_ value: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
-    }
-
-    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
-        }
-        return crc ^ 0xFFFF_FFFF
     }
 }

@@ -6,8 +6,9 @@
 // (straight alpha). An image that declares its colours (an iCCP profile, or cHRM primaries
 // without an sRGB chunk) comes out as stored, for the caller to convert with its profile
 // (`ic_png_reader_colour`); otherwise gAMA is honoured, and a file without gAMA/sRGB is taken
-// as sRGB at every bit depth, as Pillow, libvips and browsers read it. Nothing after the last
-// row is read, so a damaged trailer (a mangled chunk before IEND, no IEND) costs no pixel.
+// as sRGB at every bit depth, as Pillow, libvips and browsers read it. Nothing after the
+// chunk the last row ends in is read (that chunk is read to its CRC), so a damaged trailer (a
+// mangled chunk before IEND, no IEND, a zlib stream ending in a later IDAT) costs no pixel.
 #ifndef IMAGECACHED_CPNGREADER_H
 #define IMAGECACHED_CPNGREADER_H
 #include <stddef.h>

@@ -5,15 +5,12 @@ import ImageCacheProtocol
 /// with the pull reader's error handling, limits and output layout), keeping no row.
 ///
 /// The verdict is `PNGDecoder.validate`'s. Every row of every pass must decode, and the IDAT
-/// chunk the last row ends in must be whole: the pull reader finishes it, CRC included. What
-/// follows it (more IDAT data after the stream's end, a mangled ancillary chunk, a missing
-/// IEND) is not needed for any pixel and is not given to libpng. To know which chunk the last
-/// row ends in, libpng is fed chunk by chunk (each piece of a body's bytes lies in one PNG
-/// chunk).
-///
-/// One difference remains, in a shape no encoder writes: when the last row ends exactly at
-/// the end of an IDAT chunk's data and the zlib stream has not ended, the pull reader also
-/// reads the next IDAT chunk; this verifier does not.
+/// chunk the last row ends in must be whole: both readers finish it, CRC included. What
+/// follows it (the end of a zlib stream in a later IDAT chunk, more IDAT data after the
+/// stream's end, a mangled ancillary chunk, a missing IEND) is not needed for any pixel: it is
+/// not given to libpng here, and the pull reader stops before the next chunk's header. To know
+/// which chunk the last row ends in, libpng is fed chunk by chunk (each piece of a body's
+/// bytes lies in one PNG chunk).
 final class StreamingPNGVerifier {
     private let stream: OpaquePointer
     private var chunks = PNGChunkTracker()

@@ -206,6 +206,73 @@ struct StreamingVerifierTests {
     }
 }
 
+/// A PNG whose zlib stream ends in a later IDAT chunk than its last row: libpng's pull reader
+/// used to read on into that chunk (and refuse a bad CRC or a missing chunk there) while the
+/// streaming verifier stopped after the chunk the rows end in. `scripts/fuzz stream-verify`
+/// found it on CI (2026-11-26). Both now stop there: nothing after it holds a pixel.
+@Suite("Streaming verification: PNG image data ending before its zlib stream")
+struct StreamingPNGEndTests {
+    /// A 32×32 grey picture, its rows stored uncompressed (zlib stored blocks).
+    private static let width = 32, height = 32
+    private static let zlib: [UInt8] = {
+        var rows: [UInt8] = []
+        for y in 0..<height {
+            rows.append(0) // filter: none
+            for x in 0..<width { rows.append(UInt8((x * 7 + y * 5) & 0xFF)) }
+        }
+        return PNGChunks.storedZlib(rows)
+    }()
+
+    /// IHDR, then the image data cut into chunks at `cuts` (offsets into the zlib stream),
+    /// then IEND; the chunk at `badCRC` (an index into those IDATs) gets a wrong CRC.
+    private static func png(cuts: [Int], dropTail: Int = 0, badCRC: Int? = nil) -> [UInt8] {
+        let header = PNGChunks.bigEndian(UInt32(width)) + PNGChunks.bigEndian(UInt32(height)) + [8, 0, 0, 0, 0]
+        var bytes = PNGChunks([PNGChunks.Chunk("IHDR", header)]).bytes
+        let data = Array(zlib.dropLast(dropTail))
+        let bounds = [0] + cuts + [data.count]
+        for index in 0..<(bounds.count - 1) {
+            var chunk = PNGChunks.encode(PNGChunks.Chunk("IDAT", Array(data[bounds[index]..<bounds[index + 1]])))
+            if index == badCRC { chunk[chunk.count - 1] ^= 0xFF }
+            bytes += chunk
+        }
+        return bytes + PNGChunks.encode(PNGChunks.Chunk("IEND", []))
+    }
+
+    private static func verdicts(_ bytes: [UInt8]) -> (whole: VerifierVerdict, streamed: [VerifierVerdict]) {
+        let whole = wholeFileVerdict(bytes)
+        let streamed = [1, 7, 64, bytes.count].map { chunk in streamedVerdict(bytes) { chunk }.verdict }
+        return (whole, streamed)
+    }
+
+    @Test("the rows end with the first IDAT; the zlib checksum, in a second one with a bad CRC or missing, costs no pixel")
+    func streamEndsInALaterChunk() throws {
+        let adler = Self.zlib.count - 4
+        for (name, bytes) in [("checksum in an IDAT with a bad CRC", Self.png(cuts: [adler], badCRC: 1)),
+                              ("no checksum, IEND next", Self.png(cuts: [], dropTail: 4)),
+                              ("checksum in an empty-then-bad pair", Self.png(cuts: [adler, adler], badCRC: 2))] {
+            let (whole, streamed) = Self.verdicts(bytes)
+            #expect(whole == .image(try Thumbnailer.validate(Self.png(cuts: []))), "\(name): validate \(whole)")
+            #expect(streamed.allSatisfy { $0 == whole }, "\(name): streamed \(streamed)")
+            // The decode reads the same bytes: every pixel, the same thumbnail as the well-formed file's.
+            let thumbnail = try Thumbnailer.makeThumbnail(from: bytes, width: 16)
+            let reference = try Thumbnailer.makeThumbnail(from: Self.png(cuts: []), width: 16)
+            #expect(thumbnail.bytes == reference.bytes, "\(name)")
+        }
+    }
+
+    @Test("a bad CRC in the chunk the last row ends in, or a row cut short, is refused by both")
+    func theLastRowsChunkIsChecked() throws {
+        let adler = Self.zlib.count - 4
+        for (name, bytes) in [("the rows' chunk has a bad CRC", Self.png(cuts: [adler], badCRC: 0)),
+                              ("the last row ends in the chunk with a bad CRC", Self.png(cuts: [adler - 10], badCRC: 1)),
+                              ("the last row is cut short", Self.png(cuts: [], dropTail: 10))] {
+            let (whole, streamed) = Self.verdicts(bytes)
+            #expect(whole == .refused(.decodeFailed, format: "png"), "\(name): validate \(whole)")
+            #expect(streamed.allSatisfy { $0 == whole }, "\(name): streamed \(streamed)")
+        }
+    }
+}
+
 /// Inputs the `stream-verify` fuzz target found (Tests/ImageCacheKitTests/Fuzz/Inputs).
 @Suite("Streaming verification: fuzz findings")
 struct StreamingVerifierFuzzTests {
