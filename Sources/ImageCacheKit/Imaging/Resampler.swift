@@ -57,7 +57,7 @@ enum Resampler {
 
     /// Per output index: the first source index and its fixed-point weights.
     struct Weights {
-        /// Samples the filter reads at once (`SeparableFilter.dot`): every window is padded
+        /// Samples the filter reads at once (`SeparableFilter.dots`): every window is padded
         /// with zero weights to a multiple of it.
         static let lanes = 8
         var starts: [Int]

@@ -56,10 +56,14 @@ struct ResamplerTests {
     @Test("every layout gives the reference's bytes, to the last pixel of the last row", arguments: [1, 2, 3, 4])
     func matchesReference(channels: Int) {
         // Under three times the target on each axis: no box pre-shrink, the filter alone.
+        // 301 px: sixteen-pixel splits and a tail; 203 rows: groups of four rows and three
+        // left over; 127 × channels samples a row: groups of four samples and a rest (y pass).
         let image = Self.noise(width: 301, height: 203, channels: channels)
-        let resized = Resampler.resize(image, width: 128, height: 87)
-        #expect(resized.width == 128 && resized.height == 87 && resized.channels == channels)
-        #expect(resized.pixels == Self.reference(image, width: 128, height: 87))
+        for (width, height) in [(128, 87), (127, 86)] {
+            let resized = Resampler.resize(image, width: width, height: height)
+            #expect(resized.width == width && resized.height == height && resized.channels == channels)
+            #expect(resized.pixels == Self.reference(image, width: width, height: height), "\(width)×\(height)")
+        }
     }
 
     @Test("an axis kept at its size passes through, the other is filtered as the reference does",
