@@ -125,17 +125,43 @@ struct BoxShrinker {
     private mutating func flush(into output: inout [UInt8]) {
         fold()
         let rows = UInt64(rowsInBox), channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth
+        // Every box but the last of the row has the same divisor: one reciprocal for them all
+        // (finding it is itself a division).
+        let full = RoundedMean(count: UInt64(factorX) * rows)
         sums.withUnsafeMutableBufferPointer { sums in
             for box in 0..<width {
-                let columns = UInt64(min(factorX, sourceWidth - box * factorX))
-                let count = columns * rows
+                let columns = min(factorX, sourceWidth - box * factorX)
+                let mean = columns == factorX ? full : RoundedMean(count: UInt64(columns) * rows)
                 for channel in 0..<channels {
                     let index = box * channels + channel
-                    output.append(UInt8(truncatingIfNeeded: (sums[index] + count / 2) / count))
+                    output.append(UInt8(truncatingIfNeeded: mean(sums[index])))
                     sums[index] = 0
                 }
             }
         }
         rowsInBox = 0
+    }
+}
+
+/// `(sum + count / 2) / count`, the rounded mean of a box of `count` samples whose `sum` is
+/// at most 255 × `count`, by a multiplication: each box's divisor is known before its sums,
+/// and the 64-bit division per output sample was 18 % of the box shrinker's time (perf, PNG
+/// at 256 px). The reciprocal `m = ⌊(2⁶⁴ − 1) / count⌋ + 1` exceeds 2⁶⁴ / count by less than
+/// one, so `⌊n × m / 2⁶⁴⌋` is `⌊n / count⌋` while `n × count < 2⁶⁴`: for every `n` here
+/// (under 256 × `count`) when `count < 2²⁸`. A larger box (a picture of over 2²⁸ pixels
+/// shrunk to one) divides.
+struct RoundedMean {
+    let count: UInt64
+    private let reciprocal: UInt64
+
+    init(count: UInt64) {
+        self.count = max(1, count)
+        reciprocal = self.count < 2 || self.count >= 1 << 28 ? 0 : UInt64.max / self.count + 1
+    }
+
+    @inline(__always)
+    func callAsFunction(_ sum: UInt64) -> UInt64 {
+        let rounded = sum + count / 2
+        return reciprocal == 0 ? rounded / count : rounded.multipliedFullWidth(by: reciprocal).high
     }
 }

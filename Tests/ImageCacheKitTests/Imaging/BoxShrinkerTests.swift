@@ -1,5 +1,6 @@
 @testable import ImageCacheKit
 import Testing
+import TestSupport
 
 /// The integer box pre-shrink in front of the filter: exact averages (partial boxes at the
 /// right and bottom edges too, every layout, column sums folded at any row), factors that
@@ -57,6 +58,27 @@ struct BoxShrinkerTests {
             shrinker.finish(into: &output)
             #expect(output == expected, "folded every \(interval) rows")
         }
+    }
+
+    @Test("the rounded mean by reciprocal is the division's, for every sum a box can hold")
+    func roundedMeanByReciprocal() {
+        // Every sum for small boxes, the extremes and a spread for large ones, up to and past
+        // the 2^28 where the reciprocal gives way to a division.
+        var mismatches: [String] = []
+        for count in [1, 2, 3, 5, 7, 9, 12, 25, 49, 100, 255, 1000, 4095] as [UInt64] {
+            let mean = RoundedMean(count: count)
+            for sum in 0...(255 * count) where mean(sum) != (sum + count / 2) / count {
+                mismatches.append("\(sum)/\(count)")
+            }
+        }
+        var random = SplitMix64(seed: 28)
+        for count in [(1 << 28) - 1, 1 << 28, (1 << 28) + 1, 3 * (1 << 26) + 1, 1 << 20, 999_983] as [UInt64] {
+            let mean = RoundedMean(count: count)
+            var sums: [UInt64] = [0, count / 2, count, 255 * count, 255 * count - 1, 128 * count + count / 2]
+            for _ in 0..<10_000 { sums.append(UInt64.random(in: 0...(255 * count), using: &random)) }
+            for sum in sums where mean(sum) != (sum + count / 2) / count { mismatches.append("\(sum)/\(count)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
     }
 
     @Test("factors keep the shrunk picture at least three times the target")
