@@ -22,6 +22,14 @@ final class SearchDaemon: Sendable {
     /// The configuration a test daemon runs with: every provider at the simulator with the
     /// keys it accepts (`keys` overrides: nil removes a key), loopback allowed as the
     /// contract's tests do, the cache in `folder`.
+    ///
+    /// The stall and transfer deadlines are far beyond any test's time limit, as in the network
+    /// suites (`NetworkFixture`): a test that holds a response open (`.held`, `.stall`) owns
+    /// that window and ends it itself (a release, a recycle, a close). With the default 15 s
+    /// `stall_timeout`, a loaded run (every test at once on 2 cores) let the daemon time such a
+    /// response out before the test released it: the held transfer failed with `timeout` and
+    /// counted as aborted, which read as a recycle stopping a shared transfer. The tests of
+    /// those deadlines set short ones explicitly.
     static func configuration(sim: SimulatedProviders, folder: String, keys: [String: String?] = [:],
                               searchTTL: Duration = .seconds(24 * 3600)) -> CacheConfiguration {
         var configuration = CacheConfiguration()
@@ -32,6 +40,8 @@ final class SearchDaemon: Sendable {
         configuration.cache.searchTTL = searchTTL
         configuration.network.allowedHosts = ["127.0.0.1"]
         configuration.network.allowHTTP = true
+        configuration.network.stallTimeout = .seconds(600)
+        configuration.network.transferTimeout = .seconds(900)
         func key(_ name: String) -> String? {
             if let override = keys[name] { return override }
             return ProviderAPISimulator.defaultKeys[name]
