@@ -25,7 +25,13 @@ struct LiveDaemon {
         try FileManager.default.createDirectory(atPath: paths.downloads, withIntermediateDirectories: true)
         let simulator = try await DemoSimulator.start()
         let images = try await ImageServer.start()
-        try DemoConfig.text(paths: paths, simulatorURL: simulator.baseURL).write(toFile: paths.config, atomically: true, encoding: .utf8)
+        // The demo's config, with stall and transfer deadlines beyond any test's limit: a test
+        // that holds a download open (`.held`) ends it itself, and under load the default
+        // 15 s stall_timeout could time it out first (as the daemon harness once did).
+        let config = DemoConfig.text(paths: paths, simulatorURL: simulator.baseURL)
+            .replacingOccurrences(of: "[network]\n", with: "[network]\nstall_timeout = 600s\ntransfer_timeout = 900s\n")
+        #expect(config.contains("stall_timeout = 600s"))
+        try config.write(toFile: paths.config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(executable: executable, configPath: paths.config, socketPath: paths.socket, logPath: paths.log)
         let connection = try await daemon.waitUntilReady(timeout: 60)
         await connection.close()
