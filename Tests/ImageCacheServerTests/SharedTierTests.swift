@@ -39,7 +39,10 @@ struct SharedTierTests {
         let expired = fleet.hosts.map { $0.pipeline.tierActivity.waitsExpired.load(ordering: .relaxed) }.reduce(0, +)
         let twice = fetches.filter { $0 == 2 }.count
         #expect(twice == expired, "fetched twice: \(twice), waits that expired: \(expired)")
-        #expect(expired <= count / 4, "\(expired) of \(count) waits expired")
+        // Under ThreadSanitizer (daemons ≈ 10 × slower, a pass that looks for races) 24 of 40
+        // waits once expired; there only the accounting above and below is held, the bound in
+        // the ordinary pass.
+        #expect(threadSanitizerIsActive || expired <= count / 4, "\(expired) of \(count) waits expired")
         // Each host answered its share from the other's fetch.
         let shared = fleet.hosts.map { $0.pipeline.lookups.counts.shared }
         #expect(shared[0] + shared[1] + expired == count, "\(shared), \(expired) expired")
