@@ -61,7 +61,7 @@ def main():
                 candidate = luma(thumb)
             key = (stem, size)
             if key not in references:
-                source = next(os.path.join(sources, stem + ext) for ext in (".jpg", ".png")
+                source = next(os.path.join(sources, stem + ext) for ext in (".jpg", ".png", ".webp", ".avif", ".gif")
                               if os.path.exists(os.path.join(sources, stem + ext)))
                 with Image.open(source) as full:
                     rgb = full.convert("RGB")

@@ -124,19 +124,22 @@ struct BoxShrinker {
 
     private mutating func flush(into output: inout [UInt8]) {
         fold()
-        let rows = UInt64(rowsInBox), channels = self.channels, factorX = self.factorX, sourceWidth = self.sourceWidth
-        // Every box but the last of the row has the same divisor: one reciprocal for them all
-        // (finding it is itself a division).
+        let rows = UInt64(rowsInBox), channels = self.channels, factorX = self.factorX
+        // Every box but the last of the row may be full and share one divisor (finding its
+        // reciprocal is itself a division); the samples are written in place, not appended
+        // one by one (the appends were as costly as the means).
+        let fullBoxes = sourceWidth / factorX
         let full = RoundedMean(count: UInt64(factorX) * rows)
-        sums.withUnsafeMutableBufferPointer { sums in
-            for box in 0..<width {
-                let columns = min(factorX, sourceWidth - box * factorX)
-                let mean = columns == factorX ? full : RoundedMean(count: UInt64(columns) * rows)
-                for channel in 0..<channels {
-                    let index = box * channels + channel
-                    output.append(UInt8(truncatingIfNeeded: mean(sums[index])))
-                    sums[index] = 0
-                }
+        let last = RoundedMean(count: UInt64(sourceWidth - fullBoxes * factorX) * rows)
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: width * channels))
+        output.withUnsafeMutableBufferPointer { output in
+            sums.withUnsafeMutableBufferPointer { sums in
+                guard let target = output.baseAddress.map({ $0 + start }), let sums = sums.baseAddress else { return }
+                let fullSamples = fullBoxes * channels
+                for index in 0..<fullSamples { target[index] = UInt8(truncatingIfNeeded: full(sums[index])) }
+                for index in fullSamples..<(width * channels) { target[index] = UInt8(truncatingIfNeeded: last(sums[index])) }
+                sums.update(repeating: 0, count: width * channels)
             }
         }
         rowsInBox = 0
