@@ -42,6 +42,10 @@ public struct SharedTierSettings: Sendable, Equatable {
     package var servers: [Server] = []
     /// Per operation (connect included): a slow or dead node never adds more to a request.
     package var timeout: Duration = .milliseconds(50)
+    /// How long a host waits for another host's claim on an image before fetching it itself
+    /// (`claim_wait`): the holder may be stuck. Long enough for a thumbnail fetch, short
+    /// enough for a user's patience.
+    package var claimWait: Duration = .seconds(10)
     /// Prepended to every key, so two fleets (or test runs) can share one memcached.
     public var prefix: String = "imagecached:"
     /// Whose image bytes go to the tier: provider names and `url` (thumbnails of client URLs).

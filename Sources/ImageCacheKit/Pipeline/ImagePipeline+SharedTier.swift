@@ -35,8 +35,6 @@ extension ImagePipeline {
     /// How long a claim holds when its holder never stores (it died): then another host may
     /// claim. Longer than any thumbnail fetch usually takes, shorter than a user's patience.
     static let claimLifetime: Duration = .seconds(20)
-    /// How long a host waits for another's claim before fetching itself.
-    static let claimWait: Duration = .seconds(10)
     /// How often a waiting host reads the key again (memcached has no notification): first
     /// after 10 ms, then twice as long each time up to 160 ms, so a prefetch of hundreds of
     /// images another host is fetching does not poll memcached hundreds of times a second
@@ -55,7 +53,7 @@ extension ImagePipeline {
     func startThroughTier(_ fetch: ThumbnailFetch, tier store: any SharedStore, settings: Settings) async {
         let plan = fetch.plan
         let key = SharedThumbnailValue.key(url: plan.cleanURL, size: plan.size)
-        let deadline = ContinuousClock.now + Self.claimWait
+        let deadline = ContinuousClock.now + settings.claimWait
         var waiting = false
         var rejectedOnce = false
         var poll = Self.claimPollFirst

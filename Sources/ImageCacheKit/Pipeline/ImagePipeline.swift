@@ -41,6 +41,8 @@ public final class ImagePipeline: Sendable {
         package var shareImages: Set<String>
         /// What to ask Unsplash's imgix for (`[providers.unsplash] image_format`).
         package var unsplashFormat: ProviderImageFormat = .auto
+        /// How long a host waits for another's claim before fetching itself (`claim_wait`).
+        package var claimWait: Duration = .seconds(10)
 
         /// Settings from a configuration's `[cache]`, `[network]`, `[shared]` and
         /// `[providers.unsplash]` sections.
@@ -49,6 +51,7 @@ public final class ImagePipeline: Sendable {
             maxPixels = configuration.network.maxImagePixels
             shareImages = configuration.shared.isEnabled ? Set(configuration.shared.shareImages) : []
             unsplashFormat = configuration.unsplash.imageFormat
+            claimWait = configuration.shared.claimWait
         }
     }
 
