@@ -122,15 +122,7 @@ extension ConfigKey {
                           c.shared.timeout = value
                       },
                       render: { ConfigRendering.duration($0.shared.timeout) }),
-            ConfigKey(section: "shared", name: "claim_wait", isSecret: false,
-                      apply: { c, v, _ throws(ConfigValueProblem) in
-                          let value = try v.duration()
-                          guard value >= .milliseconds(1), value <= .seconds(300) else {
-                              throw .outOfRange(rule: "must be between 1ms and 300s")
-                          }
-                          c.shared.claimWait = value
-                      },
-                      render: { ConfigRendering.duration($0.shared.claimWait) }),
+            duration("shared", "claim_wait", \.shared.claimWait, atLeast: .milliseconds(1), atMost: .seconds(300)),
             ConfigKey(section: "shared", name: "prefix", isSecret: false,
                       apply: { c, v, _ throws(ConfigValueProblem) in
                           let value = try v.optionalString() ?? ""

@@ -8,26 +8,29 @@ struct SharedConfigTests {
         try CacheConfiguration.parse(text: "[shared]\n" + body, path: "cache.conf", environment: [:])
     }
 
-    @Test("defaults: no tier, 50ms, a prefix, Unsplash's images not shared")
+    @Test("defaults: no tier, 50ms, a 10 s claim wait, a prefix, Unsplash's images not shared")
     func defaults() {
         let shared = CacheConfiguration().shared
         #expect(shared.servers.isEmpty && !shared.isEnabled)
         #expect(shared.timeout == .milliseconds(50))
+        #expect(shared.claimWait == .seconds(10))
         #expect(shared.prefix == "imagecached:")
         #expect(shared.shareImages == ["flickr", "pixabay", "url"])
         #expect(!shared.shareImages.contains("unsplash"))
     }
 
-    @Test("servers, timeout, prefix and share_images read, render and read back alike")
+    @Test("servers, timeout, claim_wait, prefix and share_images read, render and read back alike")
     func roundTrip() throws {
         let c = try parse("""
             servers = 10.0.0.1:11211, mc-2.lan:11212, [::1]:11213
             timeout = 20ms
+            claim_wait = 2m
             prefix = "fleet-a:"
             share_images = url, unsplash
             """)
         #expect(c.shared.servers.map(\.description) == ["10.0.0.1:11211", "mc-2.lan:11212", "[::1]:11213"])
         #expect(c.shared.timeout == .milliseconds(20))
+        #expect(c.shared.claimWait == .seconds(120))
         #expect(c.shared.prefix == "fleet-a:")
         #expect(c.shared.shareImages == ["url", "unsplash"])
         let again = try CacheConfiguration.parse(text: c.description, path: "x.conf", environment: [:])
@@ -39,6 +42,7 @@ struct SharedConfigTests {
         "servers = 10.0.0.1", "servers = host:0", "servers = host:65536", "servers = :11211", "servers = a:1, a:1",
         "servers = host:99999999999999999999", "servers = [::1]11211",
         "timeout = 0ms", "timeout = 11s", "timeout = 50",
+        "claim_wait = 0ms", "claim_wait = 301s", "claim_wait = 5",
         "prefix = \"has space\"", "prefix = \(String(repeating: "p", count: 65))",
         "share_images = imgur",
     ])
