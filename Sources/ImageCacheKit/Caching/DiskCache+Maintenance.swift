@@ -200,11 +200,9 @@ extension DiskCache {
         }
     }
 
-    /// Waits until the background sweep started by `init` has finished.
-    package func waitForSweep() async {
-        let task = sweepTask.withLock { $0 }
-        await task?.value
-    }
+    /// The background sweep `init` started (nil when it started none): its `value` is the
+    /// moment the sweep has finished, for whoever must know (the tests).
+    package var backgroundSweep: Task<Void, Never>? { sweepTask.withLock { $0 } }
 
     // MARK: Faults and lifetime
 

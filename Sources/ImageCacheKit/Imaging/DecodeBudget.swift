@@ -215,13 +215,8 @@ public final class DecodeBudget: Sendable {
     /// Tasks waiting right now (for stats and tests).
     public var waiting: Int { state.withLock { $0.waiters.count } }
 
-    /// Bumped whenever a task joins or leaves the queue or a decode starts or ends: what the
-    /// `waitFor…` functions wake on.
-    private let queueChanges = Observed(0)
-
-    /// Returns once at least `count` tasks wait (woken as the queue changes).
-    /// - Throws: `CancellationError` when the task is cancelled first.
-    package func waitForWaiting(atLeast count: Int) async throws {
-        try await queueChanges.wait { [self] _ in waiting >= count }
-    }
+    /// Bumped whenever a task joins or leaves the queue or a decode starts or ends: the event
+    /// a watcher waits on (`queueChanges.wait { _ in budget.waiting >= n }`) instead of
+    /// polling `waiting`.
+    package let queueChanges = Observed(0)
 }

@@ -74,9 +74,10 @@ public final class ImagePipeline: Sendable {
     /// (not the wait for the decode budget), by outcome (`ok` or the error kind).
     private let metrics: any MetricsFactory
     private let fetches = LockedState<[FetchKey: ThumbnailFetch]>([:])
-    /// Bumped whenever a demand joins or leaves a fetch, or a fetch ends: what
-    /// `waitForActiveDemands` wakes on.
-    private let demandChanges = Observed(0)
+    /// Bumped whenever a demand joins or leaves a fetch, or a fetch ends: the event a watcher
+    /// waits on (`demandChanges.wait { _ in pipeline.activeDemands >= n }`) instead of polling
+    /// `activeDemands`, as the tests do to know a second party has joined a fetch.
+    package let demandChanges = Observed(0)
     private let nextDemand = Atomic<UInt64>(0)
     let work = DispatchQueue(label: "imagecached.pipeline", attributes: .concurrent)
 
@@ -508,12 +509,5 @@ public final class ImagePipeline: Sendable {
     /// Demands waiting on running fetches now (a coalesced fetch counts each of its demands).
     package var activeDemands: Int {
         fetches.withLock { Array($0.values) }.reduce(0) { $0 + $1.demandCount }
-    }
-
-    /// Returns once at least `count` demands wait on running fetches: the moment a second
-    /// party has joined a fetch, which a caller can await instead of polling `activeDemands`.
-    /// - Throws: `CancellationError` when the task is cancelled first.
-    package func waitForActiveDemands(atLeast count: Int) async throws {
-        try await demandChanges.wait { [self] _ in activeDemands >= count }
     }
 }
