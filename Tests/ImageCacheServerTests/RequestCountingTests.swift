@@ -67,9 +67,9 @@ struct RequestCountingTests {
         let peer = connection.peer
         let counts = LockedState<[Count]>([])
         let dispatcher = Dispatcher(router: Self.router, limits: { ServerLimits() }, registry: SessionRegistry(),
-                                    observer: { method, outcome, _ in
+                                    observer: { method in { outcome, _ in
             counts.withLock { $0.append(Count(method: method, outcome: outcome, readableAtCount: Self.readable(peer))) }
-        })
+        } })
         let session = Session(id: 1, peer: nil, channel: connection.channel, logger: Logger(label: "test"))
         let line = ByteBuffer(string: #"{"jsonrpc":"2.0","id":7,"method":"\#(method)"}"#)
         try await connection.channel.eventLoop.submit { dispatcher.handle(line: line, session: session) }.get()

@@ -62,20 +62,18 @@ public struct RequestContext: Sendable {
 /// A request's one count: the observer is told of it at most once, by whichever comes first of
 /// the claim of its answer and the end of its work (`RequestContext.claimAnswer`, `settle`).
 final class RequestTally: Sendable {
-    private let observer: RequestObserver
-    private let method: String
+    private let observer: MethodObserver
     private let started: ContinuousClock.Instant
     private let counted = Atomic<Bool>(false)
 
-    init(observer: @escaping RequestObserver, method: String, started: ContinuousClock.Instant) {
+    init(observer: @escaping MethodObserver, started: ContinuousClock.Instant) {
         self.observer = observer
-        self.method = method
         self.started = started
     }
 
     /// Tells the observer, the first time only.
     func record(_ outcome: String) {
         guard !counted.exchange(true, ordering: .relaxed) else { return }
-        observer(method, outcome, started)
+        observer(outcome, started)
     }
 }

@@ -13,16 +13,22 @@ final class Dispatcher: Sendable {
     let router: RPCRouter
     let limits: @Sendable () -> ServerLimits
     let registry: SessionRegistry
-    /// Told of every request's outcome (`ok` or its error kind) and start, once, when its
-    /// answer is claimed: the metrics endpoint's requests and latencies.
-    let observer: RequestObserver?
+    /// Each method's observer (and `unknown`'s), told of every request's outcome (`ok` or its
+    /// error kind) and start, once, when its answer is claimed: the metrics endpoint's
+    /// requests and latencies. Made once here, so that a request only looks its method up in
+    /// a table that never changes (no lock); empty when the server has no observer.
+    private let observers: [String: MethodObserver]
 
     init(router: RPCRouter, limits: @escaping @Sendable () -> ServerLimits, registry: SessionRegistry,
          observer: RequestObserver? = nil) {
         self.router = router
         self.limits = limits
         self.registry = registry
-        self.observer = observer
+        var observers: [String: MethodObserver] = [:]
+        if let observer {
+            for method in router.methods + [Self.unroutedMethod] { observers[method] = observer(method) }
+        }
+        self.observers = observers
     }
 
     /// The label under which a request is counted: its method when the router has it, a fixed
@@ -46,7 +52,7 @@ final class Dispatcher: Sendable {
         case .failure(let failure):
             session.logger.debug("invalid request", metadata: ["error": "\(failure.error)"])
             // Answered even without an id (`"id": null`): the line was meant as a request.
-            observer?(Self.unroutedMethod, failure.error.kind.rawValue, started)
+            observers[Self.unroutedMethod]?(failure.error.kind.rawValue, started)
             session.send(MessageEncoder.failure(id: failure.id, error: failure.error))
         case .success(.request(let id, let method, let params)):
             guard let route = router.route(for: method) else {
@@ -80,14 +86,14 @@ final class Dispatcher: Sendable {
     /// refusal is counted and never sent). A line that is not a valid request is answered
     /// the same way in `handle`, with a null id when it has none.
     private func refuse(_ error: RPCError, id: RequestID?, method: String, session: Session, started: ContinuousClock.Instant) {
-        observer?(method, error.kind.rawValue, started)
+        observers[method]?(error.kind.rawValue, started)
         if let id { session.send(MessageEncoder.failure(id: id, error: error)) }
     }
 
     private func makeContext(_ session: Session, id: RequestID?, method: String, pending: Session.PendingEntry?,
                          started: ContinuousClock.Instant) -> RequestContext {
         RequestContext(session: session, requestID: id, method: method, pending: pending,
-                       tally: observer.map { RequestTally(observer: $0, method: method, started: started) })
+                       tally: observers[method].map { RequestTally(observer: $0, started: started) })
     }
 
     /// Answers on the spot: nothing is pending, so nothing can be cancelled or answered twice.
