@@ -20,12 +20,16 @@ import ImageCacheProtocol
 /// the reserve), so a stream of small decodes cannot starve it. A waiting task that is
 /// cancelled leaves the queue at once with `CancellationError` (a recycled slot must not wait
 /// for a decode it no longer wants).
+///
+/// Each waiter waits on a `SharedOutcome` of its own (its admission), settled under this
+/// budget's lock at the moment the queue decides it: so a waiter cancelled at that same
+/// moment knows for certain whether it was admitted (and gives the permit back) or not.
 public final class DecodeBudget: Sendable {
     private struct Waiter {
-        var id: UInt64
         var cost: DecodeCost
         var heavy: Bool
-        var continuation: CheckedContinuation<Void, any Error>
+        /// Admitted (success) or refused as never fitting (`too_large`), once.
+        var admission: SharedOutcome<Void, ImagingError>
     }
 
     private struct State {
@@ -34,7 +38,6 @@ public final class DecodeBudget: Sendable {
         var usedSlots = 0
         var heavyBytes = 0
         var heavySlots = 0
-        var nextID: UInt64 = 0
         var waiters: Deque<Waiter> = []
     }
 
@@ -75,11 +78,11 @@ public final class DecodeBudget: Sendable {
     /// Changes the budget (a reloaded `decode_memory`): decodes running keep what they hold,
     /// waiters are admitted or refused under the new total.
     package func apply(memory: Int) {
-        let (grants, refusals) = state.withLock { state in
+        state.withLock { state in
             state.memory = max(1, memory)
-            return Self.drain(&state, slots: slots)
+            drain(&state)
         }
-        resume(grants, refusals)
+        queueChanges.update { $0 &+= 1 }
     }
 
     /// Runs `body` once `cost` is admitted, and releases it when `body` returns or throws.
@@ -101,56 +104,53 @@ public final class DecodeBudget: Sendable {
     nonisolated(nonsending)
     package func acquire(_ cost: DecodeCost) async throws -> Permit {
         let heavy = isHeavy(cost)
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
+        let permit = Permit(cost: cost, heavy: heavy)
+        let admission = SharedOutcome<Void, ImagingError>()
+        state.withLock { state in
+            state.waiters.append(Waiter(cost: cost, heavy: heavy, admission: admission))
+            drain(&state)
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (grants, refusals) = state.withLock { state -> ([Waiter], [Waiter]) in
-                    state.waiters.append(Waiter(id: id, cost: cost, heavy: heavy, continuation: continuation))
-                    if Task.isCancelled {
-                        // The handler ran before the waiter was queued: leave at once.
-                        let waiter = state.waiters.removeLast()
-                        waiter.continuation.resume(throwing: CancellationError())
-                        return ([], [])
-                    }
-                    return Self.drain(&state, slots: slots)
-                }
-                resume(grants, refusals)
+        queueChanges.update { $0 &+= 1 }
+        do {
+            try await admission.value()
+        } catch is CancellationError {
+            // Left while waiting. Still queued: out of the queue (it may have been a lane's
+            // head that held others back). Decided meanwhile: admitted gives its permit back.
+            let queued = state.withLock { state -> Bool in
+                guard let index = state.waiters.firstIndex(where: { $0.admission === admission }) else { return false }
+                state.waiters.remove(at: index)
+                drain(&state)
+                return true
             }
-        } onCancel: {
-            let (removed, grants, refusals) = state.withLock { state -> (Waiter?, [Waiter], [Waiter]) in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, [], []) }
-                let removed = state.waiters.remove(at: index)
-                // The leaver may have been a lane's head that held others back.
-                let (grants, refusals) = Self.drain(&state, slots: slots)
-                return (removed, grants, refusals)
+            if queued {
+                queueChanges.update { $0 &+= 1 }
+            } else if case .success? = admission.outcome {
+                release(permit)
             }
-            removed?.continuation.resume(throwing: CancellationError())
-            resume(grants, refusals)
+            throw CancellationError()
         }
-        return Permit(cost: cost, heavy: heavy)
+        return permit
     }
 
     /// Gives back what `acquire` took, admitting whoever now fits.
     public func release(_ permit: Permit) {
-        let (grants, refusals) = state.withLock { state in
+        state.withLock { state in
             state.usedBytes -= permit.cost.bytes
             state.usedSlots -= 1
             if permit.heavy {
                 state.heavyBytes -= permit.cost.bytes
                 state.heavySlots -= 1
             }
-            return Self.drain(&state, slots: slots)
+            drain(&state)
         }
-        resume(grants, refusals)
+        queueChanges.update { $0 &+= 1 }
     }
 
-    /// Admits every waiter that fits, in order, lane by lane; removes those that can never fit.
-    private static func drain(_ state: inout State, slots: Int) -> (grants: [Waiter], refusals: [Waiter]) {
-        var grants: [Waiter] = [], refusals: [Waiter] = []
-        let reserve = reserve(of: state.memory)
+    /// Admits every waiter that fits, in order, lane by lane; refuses those that can never fit.
+    /// Called under the lock, and settles each decided waiter's admission there (settling
+    /// only schedules the waiting task; it runs, and takes the lock, after this returns).
+    private func drain(_ state: inout State) {
+        let reserve = Self.reserve(of: state.memory)
         var ordinaryBlocked = false, heavyBlocked = false
         // Bytes a heavy head waits for (only memory holds it back): ordinary decodes leave them.
         var heldForHeavy = 0
@@ -160,7 +160,7 @@ public final class DecodeBudget: Sendable {
             let bytes = waiter.cost.bytes
             if waiter.heavy {
                 if bytes > state.memory - reserve {
-                    refusals.append(state.waiters.remove(at: index))
+                    state.waiters.remove(at: index).admission.settle(.failure(Self.neverFits(waiter.cost, memory: state.memory)))
                     continue
                 }
                 if !heavyBlocked {
@@ -170,7 +170,7 @@ public final class DecodeBudget: Sendable {
                     if slotFree && memoryFree {
                         state.usedSlots += 1; state.usedBytes += bytes
                         state.heavySlots += 1; state.heavyBytes += bytes
-                        grants.append(state.waiters.remove(at: index))
+                        state.waiters.remove(at: index).admission.settle(.success(()))
                         continue
                     }
                     heavyBlocked = true
@@ -179,7 +179,7 @@ public final class DecodeBudget: Sendable {
             } else if !ordinaryBlocked {
                 if state.usedSlots < slots && state.usedBytes + bytes <= state.memory - heldForHeavy {
                     state.usedSlots += 1; state.usedBytes += bytes
-                    grants.append(state.waiters.remove(at: index))
+                    state.waiters.remove(at: index).admission.settle(.success(()))
                     continue
                 }
                 ordinaryBlocked = true
@@ -187,15 +187,6 @@ public final class DecodeBudget: Sendable {
             if ordinaryBlocked && heavyBlocked { break }
             index += 1
         }
-        return (grants, refusals)
-    }
-
-    private func resume(_ grants: [Waiter], _ refusals: [Waiter]) {
-        for waiter in refusals {
-            waiter.continuation.resume(throwing: Self.neverFits(waiter.cost, memory: memory))
-        }
-        for waiter in grants { waiter.continuation.resume() }
-        queueChanges.update { $0 &+= 1 }
     }
 
     /// The `too_large` answer for a decode the budget can never admit.
