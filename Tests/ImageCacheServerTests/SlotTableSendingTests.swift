@@ -133,4 +133,29 @@ struct SlotTableSendingTests {
             #expect(lines.last == "hit 2")
         }
     }
+
+    @Test("a recycled slot stops its request's own task, whether the task was attached before or after")
+    func recycleStopsTheRequestsTask() async throws {
+        try await Self.withFixture { fixture in
+            let table = fixture.table
+            let key = SlotKey(view: "grid", slot: 0)
+            // Attached first, as the dispatcher does it, then the slot is recycled.
+            let early = try fixture.request(1)
+            _ = table.show(key, context: early)
+            let earlyTask = Task<Void, Never> { while !Task.isCancelled { await Task.yield() } }
+            fixture.session.attach(earlyTask, key: try #require(early.pending?.key), serial: try #require(early.pending?.serial))
+            #expect(!earlyTask.isCancelled)
+            table.recycle(key, context: try fixture.request(2))
+            #expect(earlyTask.isCancelled)
+            await earlyTask.value
+            // Recycled before its task is attached: the task is cancelled as it arrives.
+            let late = try fixture.request(3)
+            _ = table.show(key, context: late)
+            _ = table.show(key, context: try fixture.request(4))
+            let lateTask = Task<Void, Never> { while !Task.isCancelled { await Task.yield() } }
+            fixture.session.attach(lateTask, key: try #require(late.pending?.key), serial: try #require(late.pending?.serial))
+            #expect(lateTask.isCancelled)
+            await lateTask.value
+        }
+    }
 }

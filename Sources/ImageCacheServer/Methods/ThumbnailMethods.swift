@@ -65,9 +65,10 @@ public final class ThumbnailMethods: MethodFamily {
         var slots: SlotTable
     }
 
-    /// Loads the slot's thumbnail in a task the slot owns, then answers through the slot
-    /// table (which sends only while the slot is still this request's, and counts what it
-    /// sends): whatever happens, the answer is the slot table's to send.
+    /// Loads the slot's thumbnail in the request's own task (a recycle of the slot cancels it
+    /// through the session), then answers through the slot table (which sends only while the
+    /// slot is still this request's, and counts what it sends): whatever happens, the answer
+    /// is the slot table's to send.
     private func show(_ job: ShowJob, context: RequestContext) async -> Reply<ThumbnailShowResult> {
         let params = job.params
         let configuration = services.configuration.current
@@ -83,19 +84,19 @@ public final class ThumbnailMethods: MethodFamily {
                 slots.notify(message, for: ticket)
             }
         }
-        let task = Task<ThumbnailDelivery, any Error> {
+        let outcome: Result<ThumbnailDelivery, any Error>
+        do {
             let image = try await pipeline.image(for: params.image)
             let request = ThumbnailRequest(image: image, size: size, priority: .visible, wantsBytes: params.inline)
             // A hit answers at once, whatever the session does.
-            if let hit = await pipeline.cached(request) { return hit }
-            try await FlingHold.wait(table: slots, dwell: dwell, ticket: ticket, logger: logger)
-            return try await pipeline.load(request, events: events, rechecksDisk: false)
-        }
-        if !slots.attach(task, to: ticket) { task.cancel() }
-        let outcome = await withTaskCancellationHandler {
-            await task.result
-        } onCancel: {
-            task.cancel()
+            if let hit = await pipeline.cached(request) {
+                outcome = .success(hit)
+            } else {
+                try await FlingHold.wait(table: slots, dwell: dwell, ticket: ticket, logger: logger)
+                outcome = .success(try await pipeline.load(request, events: events, rechecksDisk: false))
+            }
+        } catch {
+            outcome = .failure(error)
         }
         let answer: Result<Shown, RPCError> = outcome
             .map { Self.result(of: $0, params: params, inlineData: inlineData) }

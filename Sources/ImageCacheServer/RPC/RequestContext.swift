@@ -51,6 +51,13 @@ public struct RequestContext: Sendable {
         return true
     }
 
+    /// Stops the request's work (its task is cancelled) without answering it: for whoever
+    /// answered it another way (the slot table, recycling its slot). Nothing for an inline
+    /// route, which has no task.
+    func cancelWork() {
+        if let pending { session.cancelWork(key: pending.key, serial: pending.serial) }
+    }
+
     /// Counts the request with `outcome` unless a claim already did: for a request whose
     /// answer `cancel` or the session's close took (they answer without counting), when its
     /// work ends.

@@ -39,6 +39,9 @@ public final class Session: Sendable {
         var countsTowardCap: Bool
         /// Its answer is being sent; too late to cancel.
         var answered = false
+        /// Its work was stopped (`cancelWork`) before its task was attached: the task is
+        /// cancelled as it arrives.
+        var workCancelled = false
     }
 
     private struct State {
@@ -111,8 +114,23 @@ public final class Session: Sendable {
     /// Records the task doing the admitted work, so `cancel` and closing can stop it. If the
     /// entry is already gone (cancelled in between), the task is cancelled at once.
     func attach(_ task: Task<Void, Never>, key: PendingKey, serial: UInt64) {
-        let owned = state.withLock { $0.pending.attach(task, to: key, serial: serial) }
-        if !owned { task.cancel() }
+        let cancelNow = state.withLock { state -> Bool in
+            guard state.pending.attach(task, to: key, serial: serial) else { return true }
+            return state.pending[key]?.entry.workCancelled == true
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Stops the work of pending entry `key`/`serial` (its task is cancelled, now or as it is
+    /// attached) without answering it: for an owner that answered the request itself, such as
+    /// the slot table recycling a slot's request. The entry leaves when its work ends.
+    func cancelWork(key: PendingKey, serial: UInt64) {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            guard let slot = state.pending[key], slot.serial == serial else { return nil }
+            state.pending.update(key, serial: serial) { $0.workCancelled = true }
+            return slot.task
+        }
+        task?.cancel()
     }
 
     /// Claims the right to answer when the work is done: true when nobody cancelled it

@@ -41,12 +41,16 @@ struct SlotTicket: Sendable {
 /// message of this table is still waiting there, so it can never overtake one decided before
 /// it (a `thumbnail.progress` for the slot's previous photo, say).
 ///
-/// Tasks are cancelled only after the lock is released: a cancellation runs handlers
-/// synchronously (the pipeline withdraws the demand), and those must never wait for us.
+/// A slot's request is loaded by the request's own task, which its session owns: recycling
+/// the slot stops that task through the session (`RequestContext.cancelWork`), with no task
+/// of the slot's own nested inside it. Work is stopped only after the lock is released: a
+/// cancellation runs handlers synchronously (the pipeline withdraws the demand), and those
+/// must never wait for us.
 final class SlotTable: Sendable {
-    /// A slot's entry: the `thumbnail.show` request it is loading for (its claim), the task
-    /// that loads it (owned by the slot: recycling cancels it), and its generation (the serial).
-    private typealias Entries = TaskTable<SlotKey, RequestContext, ThumbnailDelivery, any Error>
+    /// A slot's entry: the `thumbnail.show` request it is loading for (its claim and its
+    /// work), and its generation (the serial). The table attaches no task: the request's task
+    /// is its session's.
+    private typealias Entries = TaskTable<SlotKey, RequestContext, Void, Never>
 
     private struct State {
         /// Slots with a request still pending (loading or held); delivered slots leave.
@@ -82,14 +86,14 @@ final class SlotTable: Sendable {
                 direct = answerRecycled(previous.entry, &state).direct
             }
             // A closed table takes no entry: generation 0 is never current, so nothing is sent
-            // for the request and its task is cancelled as soon as it is attached.
+            // for the request (its session, closed too, cancels its task).
             let generation = state.entries.reserve(key, context) ?? 0
             let ticket = SlotTicket(key: key, generation: generation,
                                     arrivedDuringFling: state.fling.isFlinging(at: instant))
             return (ticket, previous, direct)
         }
         write(direct)
-        recycled?.task?.cancel()
+        recycled?.entry.cancelWork()
         return ticket
     }
 
@@ -116,7 +120,7 @@ final class SlotTable: Sendable {
             return (cancelled, previous, direct)
         }
         direct.forEach(write)
-        recycled?.task?.cancel()
+        recycled?.entry.cancelWork()
         return cancelled
     }
 
@@ -130,12 +134,6 @@ final class SlotTable: Sendable {
     }
 
     // MARK: The request's own progress
-
-    /// Hands the slot the task that loads its request. False when the slot moved on
-    /// meanwhile: the caller cancels the task then.
-    func attach(_ task: Task<ThumbnailDelivery, any Error>, to ticket: SlotTicket) -> Bool {
-        state.withLock { $0.entries.attach(task, to: ticket.key, serial: ticket.generation) }
-    }
 
     /// Sends a notification for the request of `ticket`, only while it is still the slot's.
     func notify(_ message: OutboundMessage, for ticket: SlotTicket) {
@@ -172,10 +170,10 @@ final class SlotTable: Sendable {
 
     // MARK: Lifetime
 
-    /// The session ended: every slot's task is cancelled (withdrawing its demands); nothing is
-    /// sent, there is nobody left to read it.
+    /// The session ended: the slots are forgotten and nothing more is sent, there is nobody
+    /// left to read it (the session cancels its requests' tasks, withdrawing their demands).
     func close() {
-        state.withLock { $0.entries.close() }.cancelAll()
+        state.withLock { _ = $0.entries.close() }
     }
 
     // MARK: Sending
