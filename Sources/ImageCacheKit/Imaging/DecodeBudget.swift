@@ -103,6 +103,7 @@ public final class DecodeBudget: Sendable {
     @discardableResult
     nonisolated(nonsending)
     package func acquire(_ cost: DecodeCost) async throws -> Permit {
+        try Task.checkCancellation()
         let heavy = isHeavy(cost)
         let permit = Permit(cost: cost, heavy: heavy)
         let admission = SharedOutcome<Void, ImagingError>()
@@ -112,24 +113,32 @@ public final class DecodeBudget: Sendable {
         }
         queueChanges.update { $0 &+= 1 }
         do {
-            try await admission.value()
+            try await withTaskCancellationHandler {
+                try await admission.value()
+            } onCancel: {
+                // Out of the queue at once, on the cancelling thread: it may have been a
+                // lane's head that held others back.
+                leave(admission)
+            }
         } catch is CancellationError {
-            // Left while waiting. Still queued: out of the queue (it may have been a lane's
-            // head that held others back). Decided meanwhile: admitted gives its permit back.
-            let queued = state.withLock { state -> Bool in
-                guard let index = state.waiters.firstIndex(where: { $0.admission === admission }) else { return false }
-                state.waiters.remove(at: index)
-                drain(&state)
-                return true
-            }
-            if queued {
-                queueChanges.update { $0 &+= 1 }
-            } else if case .success? = admission.outcome {
-                release(permit)
-            }
+            // Decided before the cancellation reached the queue: an admitted permit goes back.
+            leave(admission)
+            if case .success? = admission.outcome { release(permit) }
             throw CancellationError()
         }
         return permit
+    }
+
+    /// Takes a cancelled waiter out of the queue if it is still there, admitting whoever the
+    /// queue can then admit.
+    private func leave(_ admission: SharedOutcome<Void, ImagingError>) {
+        let left = state.withLock { state -> Bool in
+            guard let index = state.waiters.firstIndex(where: { $0.admission === admission }) else { return false }
+            state.waiters.remove(at: index)
+            drain(&state)
+            return true
+        }
+        if left { queueChanges.update { $0 &+= 1 } }
     }
 
     /// Gives back what `acquire` took, admitting whoever now fits.

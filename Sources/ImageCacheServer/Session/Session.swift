@@ -39,8 +39,8 @@ public final class Session: Sendable {
         var countsTowardCap: Bool
         /// Its answer is being sent; too late to cancel.
         var answered = false
-        /// Its work was stopped (`cancelWork`) before its task was attached: the task is
-        /// cancelled as it arrives.
+        /// Its work was stopped (`cancelWork`): a task attached after that is cancelled as it
+        /// arrives.
         var workCancelled = false
     }
 
@@ -112,7 +112,8 @@ public final class Session: Sendable {
     }
 
     /// Records the task doing the admitted work, so `cancel` and closing can stop it. If the
-    /// entry is already gone (cancelled in between), the task is cancelled at once.
+    /// entry is already gone (cancelled in between), or its work was already stopped
+    /// (`cancelWork`), the task is cancelled at once.
     func attach(_ task: Task<Void, Never>, key: PendingKey, serial: UInt64) {
         let cancelNow = state.withLock { state -> Bool in
             guard state.pending.attach(task, to: key, serial: serial) else { return true }

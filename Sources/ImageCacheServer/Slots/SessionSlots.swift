@@ -1,7 +1,8 @@
 import ImageCacheKit
 
 /// The slot and prefetch tables of every open session, made on a session's first
-/// `thumbnail.show` or `prefetch` and dropped (their tasks cancelled) when it closes.
+/// `thumbnail.show` or `prefetch` and dropped when it closes (the prefetches' tasks
+/// cancelled; the slots' requests are the session's, which cancels their tasks itself).
 final class SessionSlots: Sendable {
     /// One session's tables.
     struct Tables: Sendable {

@@ -92,8 +92,10 @@ final class SlotTable: Sendable {
                                     arrivedDuringFling: state.fling.isFlinging(at: instant))
             return (ticket, previous, direct)
         }
-        write(direct)
+        // The work is stopped before the 1007 is written: a client that reads it may reuse the
+        // request's id at once, and the session then holds another entry under that id.
         recycled?.entry.cancelWork()
+        write(direct)
         return ticket
     }
 
@@ -119,8 +121,8 @@ final class SlotTable: Sendable {
             }
             return (cancelled, previous, direct)
         }
-        direct.forEach(write)
         recycled?.entry.cancelWork()
+        direct.forEach(write)
         return cancelled
     }
 
