@@ -91,20 +91,35 @@ final class SearchFixture: Sendable {
     let folder: String
     /// Whether the simulator was stopped already (NIO must not be shut down twice).
     private let stopped = LockedState(false)
+    /// Where the providers' API URLs point once the simulator is stopped: a port held bound
+    /// and refusing. The stopped simulator's own port is free for any other test's server to
+    /// take the next moment (a parallel test's simulator then answered "the provider is down"
+    /// with a fresh page).
+    private let refusing: RefusingPort
 
-    private init(sim: SimulatedProviders, folder: String) {
+    private init(sim: SimulatedProviders, folder: String, refusing: RefusingPort) {
         self.sim = sim
         self.folder = folder
+        self.refusing = refusing
     }
 
     static func make() async throws -> SearchFixture {
-        SearchFixture(sim: try await SimulatedProviders.start(), folder: TestServer.makeFolder())
+        SearchFixture(sim: try await SimulatedProviders.start(), folder: TestServer.makeFolder(), refusing: try RefusingPort())
     }
 
     var api: ProviderAPISimulator { sim.api }
 
+    /// The daemon's configuration; once `stopSimulator()` ran, the providers are at the
+    /// refusing port.
     func configuration(keys: [String: String?] = [:], searchTTL: Duration = .seconds(24 * 3600)) -> CacheConfiguration {
-        SearchDaemon.configuration(sim: sim, folder: folder, keys: keys, searchTTL: searchTTL)
+        var configuration = SearchDaemon.configuration(sim: sim, folder: folder, keys: keys, searchTTL: searchTTL)
+        if stopped.withLock({ $0 }) {
+            let down = refusing.url("")
+            configuration.unsplash.apiURL = ProviderAPISimulator.apiURL(for: "unsplash", baseURL: down)
+            configuration.flickr.apiURL = ProviderAPISimulator.apiURL(for: "flickr", baseURL: down)
+            configuration.pixabay.apiURL = ProviderAPISimulator.apiURL(for: "pixabay", baseURL: down)
+        }
+        return configuration
     }
 
     /// Stops the simulator: the providers can no longer be reached.

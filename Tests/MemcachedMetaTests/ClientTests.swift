@@ -178,9 +178,11 @@ struct LateAnswerTests {
         let server = try ScriptedMemcached()
         var configuration = MemcachedClient.Configuration()
         // Long enough that the second answer, sent the moment its request arrives, is read in
-        // time even on a machine loaded by a whole test run (150 ms was not, under load); the
-        // first request still always times out, since its answer waits for the second request.
-        configuration.timeout = .seconds(2)
+        // time even on a machine loaded by a whole test run under ThreadSanitizer (150 ms was
+        // not, nor was 2 s: the event loop there stalled for seconds); the first request still
+        // always times out, since its answer waits for the second request, so the test takes
+        // this long.
+        configuration.timeout = .seconds(15)
         configuration.connectionsPerNode = 1
         let client = MemcachedClient(servers: [MemcachedServerAddress(host: "127.0.0.1", port: server.port)],
                                      configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
