@@ -124,4 +124,22 @@ struct FuzzRegressionTests {
         let cut = try #require(DownloadDestination.sanitise(String(repeating: "a", count: limit - 1) + " bc"))
         #expect(cut == String(repeating: "a", count: limit - 1))
     }
+
+    @Test("an AVIF whose ispe sizes multiply past Int.max is too_large, not a trap")
+    func avifPixelCountOverflow() throws {
+        let bytes = try Self.input("avif-ispe-product-overflows")
+        #expect(throws: ImagingError.self) { try Thumbnailer.validate(bytes) }
+        do {
+            _ = try Thumbnailer.validate(bytes)
+        } catch {
+            guard case .tooLarge(let width, let height, _) = error else {
+                Issue.record("expected too_large, got \(error)")
+                return
+            }
+            #expect(width.multipliedReportingOverflow(by: height).overflow, "\(width) × \(height)")
+        }
+        let huge = ImageHeader(format: .avif, storedWidth: 0xFFFF_FFFF, storedHeight: 0xFFFF_FFFF)
+        #expect(huge.pixelCount == Int.max)
+        #expect(throws: ImagingError.self) { try huge.checkPixelLimit(Thumbnailer.defaultMaxPixels) }
+    }
 }
