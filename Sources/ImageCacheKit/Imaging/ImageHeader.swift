@@ -44,10 +44,7 @@ public struct ImageHeader: Sendable, Hashable {
     /// Pixels a full decode would produce; `Int.max` when the product overflows. The sizes
     /// are the file's own numbers (an AVIF's `ispe` holds two 32-bit ones): a hostile header
     /// must get `too_large`, never a trap.
-    package var pixelCount: Int {
-        let (count, overflow) = storedWidth.multipliedReportingOverflow(by: storedHeight)
-        return overflow ? Int.max : count
-    }
+    package var pixelCount: Int { storedWidth.multipliedClamped(by: storedHeight) }
 
     /// Throws `too_large` when the declared size exceeds `maxPixels`: called before any pixel
     /// buffer exists, so a 65000×65000 header costs microseconds and no memory.
