@@ -1,6 +1,7 @@
 #include "CPNGReader.h"
 #include <png.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -12,6 +13,72 @@ struct ic_png_failure {
     jmp_buf jump;
     char message[160];
 };
+
+static void ic_error(png_structp png, png_const_charp message);
+static void ic_warning(png_structp png, png_const_charp message);
+
+// libpng's heap, counted and capped per reader. libpng sizes some buffers by what a chunk
+// declares: a 57-byte file declaring a 1 GiB tEXt chunk made it allocate and zero 1 GiB (its
+// chunk-size check is a "benign" error, which reading turns into a warning). Every allocation
+// goes through `ic_heap_malloc`, which refuses what would pass `limit`: the chunk is then
+// skipped with a warning (metadata) or the read fails (rows), never the process.
+struct ic_png_heap {
+    size_t inUse;
+    size_t peak;
+    size_t limit;
+};
+
+// Each block carries its size in front, so that frees can be counted.
+typedef union {
+    size_t size;
+    max_align_t alignment;
+} ic_heap_block;
+
+static png_voidp ic_heap_malloc(png_structp png, png_alloc_size_t size) {
+    struct ic_png_heap *heap = (struct ic_png_heap *)png_get_mem_ptr(png);
+    if (size > heap->limit - heap->inUse || size > SIZE_MAX - sizeof(ic_heap_block)) return NULL;
+    ic_heap_block *block = malloc(sizeof(ic_heap_block) + size);
+    if (block == NULL) return NULL;
+    block->size = size;
+    heap->inUse += size;
+    if (heap->inUse > heap->peak) heap->peak = heap->inUse;
+    return block + 1;
+}
+
+static void ic_heap_free(png_structp png, png_voidp pointer) {
+    if (pointer == NULL) return;
+    struct ic_png_heap *heap = (struct ic_png_heap *)png_get_mem_ptr(png);
+    ic_heap_block *block = (ic_heap_block *)pointer - 1;
+    heap->inUse -= block->size;
+    free(block);
+}
+
+// Once the header is known, the heap may also hold libpng's two rows (the widest pixel libpng
+// works with is 8 bytes, 16-bit RGBA) and their padding.
+static void ic_heap_allow_rows(struct ic_png_heap *heap, png_uint_32 width) {
+    heap->limit = IC_PNG_METADATA_HEAP + 2 * ((size_t)width * 8 + 128);
+}
+
+// Ancillary chunks neither reader uses are skipped unread (libpng reads through them without
+// keeping them): text, time, physical size, sample depths, the background, histograms,
+// suggested palettes, eXIf, and unknown ancillary chunks. Kept: tRNS (transparency) and what
+// the colour conversion reads (gAMA, cHRM, sRGB, iCCP).
+static void ic_png_skip_unused_chunks(png_structp png) {
+    static const png_byte used[] = { 't', 'R', 'N', 'S', '\0', 'g', 'A', 'M', 'A', '\0', 'c', 'H', 'R', 'M', '\0',
+                                     's', 'R', 'G', 'B', '\0', 'i', 'C', 'C', 'P', '\0' };
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_AS_DEFAULT, used, (int)(sizeof used / 5));
+}
+
+// A read structure over a counted heap with the chunk handling above.
+static png_structp ic_png_create(struct ic_png_failure *failure, struct ic_png_heap *heap) {
+    heap->limit = IC_PNG_METADATA_HEAP;
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, failure, ic_error, ic_warning,
+                                               heap, ic_heap_malloc, ic_heap_free);
+    if (png != NULL) ic_png_skip_unused_chunks(png);
+    return png;
+}
 
 struct ic_png_reader {
     png_structp png;
@@ -28,6 +95,7 @@ struct ic_png_reader {
     /// 1 once libpng, finishing the image data, asked for the next chunk's header: stopped there.
     int imageDataEnded;
     struct ic_png_failure failure;
+    struct ic_png_heap heap;
 };
 
 // Rows libpng delivers: the image's rows, or each Adam7 pass's rows for passes with columns.
@@ -126,7 +194,7 @@ ic_png_reader *ic_png_reader_create(const void *data, size_t size) {
         ic_png_reader_destroy(reader);
         return NULL;
     }
-    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader->failure, ic_error, ic_warning);
+    reader->png = ic_png_create(&reader->failure, &reader->heap);
     if (reader->png == NULL) {
         free(reader);
         return NULL;
@@ -153,6 +221,7 @@ int ic_png_read_info(ic_png_reader *reader, ic_png_info *info) {
         return 0;
     }
     png_read_info(reader->png, reader->info);
+    ic_heap_allow_rows(&reader->heap, png_get_image_width(reader->png, reader->info));
     png_set_read_user_transform_fn(reader->png, ic_row_decoded);
     if (!ic_png_configure(reader->png, reader->info, 1, info, &reader->passes, &reader->failure)) {
         reader->failed = 1;
@@ -223,6 +292,8 @@ const char *ic_png_reader_message(const ic_png_reader *reader) {
     return reader->failure.message;
 }
 
+size_t ic_png_reader_peak_heap(const ic_png_reader *reader) { return reader->heap.peak; }
+
 // MARK: Progressive stream
 
 struct ic_png_stream {
@@ -236,10 +307,12 @@ struct ic_png_stream {
     /// Rows libpng will deliver (each Adam7 pass's reduced rows), and those delivered so far.
     unsigned long long rowsExpected;
     unsigned long long rowsSeen;
+    struct ic_png_heap heap;
 };
 
 static void ic_stream_info(png_structp png, png_infop pngInfo) {
     ic_png_stream *stream = (ic_png_stream *)png_get_progressive_ptr(png);
+    ic_heap_allow_rows(&stream->heap, png_get_image_width(png, pngInfo));
     if (!ic_png_configure(png, pngInfo, 0, &stream->header, &stream->passes, &stream->failure)) {
         longjmp(stream->failure.jump, 1);
     }
@@ -262,7 +335,7 @@ ic_png_stream *ic_png_stream_create(void) {
         ic_png_stream_destroy(stream);
         return NULL;
     }
-    stream->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &stream->failure, ic_error, ic_warning);
+    stream->png = ic_png_create(&stream->failure, &stream->heap);
     if (stream->png == NULL) {
         free(stream);
         return NULL;
@@ -306,6 +379,8 @@ int ic_png_stream_rows_complete(const ic_png_stream *stream) {
 unsigned long long ic_png_stream_rows_seen(const ic_png_stream *stream) { return stream->rowsSeen; }
 
 const char *ic_png_stream_message(const ic_png_stream *stream) { return stream->failure.message; }
+
+size_t ic_png_stream_peak_heap(const ic_png_stream *stream) { return stream->heap.peak; }
 
 int ic_png_stream_in_image_data(const ic_png_stream *stream) {
     return png_get_io_chunk_type(stream->png) == 0x49444154u; // "IDAT"

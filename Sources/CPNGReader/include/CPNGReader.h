@@ -9,9 +9,19 @@
 // as sRGB at every bit depth, as Pillow, libvips and browsers read it. Nothing after the
 // chunk the last row ends in is read (that chunk is read to its CRC), so a damaged trailer (a
 // mangled chunk before IEND, no IEND, a zlib stream ending in a later IDAT) costs no pixel.
+// Ancillary chunks other than tRNS, gAMA, cHRM, sRGB and iCCP (text, eXIf, private chunks…)
+// are skipped unread, and libpng's heap is capped (`IC_PNG_METADATA_HEAP`): what a chunk
+// declares never decides an allocation.
 #ifndef IMAGECACHED_CPNGREADER_H
 #define IMAGECACHED_CPNGREADER_H
 #include <stddef.h>
+
+/// What libpng's heap may hold besides its two rows, per reader (both kinds): the structures,
+/// the zlib state, a palette, gamma tables and an ICC profile (read, then copied: profiles up
+/// to about 4 MB keep their colours; a larger one is skipped with a warning and the image is
+/// read as sRGB). An allocation past it is refused, so a chunk that declares more than the
+/// file can be is never allocated.
+#define IC_PNG_METADATA_HEAP (8u << 20)
 
 typedef struct ic_png_reader ic_png_reader;
 
@@ -52,6 +62,9 @@ int ic_png_read_rows(ic_png_reader *reader, unsigned char *rows, unsigned int co
 int ic_png_read_image(ic_png_reader *reader, unsigned char *image, size_t rowBytes);
 /// libpng's message for the error that stopped the reader ("" when none).
 const char *ic_png_reader_message(const ic_png_reader *reader);
+/// The most libpng's heap held at once, in bytes (never more than its limit,
+/// `IC_PNG_METADATA_HEAP` plus two rows).
+size_t ic_png_reader_peak_heap(const ic_png_reader *reader);
 /// libpng's progressive reader (`png_process_data`), fed a body in chunks as they arrive, with
 /// the same error handling, limits and output layout as the reader above. It keeps no row:
 /// it proves that every row of every pass decodes, for verifying a download as it is written.
@@ -73,4 +86,6 @@ int ic_png_stream_in_image_data(const ic_png_stream *stream);
 unsigned long long ic_png_stream_rows_seen(const ic_png_stream *stream);
 /// libpng's message for the error that stopped the stream ("" when none).
 const char *ic_png_stream_message(const ic_png_stream *stream);
+/// The most libpng's heap held at once, in bytes (as `ic_png_reader_peak_heap`).
+size_t ic_png_stream_peak_heap(const ic_png_stream *stream);
 #endif

@@ -11,11 +11,25 @@ import ImageCacheProtocol
 /// not given to libpng here, and the pull reader stops before the next chunk's header. To know
 /// which chunk the last row ends in, libpng is fed chunk by chunk (each piece of a body's
 /// bytes lies in one PNG chunk).
+///
+/// Before the image data, libpng is not given the ancillary chunks the pull reader skips
+/// unread (`skippedBeforeImageData`): its progressive reader buffers a chunk whole before it
+/// looks at it, growing (and copying) that buffer as the bytes arrive, so a large text chunk
+/// cost time quadratic in its size and memory up to its size; the verdict never depended on
+/// those chunks. From the first image data chunk on, every chunk is given to libpng, as the
+/// pull reader reads every one of them there.
 final class StreamingPNGVerifier {
     private let stream: OpaquePointer
     private var chunks = PNGChunkTracker()
     /// The end of the IDAT chunk the last row ended in, once the rows are complete.
     private var imageEnd: Int?
+    /// The header of the chunk now arriving, held until whole (its type and length decide
+    /// whether libpng sees the chunk).
+    private var heldHeader: [UInt8] = []
+    /// Whether the chunk now arriving is kept from libpng.
+    private var skipping = false
+    /// Whether an IDAT chunk has begun.
+    private var sawImageData = false
     /// Decode memory, decided from IHDR before libpng allocates anything.
     let memoryCost: Int
 
@@ -38,16 +52,54 @@ final class StreamingPNGVerifier {
             let size = min(bytes.count - offset, chunks.bytesToBoundary)
             let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
             offset += size
-            chunks.consume(piece)
+            let inHeader = chunks.atChunkHeader
+            let completed = chunks.consume(piece)
             if let imageEnd, chunks.count - size >= imageEnd { continue } // after the image data
-            guard ic_png_stream_feed(stream, piece.baseAddress, piece.count) != 0 else {
-                let message = String(cString: ic_png_stream_message(stream))
-                throw ImagingError.decodeFailed("PNG: \(message.isEmpty ? "not decodable" : message)", format: .png)
+            guard inHeader else {
+                if !skipping { try give(piece) }
+                continue
             }
-            if imageEnd == nil && ic_png_stream_rows_complete(stream) != 0 {
-                imageEnd = chunks.currentChunkEnd
+            heldHeader.append(contentsOf: piece)
+            guard let completed else { continue }
+            skipping = !sawImageData && Self.skippedBeforeImageData(completed)
+            if completed.type == PNGChunkHeader.imageData { sawImageData = true }
+            let header = heldHeader
+            heldHeader.removeAll(keepingCapacity: true)
+            if !skipping {
+                let fed = header.withUnsafeBytes { ic_png_stream_feed(stream, $0.baseAddress, $0.count) }
+                try settle(fed)
             }
         }
+    }
+
+    /// Gives libpng the next bytes it is to see.
+    private func give(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) {
+        try settle(ic_png_stream_feed(stream, bytes.baseAddress, bytes.count))
+    }
+
+    /// What a feed's result means: its error, or the end of the image data once every row came.
+    private func settle(_ fed: Int32) throws(ImagingError) {
+        guard fed != 0 else {
+            let message = String(cString: ic_png_stream_message(stream))
+            throw ImagingError.decodeFailed("PNG: \(message.isEmpty ? "not decodable" : message)", format: .png)
+        }
+        if imageEnd == nil && ic_png_stream_rows_complete(stream) != 0 {
+            imageEnd = chunks.currentChunkEnd
+        }
+    }
+
+    /// Whether a chunk before the image data is kept from libpng: an ancillary chunk the pull
+    /// reader skips unread (every valid ancillary chunk but a `tRNS` that can be one, of at most
+    /// 256 bytes: what the colour conversion reads cannot make a row fail), and a `PLTE` longer
+    /// than any palette (the pull reader skips it in an image without a palette and fails an
+    /// image with one; without it, libpng fails that image at its first IDAT for want of a
+    /// palette). A chunk with an invalid name is given to libpng, which refuses it in both
+    /// readers.
+    static func skippedBeforeImageData(_ header: PNGChunkHeader) -> Bool {
+        guard header.hasValidName else { return false }
+        if header.type == PNGChunkHeader.palette { return header.length > 768 }
+        guard header.isAncillary else { return false }
+        return header.type != PNGChunkHeader.transparency || header.length > 256
     }
 
     func finish() throws(ImagingError) {
@@ -74,25 +126,59 @@ struct PNGChunkTracker {
     /// The end (after its CRC) of the chunk the last byte seen belongs to.
     var currentChunkEnd: Int { count > nextChunk ? count : nextChunk }
 
+    /// Whether the next byte belongs to a chunk's header (its length and type).
+    var atChunkHeader: Bool { count >= nextChunk }
+
     /// How many bytes, from the next one, still lie in the current chunk (or in the signature,
     /// or in the next chunk's length and type, which decide where that chunk ends).
     var bytesToBoundary: Int {
         count < nextChunk ? nextChunk - count : 8 - header.count
     }
 
-    /// Takes the body's next bytes.
-    mutating func consume(_ bytes: UnsafeRawBufferPointer) {
+    /// Takes the body's next bytes; returns the last chunk header they completed, if any.
+    @discardableResult
+    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> PNGChunkHeader? {
         let origin = count
         count += bytes.count
+        var completed: PNGChunkHeader?
         while nextChunk < count {
             let from = max(nextChunk + header.count, origin)
             let take = min(8 - header.count, count - from)
             guard take > 0 else { break }
             header.append(contentsOf: bytes[(from - origin)..<(from - origin + take)])
             guard header.count == 8 else { break }
-            let dataLength = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-            nextChunk = nextChunk.addingClamped(12).addingClamped(dataLength)
+            let chunk = PNGChunkHeader(header)
+            nextChunk = nextChunk.addingClamped(12).addingClamped(chunk.length)
             header.removeAll(keepingCapacity: true)
+            completed = chunk
+        }
+        return completed
+    }
+}
+
+/// A PNG chunk's header: its data length and its type (four bytes, big-endian).
+struct PNGChunkHeader: Equatable {
+    var length: Int
+    var type: UInt32
+
+    static let imageData: UInt32 = 0x4944_4154 // IDAT
+    static let palette: UInt32 = 0x504C_5445 // PLTE
+    static let transparency: UInt32 = 0x7452_4E53 // tRNS
+
+    /// From the header's 8 bytes.
+    init(_ bytes: [UInt8]) {
+        length = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        type = UInt32(bytes[4]) << 24 | UInt32(bytes[5]) << 16 | UInt32(bytes[6]) << 8 | UInt32(bytes[7])
+    }
+
+    /// Four ASCII letters, as the PNG specification requires (libpng refuses anything else).
+    var hasValidName: Bool {
+        (0..<4).allSatisfy { shift in
+            let byte = UInt8(truncatingIfNeeded: type >> (8 * UInt32(shift)))
+            return (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
         }
     }
+
+    /// The first letter in lower case: a chunk a decoder may skip (PNG's "ancillary" bit).
+    var isAncillary: Bool { type & 0x2000_0000 != 0 }
 }

@@ -1,0 +1,107 @@
+import CPNGReader
+import ImageCacheProtocol
+import ProviderSimulator
+import Testing
+import TestSupport
+@testable import ImageCacheKit
+
+/// libpng's heap is capped per reader (`IC_PNG_METADATA_HEAP` plus two rows), and the chunks
+/// neither reader uses are skipped unread: a chunk's declared length never decides an
+/// allocation. Before, a 57-byte file declaring a 1 GiB tEXt chunk made libpng allocate and
+/// zero 1 GiB (its size check is a "benign" error, a warning while reading), and the
+/// progressive reader buffered a large text chunk whole, growing and copying its buffer as the
+/// bytes arrived.
+@Suite struct PNGChunkBudgetTests {
+    /// The most libpng's heap held while the pull reader read the header chunks, and whether
+    /// it read them.
+    private func headerRead(_ bytes: [UInt8]) -> (read: Bool, peak: Int) {
+        bytes.withUnsafeBytes { raw in
+            guard let reader = ic_png_reader_create(raw.baseAddress, raw.count) else { return (false, 0) }
+            defer { ic_png_reader_destroy(reader) }
+            var info = ic_png_info()
+            let read = ic_png_read_info(reader, &info) != 0
+            return (read, ic_png_reader_peak_heap(reader))
+        }
+    }
+
+    @Test("a chunk that declares 1 GiB in a 57-byte file is never allocated: refused, libpng's heap stays small")
+    func declaredLengthIsNeverAllocated() throws {
+        let names = ["tEXt", "zTXt", "iTXt", "sPLT", "pCAL", "sCAL", "bKGD", "cHRM", "gAMA", "hIST", "iCCP", "oFFs",
+                     "pHYs", "sBIT", "sRGB", "sTER", "tIME", "tRNS", "eXIf", "IDAT"]
+        var checked = 0
+        for path in try Corpus.files(in: "png/libpng-crashers") where names.contains(where: { path.hasSuffix("huge_\($0)_chunk.png") || path.hasSuffix("huge_\($0).png") }) {
+            let bytes = try Corpus.bytes(path)
+            let (read, peak) = headerRead(bytes)
+            // An IDAT ends the header chunks: its length is judged when the rows are read.
+            #expect(!read || path.hasSuffix("huge_IDAT.png"), "\(path)")
+            #expect(peak < 1 << 20, "\(path): libpng's heap reached \(peak) bytes")
+            let error = expectRPCError(.decodeFailed) { _ = try Thumbnailer.validate(bytes) }
+            #expect(error?.data.format == "png", "\(path)")
+            #expect(streamedVerdict(bytes) { 7 }.verdict == .refused(.decodeFailed, format: "png"), "\(path)")
+            checked += 1
+        }
+        #expect(checked >= 10)
+    }
+
+    /// A real PNG with a 12 MiB text chunk (more than libpng's heap may hold, and more than
+    /// libpng's own 8 MB chunk limit) between its header and its image data.
+    private func pngWithLargeText() throws -> (bytes: [UInt8], width: Int, height: Int) {
+        var chunks = try #require(PNGChunks(parsing: SyntheticImages.png(width: 64, height: 48)))
+        let text = Array("Comment".utf8) + [0] + [UInt8](repeating: 0x41, count: 12 << 20)
+        chunks.insert(PNGChunks.Chunk("tEXt", text), before: "IDAT")
+        return (chunks.bytes, 64, 48)
+    }
+
+    @Test("a 12 MiB text chunk before the image data is skipped unread: the image is accepted, libpng's heap stays small")
+    func largeTextChunkIsSkipped() throws {
+        let png = try pngWithLargeText()
+        let (read, peak) = headerRead(png.bytes)
+        #expect(read)
+        #expect(peak < 1 << 20, "libpng's heap reached \(peak) bytes")
+        let header = try Thumbnailer.validate(png.bytes)
+        #expect((header.width, header.height) == (png.width, png.height))
+        // The progressive reader is never given the chunk: fed in small pieces, it reaches the
+        // same verdict (it buffered the chunk whole before, copying it as it grew).
+        #expect(streamedVerdict(png.bytes) { 4096 }.verdict == wholeFileVerdict(png.bytes))
+        #expect(streamedVerdict(png.bytes) { 4096 }.verdict.isImage)
+    }
+
+    @Test("chunks the readers use keep working: an ICC profile still converts, transparency still gives alpha")
+    func usedChunksAreStillRead() throws {
+        // Adobe RGB's profile is read (the image is colour-tagged) and tRNS becomes alpha.
+        let tagged = try ColourFixtures.bytes("adobe-rgb.png")
+        tagged.withUnsafeBytes { raw in
+            guard let reader = ic_png_reader_create(raw.baseAddress, raw.count) else { Issue.record("no reader"); return }
+            defer { ic_png_reader_destroy(reader) }
+            var info = ic_png_info()
+            #expect(ic_png_read_info(reader, &info) != 0)
+            #expect(info.colourTagged != 0)
+            var colour = ic_png_colour()
+            #expect(ic_png_reader_colour(reader, &colour) != 0)
+            #expect(colour.icc != nil && colour.iccLength > 0)
+        }
+        let transparent = try Corpus.bytes("pngsuite/tbbn3p08.png")
+        let image = try transparent.withUnsafeBytes { try PNGDecoder.decode($0) }
+        #expect(image.channels == 4)
+    }
+
+    @Test("the stream keeps from libpng only valid-named ancillary chunks (but a tRNS that can be one) and oversized palettes, before the image data")
+    func skipRule() {
+        func header(_ type: String, _ length: Int) -> PNGChunkHeader {
+            let bytes = [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + Array(type.utf8)
+            return PNGChunkHeader(bytes)
+        }
+        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("tEXt", 10)))
+        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("iCCP", 3000)))
+        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("prVt", 1)))
+        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("tRNS", 257)))
+        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("tRNS", 256)))
+        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("PLTE", 771)))
+        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("PLTE", 768)))
+        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("IHDR", 13)))
+        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("IDAT", 1 << 30)))
+        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("zzZ1", 4)), "an invalid name is libpng's to refuse")
+        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("XYZW", 4)), "an unknown critical chunk is libpng's to refuse")
+    }
+}
