@@ -6,20 +6,13 @@
 #
 #   Benchmarks/scripts/png-chunk-bomb.sh DAEMON FILE
 set -euo pipefail
+source "$(dirname "$0")/loopback-config.sh"
 daemon=$1; file=$2
 work=$(mktemp -d /tmp/png-chunk-bomb.XXXXXX)
 mkdir -p $work/www; cp "$file" $work/www/bomb.png
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server $port --bind 127.0.0.1 --directory $work/www >/dev/null 2>&1 & server=$!
-cat > $work/cache.conf <<CONF
-[daemon]
-log_level = warning
-[cache]
-cache_dir = $work/cache
-[network]
-allowed_hosts = 127.0.0.1
-allow_http = true
-CONF
+loopback_config "$work"
 "$daemon" --config $work/cache.conf --socket $work/d.sock 2>$work/log & pid=$!
 for i in $(seq 100); do [[ -S $work/d.sock ]] && break; sleep 0.05; done
 sleep 0.3

@@ -19,6 +19,7 @@
 # TRACE=PREFIX writes every answer's latency to PREFIX-MODE-ROUND.txt (trace_summary.py reads it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source Benchmarks/scripts/loopback-config.sh
 seconds=${1:-10}
 connections=${2:-16}
 rounds=${3:-3}
@@ -81,15 +82,7 @@ nginx_worker=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
 
 # The daemon: its own config, cache and socket; loopback HTTP allowed for the one fetch.
 socket="$work/d.sock"
-cat > "$work/cache.conf" <<CONF
-[daemon]
-log_level = warning
-[cache]
-cache_dir = $work/cache
-[network]
-allowed_hosts = 127.0.0.1
-allow_http = true
-CONF
+loopback_config "$work"
 echo "== daemon: $daemon_binary"
 taskset -c "$server_cpu" "$daemon_binary" --config "$work/cache.conf" --socket "$socket" 2>"$work/daemon.log" &
 daemon=$!
