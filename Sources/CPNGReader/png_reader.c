@@ -132,6 +132,14 @@ static void ic_read(png_structp png, png_bytep out, size_t length) {
     if (length > reader->size - reader->offset) png_error(png, "read beyond end of data");
     memcpy(out, reader->data + reader->offset, length);
     reader->offset += length;
+    // A PLTE longer than any palette is refused at its header, as the progressive stream's
+    // feeder refuses it (`StreamingPNGVerifier`): libpng would skip it in an image without a
+    // palette, but its progressive reader first buffers a chunk whole, whatever its length.
+    if (length == 8 && (png_get_io_state(png) & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR
+        && memcmp(out + 4, "PLTE", 4) == 0) {
+        png_uint_32 declared = png_get_uint_32(out);
+        if (declared > 3 * PNG_MAX_PALETTE_LENGTH) png_error(png, "PLTE: invalid");
+    }
 }
 
 static void ic_error(png_structp png, png_const_charp message) {

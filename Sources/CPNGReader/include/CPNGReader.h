@@ -17,10 +17,10 @@
 #include <stddef.h>
 
 /// What libpng's heap may hold besides its two rows, per reader (both kinds): the structures,
-/// the zlib state, a palette, gamma tables and an ICC profile (read, then copied: profiles up
-/// to about 4 MB keep their colours; a larger one is skipped with a warning and the image is
-/// read as sRGB). An allocation past it is refused, so a chunk that declares more than the
-/// file can be is never allocated.
+/// the zlib state, a palette, gamma tables and an ICC profile (up to libpng's own limit of
+/// 8 000 000 bytes; the info structure keeps the buffer the profile was read into). An
+/// allocation past it is refused, so a chunk that declares more than the file can be is never
+/// allocated.
 #define IC_PNG_METADATA_HEAP (8u << 20)
 
 typedef struct ic_png_reader ic_png_reader;

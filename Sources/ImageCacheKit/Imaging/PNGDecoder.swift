@@ -9,9 +9,10 @@ import ImageCacheProtocol
 /// Validation means the pixels are right, as browsers judge them: every row must decode (a
 /// body cut inside its image data fails with "read beyond end of data"), while what follows
 /// the last row (a mangled ancillary chunk, a missing IEND) is not needed for any pixel and is
-/// not read. Ancillary-chunk limits stay at libpng's defaults (8 MB per chunk), which defuse
-/// decompression bombs hidden in text chunks; such chunks never reach a client either
-/// (`DeliveredFileRules`).
+/// not read. Ancillary chunks other than tRNS, gAMA, cHRM, sRGB and iCCP (text, eXIf, private
+/// chunks) are skipped unread, and libpng's heap is capped per reader (`IC_PNG_METADATA_HEAP`
+/// plus two rows), so no length a chunk declares decides an allocation and no text chunk is
+/// inflated; such chunks never reach a client either (`DeliveredFileRules`).
 ///
 /// Output is 8-bit grey, RGB or RGBA (straight alpha), in sRGB: an iCCP profile, or cHRM
 /// primaries (without an sRGB chunk) with gAMA, are converted through LittleCMS

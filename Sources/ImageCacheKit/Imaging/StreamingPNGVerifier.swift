@@ -13,7 +13,7 @@ import ImageCacheProtocol
 /// bytes lies in one PNG chunk).
 ///
 /// Before the image data, libpng is not given the ancillary chunks the pull reader skips
-/// unread (`skippedBeforeImageData`): its progressive reader buffers a chunk whole before it
+/// unread (`handlingBeforeImageData`): its progressive reader buffers a chunk whole before it
 /// looks at it, growing (and copying) that buffer as the bytes arrive, so a large text chunk
 /// cost time quadratic in its size and memory up to its size; the verdict never depended on
 /// those chunks. From the first image data chunk on, every chunk is given to libpng, as the
@@ -30,6 +30,8 @@ final class StreamingPNGVerifier {
     private var skipping = false
     /// Whether an IDAT chunk has begun.
     private var sawImageData = false
+    /// Chunk headers seen (IHDR must be the first).
+    private var chunksSeen = 0
     /// Decode memory, decided from IHDR before libpng allocates anything.
     let memoryCost: Int
 
@@ -61,7 +63,15 @@ final class StreamingPNGVerifier {
             }
             heldHeader.append(contentsOf: piece)
             guard let completed else { continue }
-            skipping = !sawImageData && Self.skippedBeforeImageData(completed)
+            skipping = false
+            if !sawImageData {
+                switch Self.handlingBeforeImageData(completed, first: chunksSeen == 0) {
+                case .give: break
+                case .skip: skipping = true
+                case .refuse(let reason): throw ImagingError.decodeFailed("PNG: \(reason)", format: .png)
+                }
+            }
+            chunksSeen += 1
             if completed.type == PNGChunkHeader.imageData { sawImageData = true }
             let header = heldHeader
             heldHeader.removeAll(keepingCapacity: true)
@@ -88,18 +98,39 @@ final class StreamingPNGVerifier {
         }
     }
 
-    /// Whether a chunk before the image data is kept from libpng: an ancillary chunk the pull
-    /// reader skips unread (every valid ancillary chunk but a `tRNS` that can be one, of at most
-    /// 256 bytes: what the colour conversion reads cannot make a row fail), and a `PLTE` longer
-    /// than any palette (the pull reader skips it in an image without a palette and fails an
-    /// image with one; without it, libpng fails that image at its first IDAT for want of a
-    /// palette). A chunk with an invalid name is given to libpng, which refuses it in both
-    /// readers.
-    static func skippedBeforeImageData(_ header: PNGChunkHeader) -> Bool {
-        guard header.hasValidName else { return false }
-        if header.type == PNGChunkHeader.palette { return header.length > 768 }
-        guard header.isAncillary else { return false }
-        return header.type != PNGChunkHeader.transparency || header.length > 256
+    /// What becomes of a chunk before the image data.
+    enum ChunkHandling: Equatable {
+        /// libpng reads it.
+        case give
+        /// Kept from libpng: the pull reader skips it unread.
+        case skip
+        /// The body is refused here, as the pull reader refuses it at this chunk.
+        case refuse(String)
+    }
+
+    /// What becomes of a chunk before the first IDAT, decided from its header alone, so that
+    /// libpng's progressive reader never buffers a chunk whose length the pull reader ignores
+    /// (it would grow and copy that buffer as the bytes arrive):
+    /// - skipped: every valid ancillary chunk but a `tRNS` that can be one (at most 256 bytes).
+    ///   The pull reader skips them unread, or (gAMA, cHRM, sRGB, iCCP) reads them for the
+    ///   colour conversion, where libpng 1.6 reports every fault as a warning: none of them
+    ///   can make a row fail, so the verdict does not depend on them;
+    /// - refused: a second IHDR, an IEND, an unknown critical chunk, and a `PLTE` longer than
+    ///   any palette (768 bytes): the pull reader refuses all of them (the last in `ic_read`);
+    /// - given to libpng: everything else, including a chunk with an invalid name or a length
+    ///   past 2³¹ − 1, which libpng refuses from its header in both readers.
+    static func handlingBeforeImageData(_ header: PNGChunkHeader, first: Bool) -> ChunkHandling {
+        guard header.hasValidName, header.length <= 0x7FFF_FFFF else { return .give }
+        if header.isAncillary {
+            return header.type == PNGChunkHeader.transparency && header.length <= 256 ? .give : .skip
+        }
+        switch header.type {
+        case PNGChunkHeader.imageData: return .give
+        case PNGChunkHeader.palette: return header.length <= 768 ? .give : .refuse("PLTE: invalid")
+        case PNGChunkHeader.header: return first ? .give : .refuse("IHDR: out of place")
+        case PNGChunkHeader.end: return .refuse("IEND: out of place")
+        default: return .refuse("unknown critical chunk")
+        }
     }
 
     func finish() throws(ImagingError) {
@@ -161,8 +192,10 @@ struct PNGChunkHeader: Equatable {
     var length: Int
     var type: UInt32
 
+    static let header: UInt32 = 0x4948_4452 // IHDR
     static let imageData: UInt32 = 0x4944_4154 // IDAT
     static let palette: UInt32 = 0x504C_5445 // PLTE
+    static let end: UInt32 = 0x4945_4E44 // IEND
     static let transparency: UInt32 = 0x7452_4E53 // tRNS
 
     /// From the header's 8 bytes.

@@ -85,23 +85,49 @@ import TestSupport
         #expect(image.channels == 4)
     }
 
-    @Test("the stream keeps from libpng only valid-named ancillary chunks (but a tRNS that can be one) and oversized palettes, before the image data")
-    func skipRule() {
+    @Test("before the image data the stream gives libpng, skips or refuses each chunk as the pull reader treats it")
+    func handlingRule() {
         func header(_ type: String, _ length: Int) -> PNGChunkHeader {
             let bytes = [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
                 + Array(type.utf8)
             return PNGChunkHeader(bytes)
         }
-        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("tEXt", 10)))
-        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("iCCP", 3000)))
-        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("prVt", 1)))
-        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("tRNS", 257)))
-        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("tRNS", 256)))
-        #expect(StreamingPNGVerifier.skippedBeforeImageData(header("PLTE", 771)))
-        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("PLTE", 768)))
-        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("IHDR", 13)))
-        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("IDAT", 1 << 30)))
-        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("zzZ1", 4)), "an invalid name is libpng's to refuse")
-        #expect(!StreamingPNGVerifier.skippedBeforeImageData(header("XYZW", 4)), "an unknown critical chunk is libpng's to refuse")
+        func handling(_ type: String, _ length: Int, first: Bool = false) -> StreamingPNGVerifier.ChunkHandling {
+            StreamingPNGVerifier.handlingBeforeImageData(header(type, length), first: first)
+        }
+        #expect(handling("tEXt", 10) == .skip)
+        #expect(handling("iCCP", 3000) == .skip)
+        #expect(handling("prVt", 1) == .skip)
+        #expect(handling("tRNS", 257) == .skip)
+        #expect(handling("tRNS", 256) == .give)
+        #expect(handling("PLTE", 768) == .give)
+        #expect(handling("PLTE", 771) == .refuse("PLTE: invalid"))
+        #expect(handling("IHDR", 13, first: true) == .give)
+        #expect(handling("IHDR", 13) == .refuse("IHDR: out of place"))
+        #expect(handling("IEND", 0) == .refuse("IEND: out of place"))
+        #expect(handling("XYZW", 4) == .refuse("unknown critical chunk"))
+        #expect(handling("IDAT", 1 << 30) == .give)
+        #expect(handling("zzZ1", 4) == .give, "an invalid name is libpng's to refuse")
+        #expect(handling("tEXt", 0x8000_0000) == .give, "a length past 2³¹ − 1 is libpng's to refuse")
     }
+
+    @Test("chunks both readers refuse before the image data, whatever their length: the same verdict")
+    func refusedChunksAgree() throws {
+        let plain = try #require(PNGChunks(parsing: SyntheticImages.png(width: 32, height: 24)))
+        let cases: [(String, PNGChunks.Chunk)] = [
+            ("an oversized PLTE in an RGB image", PNGChunks.Chunk("PLTE", [UInt8](repeating: 7, count: 3 * 300))),
+            ("an unknown critical chunk", PNGChunks.Chunk("XYZW", [UInt8](repeating: 1, count: 9000))),
+            ("an early IEND", PNGChunks.Chunk("IEND", [UInt8](repeating: 1, count: 50))),
+        ]
+        for (label, chunk) in cases {
+            var chunks = plain
+            chunks.insert(chunk, before: "IDAT")
+            let whole = wholeFileVerdict(chunks.bytes)
+            #expect(whole == .refused(.decodeFailed, format: "png"), "\(label)")
+            for size in [1, 13, 4096] {
+                #expect(streamedVerdict(chunks.bytes) { size }.verdict == whole, "\(label), pieces of \(size)")
+            }
+        }
+    }
+
 }
