@@ -23,9 +23,6 @@ final class StreamingPNGVerifier {
     private var chunks = PNGChunkTracker()
     /// The end of the IDAT chunk the last row ended in, once the rows are complete.
     private var imageEnd: Int?
-    /// The header of the chunk now arriving, held until whole (its type and length decide
-    /// whether libpng sees the chunk).
-    private var heldHeader: [UInt8] = []
     /// Whether the chunk now arriving is kept from libpng.
     private var skipping = false
     /// Whether an IDAT chunk has begun.
@@ -61,7 +58,8 @@ final class StreamingPNGVerifier {
                 if !skipping { try give(piece) }
                 continue
             }
-            heldHeader.append(contentsOf: piece)
+            // A header's bytes go to libpng once the header is whole (the tracker holds them
+            // until then): its type and length decide whether libpng sees the chunk.
             guard let completed else { continue }
             skipping = false
             if !sawImageData {
@@ -73,10 +71,8 @@ final class StreamingPNGVerifier {
             }
             chunksSeen += 1
             if completed.type == PNGChunkHeader.imageData { sawImageData = true }
-            let header = heldHeader
-            heldHeader.removeAll(keepingCapacity: true)
             if !skipping {
-                let fed = header.withUnsafeBytes { ic_png_stream_feed(stream, $0.baseAddress, $0.count) }
+                let fed = completed.bytes.withUnsafeBytes { ic_png_stream_feed(stream, $0.baseAddress, $0.count) }
                 try settle(fed)
             }
         }
@@ -202,6 +198,14 @@ struct PNGChunkHeader: Equatable {
     init(_ bytes: [UInt8]) {
         length = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
         type = UInt32(bytes[4]) << 24 | UInt32(bytes[5]) << 16 | UInt32(bytes[6]) << 8 | UInt32(bytes[7])
+    }
+
+    /// The header's 8 bytes, as they came.
+    var bytes: [UInt8] {
+        [UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+         UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+         UInt8(truncatingIfNeeded: type >> 24), UInt8(truncatingIfNeeded: type >> 16),
+         UInt8(truncatingIfNeeded: type >> 8), UInt8(truncatingIfNeeded: type)]
     }
 
     /// Four ASCII letters, as the PNG specification requires (libpng refuses anything else).

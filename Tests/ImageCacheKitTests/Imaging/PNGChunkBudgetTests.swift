@@ -66,6 +66,24 @@ import TestSupport
         #expect(streamedVerdict(png.bytes) { 4096 }.verdict.isImage)
     }
 
+    @Test("libpng's heap never passes its cap: the progressive reader fed a 12 MiB chunk whole fails, holding at most the cap")
+    func heapCapHolds() throws {
+        // Straight to the C stream, past the feeder that keeps such chunks from it: libpng's
+        // progressive reader buffers a chunk whole, so the cap is what stops it.
+        let png = try pngWithLargeText()
+        guard let stream = ic_png_stream_create() else { Issue.record("no stream"); return }
+        defer { ic_png_stream_destroy(stream) }
+        var offset = 0, failed = false
+        while offset < png.bytes.count, !failed {
+            let size = min(1 << 20, png.bytes.count - offset)
+            failed = png.bytes[offset..<(offset + size)].withUnsafeBytes { ic_png_stream_feed(stream, $0.baseAddress, $0.count) } == 0
+            offset += size
+        }
+        #expect(failed)
+        #expect(offset < png.bytes.count, "refused before the chunk's end")
+        #expect(ic_png_stream_peak_heap(stream) <= Int(IC_PNG_METADATA_HEAP))
+    }
+
     @Test("chunks the readers use keep working: an ICC profile still converts, transparency still gives alpha")
     func usedChunksAreStillRead() throws {
         // Adobe RGB's profile is read (the image is colour-tagged) and tRNS becomes alpha.
@@ -118,6 +136,7 @@ import TestSupport
             ("an oversized PLTE in an RGB image", PNGChunks.Chunk("PLTE", [UInt8](repeating: 7, count: 3 * 300))),
             ("an unknown critical chunk", PNGChunks.Chunk("XYZW", [UInt8](repeating: 1, count: 9000))),
             ("an early IEND", PNGChunks.Chunk("IEND", [UInt8](repeating: 1, count: 50))),
+            ("a second IHDR", PNGChunks.Chunk("IHDR", Array(plain.chunks[0].data))),
         ]
         for (label, chunk) in cases {
             var chunks = plain
