@@ -1,4 +1,4 @@
-/// Every error kind of the contract (§3), with its JSON-RPC code.
+/// Every error kind of docs/protocol.md's error table, with its JSON-RPC code.
 ///
 /// One table shared by the daemon and its clients, so a code can never mean two things.
 /// The engine's typed errors name their kind from it too (`EngineError`), so the server's one

@@ -1,4 +1,4 @@
-/// An error object as the contract (§3) puts it on the wire:
+/// An error object as docs/protocol.md ("Errors") puts it on the wire:
 /// `{"code": C, "message": "…", "data": {"kind": "…", …}}`.
 ///
 /// The server builds it (from the engine's typed errors, in `WireErrorMapping`) and sends it;

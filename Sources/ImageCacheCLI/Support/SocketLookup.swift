@@ -3,7 +3,7 @@ import ImageCacheClient
 import ImageCacheKit
 
 /// Finds the daemon's socket the way the daemon itself decides where to listen, so a
-/// `socket =` in cache.conf needs no `--socket` on every command (issue 22).
+/// `socket =` in cache.conf needs no `--socket` on every command.
 ///
 /// Order: `--socket`, `$IMAGECACHE_SOCKET`, `[daemon] socket` of the cache.conf the daemon
 /// would read (`CacheConfiguration.load`, the daemon's own look-up: the user's file, then

@@ -232,7 +232,7 @@ extension ConfigKey {
                   render: { $0[keyPath: field].map(ConfigRendering.string) ?? "" })
     }
 
-    /// `[providers.unsplash] image_format`: auto, webp, avif or jpg (issue 24).
+    /// `[providers.unsplash] image_format`: auto, webp, avif or jpg.
     private static func unsplashImageFormat() -> ConfigKey { ConfigKey(
         section: "providers.unsplash", name: "image_format", isSecret: false,
         apply: { c, v, _ throws(ConfigValueProblem) in

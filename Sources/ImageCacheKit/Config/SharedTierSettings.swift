@@ -1,6 +1,6 @@
 import Foundation
 
-/// `[shared]`: the fleet's shared tier (memcached, issue 21). Empty `servers` (the default)
+/// `[shared]`: the fleet's shared tier (memcached). Empty `servers` (the default)
 /// means no tier: the daemon behaves exactly as a lone one.
 public struct SharedTierSettings: Sendable, Equatable {
     /// One memcached node, `host:port`.

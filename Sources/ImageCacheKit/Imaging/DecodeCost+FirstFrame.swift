@@ -1,7 +1,7 @@
 import ImageCacheProtocol
 
 extension DecodeCost {
-    /// A full-size decode of a GIF's, WebP's or AVIF's first frame (issue 24): none of them
+    /// A full-size decode of a GIF's, WebP's or AVIF's first frame: none of them
     /// decodes at a reduced scale here, so the picture is whole, then resampled like any
     /// other (`resampling`).
     /// - GIF: the RGBA screen, and its RGB copy when nothing is transparent (7 bytes a pixel;

@@ -1,13 +1,13 @@
 import ImageCacheProtocol
 
-/// What a file handed to a client may carry besides its pixels (contract §5, `thumbnail.show`):
+/// What a file handed to a client may carry besides its pixels (the protocol's `thumbnail.show`):
 /// no ICC profile, EXIF, text or private chunk beyond a small cap, and bytes bounded by its
 /// pixels, so one hostile original cannot turn into a 40 MB "thumbnail", a 14 MB inline line
 /// or a zTXt bomb in every client.
 ///
 /// - Thumbnails (every re-encoded file) carry only pixels, in sRGB: an image's embedded ICC
 ///   profile (or PNG cHRM/gAMA) is applied when it is decoded (`ColourTransform`), so the
-///   thumbnail needs no profile and carries none (issue 24).
+///   thumbnail needs no profile and carries none.
 /// - An original narrower than `2 × size` is passed through as it is only when it is clean:
 ///   its container whole, at most `maxMetadataBytes` of metadata, no compressed PNG metadata,
 ///   no colour declaration beyond sRGB (no ICC profile; a PNG's cHRM or gAMA only beside an

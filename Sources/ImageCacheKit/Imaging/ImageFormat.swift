@@ -4,7 +4,7 @@ import ImageCacheProtocol
 ///
 /// The URL's extension and the server's Content-Type lie often enough (the corpus holds a
 /// `.jpg` that is a PNG) that the daemon trusts only the content. Every case is decoded
-/// (GIF, WebP and AVIF to their first frame, issue 24); the raw value is the `data.format` of
+/// (GIF, WebP and AVIF to their first frame); the raw value is the `data.format` of
 /// errors and the extension of downloaded files.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// JPEG (SOI, FF D8): decoded with TurboJPEG.
@@ -30,7 +30,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Whether Imaging can decode this format: every recognised one since issue 24 (kept so
+    /// Whether Imaging can decode this format: every recognised one (kept so
     /// that a format recognised before it is decoded has one place to say so).
     package var isDecodable: Bool { true }
 

@@ -131,7 +131,7 @@ enum JPEGDecoder {
     /// size), so the resampler has a margin to filter from, as libvips' shrink-on-load and
     /// Pillow's `reducing_gap` keep one. Decoding at the smallest scale that merely covers the
     /// target measured SSIM 0.956 against 0.98 with the margin (docs/benchmarks.md, "Thumbnail
-    /// quality (issue 24)"). `DecodeCost` prices the decode at this same size.
+    /// quality and colour"). `DecodeCost` prices the decode at this same size.
     static func thumbnailScale(width: Int, height: Int, targetWidth: Int) -> (Int, Int) {
         scaledSize(width: width, height: height, covering: max(1, targetWidth).multipliedClamped(by: 2))
     }

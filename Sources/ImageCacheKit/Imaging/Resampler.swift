@@ -10,7 +10,7 @@ import Foundation
 enum Resampler {
     /// The filter kernel, widened with the scale as Pillow's and libvips' are. `lanczos3` is
     /// the default: from a decode at ≥ 2 × the target it measured closest to a full-decode
-    /// reference, as sharp as libvips' (docs/benchmarks.md, "Thumbnail quality (issue 24)");
+    /// reference, as sharp as libvips' (docs/benchmarks.md, "Thumbnail quality and colour");
     /// `cubic` (Catmull–Rom) was the default while decodes only just covered the target.
     enum Filter: Sendable {
         case box

@@ -1,7 +1,7 @@
 import ImageCacheProtocol
 
 extension Thumbnailer {
-    /// The first frame of a GIF, WebP or AVIF at full size (issue 24), by its format's
+    /// The first frame of a GIF, WebP or AVIF at full size, by its format's
     /// decoder; the header has passed `checkDecodable` and `DecodeCost` (`firstFrameDecode`).
     /// With `thumbnailWidth` (stored orientation), a decoder that can scale while it decodes
     /// (WebP's) stops at twice that width.

@@ -2,11 +2,12 @@ import ImageCacheProtocol
 
 /// Validates image bodies by decoding them, and makes upright thumbnails of exact width.
 ///
-/// Both entry points first read the header and apply `maxPixels` (contract §7: an image over
-/// the limit is `too_large` even when otherwise damaged), so no pixel buffer is ever
-/// allocated for a decompression bomb. They are synchronous and CPU-bound: the pipeline runs
-/// them off its actors, under a `DecodeBudget` (admitted by `thumbnailCost`/`validationCost`), since a progressive decode holds every DCT
-/// coefficient of the image at once.
+/// Both entry points first read the header and apply `maxPixels` (docs/protocol.md,
+/// "Limits": an image over the limit is `too_large` even when otherwise damaged), so no
+/// pixel buffer is ever allocated for a decompression bomb. They are synchronous and
+/// CPU-bound: the pipeline runs them off its actors, under a `DecodeBudget` (admitted by
+/// `thumbnailCost`/`validationCost`), since a progressive decode holds every DCT coefficient
+/// of the image at once.
 public enum Thumbnailer {
     /// The default pixel limit, the contract's `max_image_pixels` default.
     public static let defaultMaxPixels = 50_000_000

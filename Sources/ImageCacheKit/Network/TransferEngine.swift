@@ -26,7 +26,7 @@ public final class TransferEngine: HTTPFetching, Sendable {
             ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
         /// Retry counts and backoff (see `RetryPolicy`).
         package var retry = RetryPolicy()
-        /// Redirect hops followed before `upstream_error` (CONTRACT: at most 5).
+        /// Redirect hops followed before `upstream_error` (docs/protocol.md, "Limits": at most 5).
         package var maxRedirects = 5
         /// Slots only visible transfers may use; nil means a quarter of `max_connections`
         /// (at least one when there are two or more).

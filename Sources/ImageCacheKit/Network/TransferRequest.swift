@@ -6,7 +6,7 @@ import Glibc
 /// provider API call (through `HTTPFetching`).
 public struct TransferRequest: Sendable {
     /// Where a partially downloaded body lies, so a download can continue with `Range` and
-    /// `If-Range` instead of starting over (CONTRACT: downloads resume).
+    /// `If-Range` instead of starting over (docs/protocol.md, `download`: downloads resume).
     public struct Resume: Sendable {
         /// The file holding the first `offset` bytes of the body (named in messages and in the
         /// result's `.file`); the rest is appended to it.

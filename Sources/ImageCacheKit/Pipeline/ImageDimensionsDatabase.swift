@@ -58,7 +58,7 @@ final class ImageDimensionsDatabase: Sendable {
                     height INTEGER NOT NULL
                 )
                 """)
-            // The placeholders (issue 24) came later: a file written before has neither
+            // The placeholders came later than the sizes: a file written before has neither
             // column, and gains them (empty) here, its sizes kept.
             let columns = Set(try db.columns(in: "dimensions").map(\.name))
             for column in ["blurhash", "color"] where !columns.contains(column) {

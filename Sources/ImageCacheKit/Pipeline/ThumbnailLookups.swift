@@ -20,7 +20,7 @@ package final class ThumbnailLookups: Sendable {
         /// Missed both local tiers and the shared tier, and started a network fetch.
         case network
         /// Missed both local tiers and joined a fetch already running on this host for the
-        /// same image and width (until issue 21 this was called `shared`).
+        /// same image and width (formerly called `shared`).
         case coalesced
         /// Missed both local tiers and was answered from the fleet's shared tier.
         case shared

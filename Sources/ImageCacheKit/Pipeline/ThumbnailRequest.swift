@@ -19,7 +19,7 @@ public struct ThumbnailRequest: Sendable, Hashable {
 
     /// Which image.
     public var image: Image
-    /// The width in pixels the client will draw (CONTRACT: `size`, default `thumbnail_size`).
+    /// The width in pixels the client will draw (the protocol's `size`, default `thumbnail_size`).
     public var size: Int
     /// Visible slots go ahead of prefetches in the network queue.
     package var priority: TransferPriority

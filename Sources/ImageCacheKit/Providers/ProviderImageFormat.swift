@@ -1,5 +1,5 @@
 /// The format to ask an image CDN for when it transcodes on request (Unsplash's imgix `fm=`):
-/// `[providers.unsplash] image_format` (issue 24).
+/// `[providers.unsplash] image_format`.
 ///
 /// The daemon decodes all of them and always writes JPEG or PNG thumbnails, so this only
 /// changes the bytes fetched per thumbnail. `auto` asks for WebP: at the `q=80` the daemon

@@ -266,7 +266,7 @@ public struct DownloadFinished: RPCNotificationPayload, Hashable {
     }
 }
 
-/// `download.failed`: the job stopped; `error` is an error object as in §3.
+/// `download.failed`: the job stopped; `error` is an error object (docs/protocol.md, "Errors").
 public struct DownloadFailed: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.downloadFailed
     /// The job id.

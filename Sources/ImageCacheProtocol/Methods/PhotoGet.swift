@@ -1,5 +1,5 @@
 extension Methods {
-    /// `photo.get`: one photo with the detail fields its provider has (§4).
+    /// `photo.get`: one photo with the detail fields its provider has (a `Photo`).
     public enum PhotoGet: RPCMethod {
         public typealias Params = PhotoGetParams
         public typealias Result = Photo

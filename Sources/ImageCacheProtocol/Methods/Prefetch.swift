@@ -79,7 +79,7 @@ public struct PrefetchCancelResult: Codable, Sendable, Hashable {
 }
 
 /// `prefetch.finished`: one prefetched item landed in the caches (`ok`), or failed
-/// (`error`, an error object as in §3; a cancelled one fails with 1007).
+/// (`error`, an error object (docs/protocol.md, "Errors"); a cancelled one fails with 1007).
 public struct PrefetchFinished: RPCNotificationPayload, Hashable {
     public static let name = NotificationName.prefetchFinished
     /// The item, written `photo` or `url` as it was asked for.

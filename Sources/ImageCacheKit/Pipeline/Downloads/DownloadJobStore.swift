@@ -24,7 +24,7 @@ package struct DownloadJobStore: Sendable {
                                                 attributes: [.posixPermissions: 0o700])
     }
 
-    /// The table's place before issue 22: `cache_dir/downloads/`.
+    /// Where an older daemon kept the table: `cache_dir/downloads/`.
     package static func legacyFolder(cacheDirectory: String) -> String { cacheDirectory + "/downloads" }
 
     /// Moves a table left in `cache_dir/downloads/` into the state folder, once.

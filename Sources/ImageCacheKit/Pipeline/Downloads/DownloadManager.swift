@@ -49,7 +49,7 @@ public actor DownloadManager {
         public var decodes: DecodeBudget
         /// The configuration now (roots, pixel limit, keys), read per job.
         public var configuration: @Sendable () -> CacheConfiguration
-        /// `cache_dir`: where the job table lived before issue 22 (`downloads/jobs.json`),
+        /// `cache_dir`: where an older daemon kept the job table (`downloads/jobs.json`),
         /// moved from there into `configuration().resolvedStateDirectory` on first start.
         package var cacheDirectory: String
         /// Job events (queued, finished, failed, resumed) at `info`/`notice`.

@@ -1,7 +1,7 @@
 import Foundation
 import ImageCacheProtocol
 
-/// The search rules of the contract (§5), independent of sockets, so the daemon, the demo and
+/// The rules of `search` (docs/protocol.md), independent of sockets, so the daemon, the demo and
 /// tests drive them the same way:
 ///
 /// - a trimmed query shorter than 3 grapheme clusters → `query_too_short` before any request;

@@ -1,6 +1,6 @@
 import ImageCacheProtocol
 
-/// A `search` call's params as the contract (§5) names them, already typed by the server.
+/// A `search` call's params as docs/protocol.md (`search`) names them, already typed by the server.
 public struct SearchParameters: Sendable, Hashable {
     /// The text to search for; nil with `feed`.
     public var query: String?
