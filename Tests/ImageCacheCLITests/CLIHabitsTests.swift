@@ -4,7 +4,7 @@ import ImageCacheProtocol
 import Testing
 @testable import ImageCacheCLI
 
-/// The command-line habits of issue 22 that need no daemon: parsing, "did you mean", the
+/// The command-line habits that need no daemon: parsing, "did you mean", the
 /// socket look-up, and the renderers' fixed widths, plurals and cuts.
 @Suite("CLI habits: parsing, suggestions, socket look-up, rendering", .timeLimit(.minutes(1)))
 struct CLIHabitsTests {

@@ -14,7 +14,7 @@ struct ContractExamplesTests {
       "likes": 250, "description": "A beautiful beach at sunset.", "pageURL": "https://unsplash.com/photos/abc123" }
     """#
 
-    @Test("a Photo decodes from §4 and encodes the same fields")
+    @Test("a Photo decodes from the protocol's example and encodes the same fields")
     func photo() throws {
         let photo = try decode(Photo.self, Self.photoJSON)
         #expect(photo.id == "unsplash:abc123" && photo.width == 4000 && photo.author.name == "John Doe")
@@ -41,14 +41,14 @@ struct ContractExamplesTests {
         #expect(Set(object.keys) == ["name", "version", "protocol", "providers"])
     }
 
-    @Test("search params of §5 decode; a feed search too")
+    @Test("search params as the protocol shows them decode; a feed search too")
     func searchParams() throws {
         let p = try decodeParams(SearchParams.self, #"{"query": "beach sunset", "provider": "unsplash", "page": 2, "perPage": 30, "debounceMs": 150, "channel": "typeahead", "safe": false}"#)
         #expect(p == SearchParams(query: "beach sunset", provider: "unsplash", page: 2, perPage: 30, debounceMs: 150, channel: "typeahead", safe: false))
         #expect(try decodeParams(SearchParams.self, #"{"feed": "recent", "provider": "flickr"}"#).feed == .recent)
     }
 
-    @Test("a search result encodes every field of §5")
+    @Test("a search result encodes every field the protocol names")
     func searchResult() throws {
         let photo = try decode(Photo.self, Self.photoJSON)
         let result = SearchResult(query: "beach", provider: "unsplash", page: 2, perPage: 30, total: 500, totalPages: 17,
@@ -75,7 +75,7 @@ struct ContractExamplesTests {
         #expect(inline["data"] as? String == "AAEC")
     }
 
-    @Test("thumbnail.show params of §5 decode, with a url")
+    @Test("thumbnail.show params as the protocol shows them decode, with a url")
     func thumbnailParams() throws {
         let p = try decodeParams(ThumbnailShowParams.self, #"{"slot": 7, "url": "https://images.test/a.jpg", "size": 256, "inline": true, "view": "sidebar"}"#)
         #expect(p == ThumbnailShowParams(slot: 7, image: .url("https://images.test/a.jpg"), size: 256, inline: true, view: "sidebar"))
@@ -99,7 +99,7 @@ struct ContractExamplesTests {
         #expect(back == failed)
     }
 
-    @Test("download answers {job} and its notifications have the §5 fields")
+    @Test("download answers {job} and its notifications have the protocol's fields")
     func downloadShapes() throws {
         #expect(try decode(DownloadResult.self, #"{"job": "j-1"}"#).job == "j-1")
         let progress = try jsonObject(DownloadProgress(job: "j-1", received: 10, total: 100, bytesPerSecond: 2.5))
@@ -134,14 +134,14 @@ struct ContractExamplesTests {
         #expect(Set(frame.keys) == ["photo", "column", "x", "y", "width", "height", "dims"])
     }
 
-    @Test("layout params of §5 decode, taking back columnHeights")
+    @Test("layout params as the protocol shows them decode, taking back columnHeights")
     func layoutParams() throws {
         let p = try decodeParams(LayoutParams.self, #"{"photos": ["unsplash:a", "flickr:1"], "columns": 2, "width": 610, "spacing": 10, "columnHeights": [225, 300]}"#)
         #expect(p == LayoutParams(photos: ["unsplash:a", "flickr:1"], columns: 2, width: 610, spacing: 10, columnHeights: [225, 300]))
         #expect(p.columnWidth == 300)
     }
 
-    @Test("stats carries every figure of §5")
+    @Test("stats carries every figure the protocol names")
     func stats() throws {
         let text = #"""
         { "memory": {"entries": 10, "bytes": 2048, "limit": 67108864, "hits": 5, "misses": 2},
@@ -161,7 +161,7 @@ struct ContractExamplesTests {
         #expect(Set((object["memory"] as? [String: Any])?.keys ?? [:].keys) == ["entries", "bytes", "limit", "hits", "misses"])
     }
 
-    @Test("cache.evict and cache.clear params of §5 decode")
+    @Test("cache.evict and cache.clear params as the protocol shows them decode")
     func cacheParams() throws {
         #expect(try decodeParams(CacheEvictParams.self, #"{"photo": "unsplash:a"}"#).image == .photo("unsplash:a"))
         #expect(try decodeParams(CacheEvictParams.self, #"{"url": "https://x.test/a.jpg"}"#).image == .url("https://x.test/a.jpg"))

@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 20, items 1, 3 and 4 through the real socket: a saved photo never lands outside the
+/// Downloads through the real socket: a saved photo never lands outside the
 /// download roots whatever is swapped while the job runs or while the daemon is stopped, one
 /// job never clobbers another's names, and names say what they are.
 ///

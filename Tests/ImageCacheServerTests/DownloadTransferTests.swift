@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 20 items 2 and 5 through the real socket of an in-process daemon, against a loopback
+/// Resumed downloads through the real socket of an in-process daemon, against a loopback
 /// image server that does exactly the wrong thing asked of it: a drop mid-body is continued
 /// from the `.part` with `Range` + `If-Range` (no probe request), a `206` that does not
 /// continue the file restarts it from byte 0, and an empty `206` or a `416` never finishes a job.

@@ -6,7 +6,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// The search half of the fleet's shared tier (issue 21) with real memcached nodes, real
+/// The search half of the fleet's shared tier with real memcached nodes, real
 /// daemons and the provider simulator, which counts every API request: pages, photo records
 /// and `photo.get` details shared between hosts; fleet-wide provider budgets; a quota answer
 /// on one host stopping the others; corrupt values read as misses; the tier down changing

@@ -3,8 +3,9 @@ import ImageCacheServer
 import Testing
 import TestSupport
 
-/// Every way a line can be wrong gets the contract's error (§2, §3), and the connection
-/// keeps serving afterwards (except for an overlong line, which closes it by contract).
+/// Every way a line can be wrong gets the protocol's error (docs/protocol.md, "Framing and
+/// JSON-RPC" and "Errors"), and the connection keeps serving afterwards (except for an
+/// overlong line, which closes it by contract).
 @Suite("Framing and request validation", .timeLimit(.minutes(2)))
 struct FramingAndValidationTests {
     /// Sends `line`, expects one error answer, then checks the connection still answers hello.

@@ -5,7 +5,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 19, items 1, 7 and 9 through the real socket: image hosts and providers on loopback
+/// Hostile upstreams through the real socket: image hosts and providers on loopback
 /// that send exactly the hostile values, and a daemon that stays up and answers the right kind.
 @Suite("Hostile upstreams on the socket", .timeLimit(.minutes(5)))
 struct HostileUpstreamTests {

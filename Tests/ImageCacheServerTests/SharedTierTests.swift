@@ -6,7 +6,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// The fleet's shared tier (issue 21) with real memcached nodes and real daemons: one fetch
+/// The fleet's shared tier with real memcached nodes and real daemons: one fetch
 /// per image across hosts, verification of what the tier returns, and a failing tier that
 /// never becomes a client's error. Serialized: each test runs several daemons and hundreds of
 /// fetches, and the all-nodes-down test's timing must not measure its siblings' load (every

@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 19, items 4–6, through a real daemon's socket against a loopback image server that
+/// Thumbnails through a real daemon's socket against a loopback image server that
 /// sends exactly the hostile body: wrong pixels are refused (1008), complete pixels with a
 /// damaged trailer are shown, 16-bit PNGs have the right brightness, and what reaches a client
 /// carries no outsized metadata and has bytes bounded by its pixels.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The BlurHash reference vectors the project copied for itself (issue 24), in
+/// The BlurHash reference vectors the project copied for itself, in
 /// `Tests/Fixtures/blurhash` (its NOTES.md says where each came from); the shared corpus's
 /// `blurhash/reference-hashes.csv` holds other rows of the same reference file.
 public enum BlurHashFixtures {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The colour-management fixtures (issue 24): Display P3 and Adobe RGB images made with
+/// The colour-management fixtures: Display P3 and Adobe RGB images made with
 /// Pillow's ImageCms and the reference conversions of their pixels to sRGB, in
 /// `Tests/Fixtures/colour` (its README says how they were made).
 public enum ColourFixtures {

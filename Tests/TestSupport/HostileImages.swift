@@ -1,4 +1,4 @@
-/// Hostile images of issue 19, built in the test from bytes: what the daemon must refuse or
+/// Hostile images, built in the test from bytes: what the daemon must refuse or
 /// budget from the header alone, before it decodes anything.
 public enum HostileImages {
     /// A PNG that declares `width`×`height` at `bitDepth` with `colorType` (6: RGBA), Adam7

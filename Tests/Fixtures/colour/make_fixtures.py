@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes the colour-management fixtures (issue 24) and their reference conversions.
+"""Makes the colour-management fixtures and their reference conversions.
 
 Run once from the repository root; the outputs are committed beside this script:
 

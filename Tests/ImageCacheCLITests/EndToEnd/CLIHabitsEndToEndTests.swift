@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import ImageCacheCLI
 
-/// Issue 22's CLI rules through the real `imagecache` and a real `imagecached`, stdout and
+/// The CLI's habits through the real `imagecache` and a real `imagecached`, stdout and
 /// stderr captured apart (and stderr on a pseudo-terminal where bars are the point).
 @Suite("CLI habits against a real imagecached", .serialized, .timeLimit(.minutes(5)))
 struct CLIHabitsEndToEndTests {

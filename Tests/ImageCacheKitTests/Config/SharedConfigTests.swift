@@ -1,7 +1,7 @@
 import ImageCacheKit
 import Testing
 
-/// `[shared]` (issue 21): the memcached tier's keys, their defaults and what they refuse.
+/// `[shared]`: the memcached tier's keys, their defaults and what they refuse.
 @Suite("[shared] configuration")
 struct SharedConfigTests {
     private func parse(_ body: String) throws -> CacheConfiguration {

@@ -6,7 +6,7 @@ import Logging
 import Testing
 import TestSupport
 
-/// The job table is state, not cache (issue 22): it lives in `state_dir`, and a table left in
+/// The job table is state, not cache: it lives in `state_dir`, and a table left in
 /// `cache_dir/downloads/` by an older daemon moves there on the first start, whole or not at all.
 @Suite("Downloads: the job table moves to the state folder", .timeLimit(.minutes(1)))
 struct JobTableMigrationTests {

@@ -6,7 +6,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 20, item 1 (d) at the retry itself: the engine opens a download's `.part` through the
+/// Download confinement at the retry itself: the engine opens a download's `.part` through the
 /// job's opener at every attempt, so a `.part` (or its folder) swapped for a symlink during a
 /// retry's back-off is refused, never appended to. The swap is made by the test inside the
 /// opener's second call, i.e. exactly between the cut first attempt and the retry.

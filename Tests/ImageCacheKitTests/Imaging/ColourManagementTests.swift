@@ -4,7 +4,7 @@ import ImageCacheProtocol
 import Testing
 import TestSupport
 
-/// Issue 24, colour: images that declare their colours (an embedded ICC profile, PNG cHRM and
+/// Colour: images that declare their colours (an embedded ICC profile, PNG cHRM and
 /// gAMA) are converted to sRGB before scaling, and thumbnails carry no profile. The references
 /// are Pillow's ImageCms conversions (LittleCMS 2.19) of the same pixels, made once by
 /// `Tests/Fixtures/colour/make_fixtures.py`; the daemon links Debian's LittleCMS 2.14.

@@ -4,7 +4,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 19, item 4: delivered files are clean and bounded. No ICC profile, EXIF, text or
+/// Delivered files are clean and bounded: no ICC profile, EXIF, text or
 /// private chunk beyond a small cap reaches a client; a thumbnail's bytes are bounded by its
 /// pixels (`DeliveredFileRules.maxBytes`); clean originals are still passed through as they are.
 @Suite("Imaging: delivered files are clean and bounded", .timeLimit(.minutes(3)))
@@ -91,7 +91,7 @@ struct DeliveredFileTests {
             #expect(delivered.bytes == body)
             expectBounded(delivered)
         }
-        // Issue 24: an original that carries a profile (even a small sRGB one) is re-encoded,
+        // An original that carries a profile (even a small sRGB one) is re-encoded,
         // converted through it; a delivered file never carries a profile.
         let smallProfile = try Corpus.bytes("jpeg/jpeg-decoder/mozilla/jpg-srgb-icc.jpg")
         let delivered = try process(smallProfile, size: 200)

@@ -71,7 +71,7 @@ struct JPEGDecodingTests {
         }
     }
 
-    // Issue 19 changed this: a missing EOI alone no longer refuses a JPEG. Pillow's
+    // A JPEG missing only its EOI is accepted (an earlier version refused it). Pillow's
     // truncated_jpeg.jpg holds all ten scans of its script, cut after the last one's data
     // (libjpeg raises only "Premature end of JPEG file", never "premature end of data
     // segment"): with an EOI appended it decodes without any warning, to the same pixels.

@@ -78,8 +78,8 @@ struct PNGDecodingTests {
         }
     }
 
-    // Issue 19 changed this: a PNG whose rows are all present but whose IEND is cut off was
-    // refused; browsers show it, and now so does the daemon (its pixels are complete).
+    // A PNG whose rows are all present but whose IEND is cut off is shown, as browsers show
+    // it (its pixels are complete); an earlier version refused it.
     @Test("a PNG whose rows are all present but whose IEND is cut off is accepted")
     func truncatedEndChunk() throws {
         let header = try Thumbnailer.validate(try Corpus.bytes("png/pillow/truncated_end_chunk.png"))

@@ -6,7 +6,7 @@ import ProviderSimulator
 import Testing
 import TestSupport
 
-/// Issue 19, item 5: validation means the pixels are right. Bodies whose scans are incomplete
+/// Validation means the pixels are right: bodies whose scans are incomplete
 /// or corrupt are refused even where libjpeg only warns and paints grey; complete pixels with
 /// a damaged or missing trailer are accepted, as browsers show them.
 @Suite("Imaging: validation means the pixels are right", .timeLimit(.minutes(3)))

@@ -3,7 +3,7 @@ import ImageCacheProtocol
 import Testing
 import TestSupport
 
-/// Issue 19, item 6: a 16-bit PNG without gAMA/sRGB holds sRGB-encoded samples, as Pillow and
+/// A 16-bit PNG without gAMA/sRGB holds sRGB-encoded samples, as Pillow and
 /// libvips read it: Pillow's `RGB;16B` unpacker keeps each sample's high byte, libvips divides
 /// by 256 going to 8 bits; both give `v >> 8`. libpng's simplified reader defaulted to linear
 /// light, 24–65/255 too bright in the mid-tones.

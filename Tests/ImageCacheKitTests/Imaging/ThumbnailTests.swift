@@ -54,8 +54,9 @@ struct ThumbnailTests {
         }
     }
 
-    // Issue 19 copied a small profile into thumbnails; issue 24 converts through it instead,
-    // so no thumbnail carries one (ColourManagementTests compares the converted pixels).
+    // A profile is converted through, not copied into thumbnails (an earlier version copied a
+    // small one), so no thumbnail carries one (ColourManagementTests compares the converted
+    // pixels).
     @Test("thumbnails of profiled sources carry no ICC profile, and their bytes stay bounded")
     func noICCProfileInThumbnails() throws {
         for path in ["jpeg/jpeg-decoder/mozilla/jpg-srgb-icc.jpg", "jpeg/jpeg-decoder/reftest/ycck.jpg"] {

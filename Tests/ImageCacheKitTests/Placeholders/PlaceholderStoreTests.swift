@@ -62,7 +62,7 @@ struct PlaceholderStoreTests {
     func oldFormatLoads() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // The file exactly as the store wrote it before issue 24: three columns.
+        // The file exactly as the store wrote it before placeholders: three columns.
         try Self.editFile(in: folder, [
             "CREATE TABLE dimensions (key TEXT PRIMARY KEY NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL)",
             "INSERT INTO dimensions (key, width, height) VALUES ('p|pixabay:1', 300, 200), ('u|https://x/1.jpg', 300, 200)",

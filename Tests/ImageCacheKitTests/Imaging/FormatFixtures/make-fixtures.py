@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes the WebP, AVIF and GIF fixtures of FormatDecodingTests (issue 24) with Pillow.
+"""Makes the WebP, AVIF and GIF fixtures of FormatDecodingTests with Pillow.
 
 Every picture is the same 96x64 scene, so the tests can check colours after a decode: the left
 half red (220, 30, 30), the right half blue (30, 60, 220), a green (40, 180, 60) bar across the
