@@ -56,13 +56,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
-        // LittleCMS 2: embedded ICC profiles and PNG cHRM/gAMA converted to sRGB (issue 24).
+        // LittleCMS 2: embedded ICC profiles and PNG cHRM/gAMA converted to sRGB.
         .systemLibrary(
             name: "CLCMS2",
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
-        // Formats in (issue 24): WebP (libwebp + its demuxer for animations), AVIF (libavif:
+        // Formats beyond JPEG and PNG: WebP (libwebp + its demuxer for animations), AVIF (libavif:
         // dav1d decodes, libaom encodes for the simulator), GIF (giflib has no pkg-config file:
         // its module map links `gif`).
         .systemLibrary(
@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "ImageCacheProtocol"
         ),
-        // The memcached meta-protocol client of the fleet's shared tier (issue 21): SwiftNIO and
+        // The memcached meta-protocol client of the fleet's shared tier: SwiftNIO and
         // the support target's lock only, so it knows nothing of the engine; ImageCacheServer
         // adapts it to `SharedStore`.
         .target(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The JPEG decode floor for downloads (issue 9): how fast libjpeg-turbo, through Pillow,
+"""The JPEG decode floor for downloads: how fast libjpeg-turbo, through Pillow,
 decodes the download benchmark's photos at its cheapest full decode (DCT scaling to 1/8,
 as the daemon's verification does), on one core.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Download benchmark (issue 9, targets of issue 20): the daemon's `download` method
+# Download benchmark: the daemon's `download` method
 # (imagecache-bench download: an in-process imagecached on a real socket; each job streams to
 # <name>.part, is verified while it arrives, fsynced and renamed) against its peers, saving
 # the same 20 photos of ~5 MB from nginx into the same folder on the same disk (ext4 under

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fleet benchmark (issue 21): daemons sharing thumbnails through memcached.
+"""Fleet benchmark: daemons sharing thumbnails through memcached.
 
 Starts, on loopback, an image origin shaped like a distant CDN (every connection through a
 shaping proxy: +RTT_MS round trip, at most KIB_PER_S per connection), three memcached nodes and

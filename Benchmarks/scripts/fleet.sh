@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fleet benchmark (issue 21): two imagecached hosts sharing thumbnails through three memcached
+# Fleet benchmark: two imagecached hosts sharing thumbnails through three memcached
 # nodes, the image origin shaped like a distant CDN (20 ms RTT, 2 MiB/s per connection).
 # Everything runs on loopback in one go; see fleet.py for what is measured and the targets.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Bytes of a thumbnail-sized photo as JPEG, WebP and AVIF at the same q (issue 24's
-`image_format = auto` choice), on the thumbnail benchmark's real photos (the wallpaper
+"""Bytes of a thumbnail-sized photo as JPEG, WebP and AVIF at the same q (the
+figures behind `image_format = auto`), on the thumbnail benchmark's real photos (the wallpaper
 photographs prepare_photos.py lists), with Pillow's encoders (libjpeg-turbo, libwebp, libavif
 with libaom: AVIF's q mapped to AV1's quantizer as libavif maps it).
 

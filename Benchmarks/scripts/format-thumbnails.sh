@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU per 256-px thumbnail from WebP and AVIF inputs (issue 24): imagecached (libwebp, libavif
+# CPU per 256-px thumbnail from WebP and AVIF inputs: imagecached (libwebp, libavif
 # with dav1d, then its resampler and TurboJPEG) beside vipsthumbnail and Pillow thumbnail(), one
 # thread each, interleaved round by round in one run. Kept apart from thumbnails.sh (JPEG/PNG
 # quality work changes that one); same method and photo set.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile decodes against the real daemon (issue 19, items 2 and 3).
+# Hostile decodes against the real daemon: peak memory and the latency of ordinary thumbnails.
 #
 # usage: Benchmarks/scripts/hostile-decode.sh [DAEMON]     (default .build/release/imagecached)
 # needs: /usr/bin/python3 with Pillow (python3-pil) and jpegtran (libjpeg-turbo-progs), for

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the hostile images of issue 19 into a folder (Pillow + jpegtran from libjpeg-turbo-progs).
+"""Writes the hostile images into a folder (Pillow + jpegtran from libjpeg-turbo-progs).
 
   png16-rgba-7000.png   7000x7000 16-bit RGBA PNG, a few hundred KB (rows repeat: filter Up)
   png8-rgba-7000.png    7000x7000 8-bit RGBA PNG

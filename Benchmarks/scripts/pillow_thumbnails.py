@@ -2,14 +2,14 @@
 """The Pillow peer: thumbnail() to an exact width, JPEG quality 82, one thread.
 
 thumbnail() with its default reducing_gap (2.0) drafts a JPEG itself: libjpeg decodes at the
-smallest DCT scale at least twice the box (the margin imagecached keeps since issue 24), then
+smallest DCT scale at least twice the box (the margin imagecached keeps), then
 reduce() and a Lanczos resample bring it to the box; a PNG is decoded whole and reduced the
 same way. The box follows each image's aspect ratio so the width is exact.
 
 usage: pillow_thumbnails.py [--decode-only | --draft-exact] WIDTH OUTDIR FILE...   (one JSON line)
 --decode-only stops after thumbnail()'s draft decode (the library's share of the work);
 --draft-exact first drafts to the box itself, i.e. the smallest DCT scale that merely covers
-it (the method imagecached used before issue 24, and this script's peer until then).
+it (the method imagecached used before it kept the margin, and this script's peer until then).
 """
 import json
 import math

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bytes fetched per Unsplash thumbnail with [providers.unsplash] image_format = jpg, webp, avif and
-# auto (issue 24), on the loopback simulator (`imagecache simulator`: its image host transcodes
+# auto, on the loopback simulator (`imagecache simulator`: its image host transcodes
 # for imgix's `fm=` with libwebp and libavif/libaom, `q` honoured).
 #
 #   Benchmarks/scripts/unsplash-bytes.sh [photos] [size] [query]

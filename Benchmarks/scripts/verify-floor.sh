@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU one JPEG verification costs, per photo, on one core, three ways (issue 20, item 7):
+# The CPU one JPEG verification costs, per photo, on one core, three ways:
 #   tj       TurboJPEG's tjDecompress2 on the whole body at 1/8 (Thumbnailer.validate's decode);
 #   stream   the daemon's streaming decoder (Sources/CJPEGWarnings/jpeg_stream.c compiled in)
 #            fed CHUNK bytes at a time; "interl." is the same with every photo in flight at

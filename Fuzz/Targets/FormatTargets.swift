@@ -1,6 +1,6 @@
 @testable import ImageCacheKit
 
-/// `gif`, `webp`, `avif` (issue 24): the thumbnail target's properties, on inputs that sniff
+/// `gif`, `webp`, `avif`: the thumbnail target's properties, on inputs that sniff
 /// as one format only, so that each decoder (giflib, libwebp, libavif and the AVIF box
 /// walk) gets the whole run rather than the mutations that stay in its format by chance.
 /// Seeded from `Fuzz/seeds/<format>` (the test fixtures and hostile headers).

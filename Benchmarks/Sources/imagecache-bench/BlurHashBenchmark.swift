@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ImageCacheProtocol
 
-/// The placeholder's cost per image (issue 24: ≤ 0.2 ms): `BlurHash.encodeThumbnail` on
+/// The placeholder's cost per image (target ≤ 0.2 ms): `BlurHash.encodeThumbnail` on
 /// decoded thumbnails of the sizes the daemon makes, and `BlurHash.parse` of a provider's hash.
 ///
 /// The pixels are a photo-like pattern (gradients and noise from a fixed seed) made once; the

@@ -7,7 +7,7 @@ import ImageCacheKit
 /// Memory get and insert (one thread), disk put and get of 30 KB entries (warm page
 /// cache), and the time to open a cache of 100 000 entries. Beside each disk figure it
 /// prints the floor the file system allows (the bare temp-write + rename, or read, of the
-/// same files), so the cache's own overhead is visible. Targets (issue 5): memory get
+/// same files), so the cache's own overhead is visible. Targets: memory get
 /// ≥ 3 M ops/s, disk put ≥ 5 000/s, disk get ≥ 50 000/s, open of 100 000 entries < 300 ms.
 struct CacheBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(

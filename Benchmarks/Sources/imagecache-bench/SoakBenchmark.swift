@@ -10,7 +10,7 @@ import Glibc
 /// A memory soak through a real `imagecached` process: `count` distinct thumbnails (each a
 /// fetch, a decode, a scale, an encode and a cache write) with a small `memory_limit`, the
 /// daemon's RSS sampled from /proc/PID/status all along. The contract's bound is
-/// `memory_limit` + a documented overhead that does not grow with load; the target
+/// `memory_limit` + a documented overhead that does not grow with load; the target
 /// is RSS ≤ memory_limit + idle RSS + 32 MiB, flat over the last half.
 ///
 /// Before the soak it measures the two terms of the README's formula that are not the limit:

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import ImageCacheKit
 
-/// Verification throughput on one thread (issue 20): `StreamingVerifier` fed each photo in
+/// Verification throughput on one thread: `StreamingVerifier` fed each photo in
 /// chunks, against `Thumbnailer.validate` on the whole body, interleaved round by round.
 ///
 /// Bodies are read into memory first (no file I/O is timed). Prints one JSON line per method:
