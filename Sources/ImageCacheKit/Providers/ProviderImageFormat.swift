@@ -6,7 +6,7 @@
 /// sends and thumbnail widths, WebP is the smallest of the three (0.71 × JPEG's bytes at 256 px
 /// on the benchmark's real photos, AVIF 1.00 × with libavif's q mapping; 0.66 × and 0.89 × at
 /// 512 px; docs/benchmarks.md, "Bytes per Unsplash thumbnail"), and it decodes faster than AV1.
-/// `jpg` restores the pre-issue-24 requests.
+/// `jpg` asks for what the daemon fetched before this key existed.
 package enum ProviderImageFormat: String, Sendable, Hashable, CaseIterable {
     /// The smallest format the daemon decodes at `q=80` and thumbnail widths: WebP.
     case auto
