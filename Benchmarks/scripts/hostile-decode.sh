@@ -10,7 +10,7 @@
 #     large enough to admit it (4 GiB): peak RSS (VmHWM) − the idle daemon's VmHWM, beside
 #     what DecodeCost predicts (read from the 1009 message of a daemon at the default budget);
 # (a) 20 mixed hostile decodes at once against one daemon at the default budget: its VmHWM
-#     against decode_memory + the README's other terms;
+#     against decode_memory + the memory formula's other terms (docs/operating.md);
 # (b) an ordinary cold thumbnail's latency while two scan bombs are in flight, and while two
 #     heavy-but-admitted 64-scan decodes are.
 set -euo pipefail

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The real `imagecached` process under hostile decodes: its peak resident
-/// memory (`VmHWM`, read from /proc) stays within `decode_memory` plus the README's other terms.
+/// memory (`VmHWM`, read from /proc) stays within `decode_memory` plus the memory formula's other terms (docs/operating.md).
 @Suite("imagecached process: decode memory", .serialized, .timeLimit(.minutes(5)))
 struct DecodeMemoryProcessTests {
     /// The daemon's peak resident size so far, in bytes.
@@ -16,7 +16,7 @@ struct DecodeMemoryProcessTests {
         return kib << 10
     }
 
-    @Test("hostile decodes at once: VmHWM stays within decode_memory + the README's other terms")
+    @Test("hostile decodes at once: VmHWM stays within decode_memory + the memory formula's other terms (docs/operating.md)")
     func peakWithinBudget() async throws {
         let images = try await ImageServer.start()
         let folder = TestServer.makeFolder()
@@ -71,7 +71,7 @@ struct DecodeMemoryProcessTests {
         await client.close()
 
         let peak = try peakResident(pid)
-        // README: max_connections × (100 KiB + 256 KiB) for bodies in flight, up to 16 MiB of
+        // The memory formula: max_connections × (100 KiB + 256 KiB) for bodies in flight, up to 16 MiB of
         // malloc slack at the arena's top; the memory tier holds a few KB of thumbnails here.
         let otherTerms = 16 * (356 << 10) + (16 << 20)
         #expect(peak <= idle + decodeMemory + otherTerms,

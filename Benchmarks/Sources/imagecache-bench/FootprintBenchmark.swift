@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// `imagecache-bench footprint`: the resident memory each kind of remembered thing costs, for
-/// the README's memory formula.
+/// the memory formula (docs/operating.md).
 ///
 /// The memory tier is bounded by `memory_limit`, but three other structures grow with what
 /// the daemon has seen, each up to a bound of its own: the disk tier's in-memory index (one

@@ -13,7 +13,7 @@ import Glibc
 /// `memory_limit` + a documented overhead that does not grow with load; the target
 /// is RSS ≤ memory_limit + idle RSS + 32 MiB, flat over the last half.
 ///
-/// Before the soak it measures the two terms of the README's formula that are not the limit:
+/// Before the soak it measures the two terms of the memory formula (docs/operating.md) that are not the limit:
 /// the RSS one idle connection adds (`--probe-connections` of them, each having said hello)
 /// and the peak one decode adds (a large JPEG shown once, on a fresh daemon, read from VmHWM).
 struct SoakBenchmark: AsyncParsableCommand {

@@ -79,7 +79,7 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var maxImageBytes: Int = 50 << 20
         /// Largest width × height decoded, checked from the header before any pixel buffer.
         package var maxImagePixels: Int = 50_000_000
-        /// Bytes all decodes together may hold (`DecodeBudget`): sized so the README's memory
+        /// Bytes all decodes together may hold (`DecodeBudget`): sized so the memory
         /// formula fits the units' `MemoryMax=512M` with room. A decode that could never fit
         /// answers `too_large`; others wait their turn.
         public var decodeMemory: Int = 192 << 20

@@ -41,7 +41,7 @@ final class InlineDataCache: Sendable {
 
     /// The limit for a memory tier of `memoryLimit` bytes: base64 is 4/3 of what it encodes,
     /// and only the thumbnails shown inline while hot are kept, so half the tier's bound holds
-    /// every hot one in practice and adds a known term to the daemon's memory (README).
+    /// every hot one in practice and adds a known term to the daemon's memory (docs/operating.md, "The memory formula").
     static func costLimit(memoryLimit: Int) -> Int { memoryLimit / 2 }
 
     /// `delivery`'s data as base64 for an answer whose line ends with `lineEnd` after the
