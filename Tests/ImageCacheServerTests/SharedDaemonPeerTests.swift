@@ -186,6 +186,91 @@ struct SharedDaemonPeerTests {
         }
     }
 
+    @Test("under a system unit's own user: its files are its own, yet a peer overwrites what it saved for that peer, and its uid sees all and may clear")
+    func daemonAsItsOwnUser() async throws {
+        let accounts = try await PeerAccounts.make()
+        let fixture = try await DownloadFixture.make()
+        var daemon: DaemonProcess?
+        do {
+            chmod(fixture.folder, 0o755)
+            // The daemon checks at start that it may write in its download roots.
+            try accounts.give(fixture.root, to: accounts.service, mode: 0o755)
+            // The daemon's own folder (socket, cache, state): its user's, the group may enter.
+            let home = fixture.folder + "/svc"
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
+            try accounts.give(home, to: accounts.service, mode: 0o750)
+            // Alice's folder: hers, and the group's to write in, so the daemon's user can save there.
+            let alices = fixture.root + "/alice"
+            try FileManager.default.createDirectory(atPath: alices, withIntermediateDirectories: false)
+            try accounts.give(alices, to: accounts.alice, mode: 0o770)
+            // The build folder may not be open to other users: the daemon runs from a copy.
+            let binary = fixture.folder + "/imagecached"
+            try FileManager.default.copyItem(atPath: DaemonProcess.executable.path, toPath: binary)
+            let socket = home + "/d.sock"
+            let config = home + "/cache.conf"
+            try Data("""
+                [daemon]
+                socket = \(socket)
+                socket_group = \(accounts.group)
+                state_dir = \(home)/state
+                [cache]
+                cache_dir = \(home)/cache
+                [network]
+                allowed_hosts = 127.0.0.1
+                allow_http = true
+                [downloads]
+                download_dir = \(fixture.root)
+                """.utf8).write(to: URL(fileURLWithPath: config))
+            try accounts.give(config, to: accounts.service, mode: 0o600)
+            let started = try DaemonProcess(executable: URL(fileURLWithPath: "/usr/bin/setpriv"), arguments: [
+                "--reuid=\(accounts.service.name)", "--regid=\(accounts.group)", "--init-groups", binary, "--config", config,
+            ], environment: DaemonProcess.environment(home: home))
+            daemon = started
+            do {
+                try await started.waitForLog("serving", timeout: 30)
+            } catch {
+                Issue.record("the daemon did not start: \(started.log.joined(separator: "\n"))")
+                throw error
+            }
+
+            fixture.images.serve("/a.jpg", body: Self.body)
+            let url = fixture.images.url("/a.jpg")
+            let alice = try await accounts.connect(accounts.alice, to: socket)
+            let first = try await alice.download(["url": url, "directory": alices, "filename": "view.jpg"])
+            #expect(try await alice.outcome(job: first).method == "download.finished")
+            let saved = alices + "/view.jpg"
+            let owner = try FileManager.default.attributesOfItem(atPath: saved)[.ownerAccountID] as? NSNumber
+            #expect(owner?.uint32Value == accounts.service.uid)
+            // Not Alice's by st_uid, but saved for her: overwrite replaces it in place.
+            let again = try await alice.download(["url": url, "directory": alices, "filename": "view.jpg", "overwrite": true])
+            let (method, params) = try await alice.outcome(job: again)
+            #expect(method == "download.finished")
+            #expect(params["path"] as? String == saved)
+            #expect(fixture.files(in: alices) == ["view.jpg"])
+
+            // Bob sees none of it and may not clear; the daemon's own uid sees both jobs and may.
+            let bob = try await accounts.connect(accounts.bob, to: socket)
+            #expect((try await bob.result("download.list")["jobs"] as? [[String: Any]])?.isEmpty == true)
+            try Self.expectForbidden(try await bob.ask("cache.clear", ["what": "all"]), saying: "uid \(accounts.service.uid)")
+            let itself = try await accounts.connect(accounts.service, to: socket)
+            let all = try await itself.result("download.list")["jobs"] as? [[String: Any]]
+            #expect(Set(all?.compactMap { $0["job"] as? String } ?? []) == [first, again])
+            #expect(try await itself.ask("cache.clear", ["what": "all"])["result"] is [String: Any])
+            await alice.close()
+            await bob.close()
+            await itself.close()
+        } catch {
+            daemon?.kill()
+            await accounts.remove()
+            await fixture.finish()
+            throw error
+        }
+        daemon?.signal(SIGTERM)
+        _ = try? await daemon?.waitForExit()
+        await accounts.remove()
+        await fixture.finish()
+    }
+
     private static func expectForbidden(_ answer: [String: Any], saying words: String,
                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let error = try #require(answer["error"] as? [String: Any], "answered \(answer)", sourceLocation: sourceLocation)

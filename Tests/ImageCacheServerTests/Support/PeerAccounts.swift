@@ -28,37 +28,49 @@ final class PeerAccounts: Sendable {
     let bob: Account
     /// A member of `adminGroup`.
     let admin: Account
+    /// The user a system unit runs the daemon as (`User=imagecached`), in `group`.
+    let service: Account
     private let children = LockedState<[ChildProcess]>([])
 
     /// Whether this process may make users and switch to them.
     static var canRun: Bool { geteuid() == 0 }
 
-    private init(group: String, groupID: UInt32, adminGroup: String, alice: Account, bob: Account, admin: Account) {
+    private init(group: String, groupID: UInt32, adminGroup: String, alice: Account, bob: Account, admin: Account,
+                 service: Account) {
         self.group = group
         self.groupID = groupID
         self.adminGroup = adminGroup
         self.alice = alice
         self.bob = bob
         self.admin = admin
+        self.service = service
     }
 
-    /// Makes the two groups and three users (no home folder), named uniquely for this run.
+    /// Makes the two groups and four users (no home folder), named uniquely for this run.
     static func make() async throws -> PeerAccounts {
         let tag = "icp" + String(UInt32.random(in: 0..<(1 << 20)), radix: 16)
         let group = tag + "g"
         let adminGroup = tag + "a"
-        try await run("/usr/sbin/groupadd", [group])
-        try await run("/usr/sbin/groupadd", [adminGroup])
-        var made: [Account] = []
-        for (suffix, extra) in [("alice", []), ("bob", []), ("adm", ["-G", adminGroup])] as [(String, [String])] {
-            let name = tag + suffix
-            try await run("/usr/sbin/useradd", ["-M", "-N", "-g", group, "-s", "/usr/sbin/nologin"] + extra + [name])
-            guard let entry = getpwnam(name) else { throw PeerAccountError.failed("no passwd entry for \(name)") }
-            made.append(Account(name: name, uid: entry.pointee.pw_uid))
+        let names = ["alice", "bob", "adm", "svc"].map { tag + $0 }
+        do {
+            try await run("/usr/sbin/groupadd", [group])
+            try await run("/usr/sbin/groupadd", [adminGroup])
+            var made: [Account] = []
+            for (name, extra) in zip(names, [[], [], ["-G", adminGroup], []]) {
+                try await run("/usr/sbin/useradd", ["-M", "-N", "-g", group, "-s", "/usr/sbin/nologin"] + extra + [name])
+                guard let entry = getpwnam(name) else { throw PeerAccountError.failed("no passwd entry for \(name)") }
+                made.append(Account(name: name, uid: entry.pointee.pw_uid))
+            }
+            guard let entry = getgrnam(group) else { throw PeerAccountError.failed("no group entry for \(group)") }
+            return PeerAccounts(group: group, groupID: entry.pointee.gr_gid, adminGroup: adminGroup,
+                                alice: made[0], bob: made[1], admin: made[2], service: made[3])
+        } catch {
+            // Whatever was made before the failure goes too.
+            for name in names { try? await run("/usr/sbin/userdel", [name]) }
+            try? await run("/usr/sbin/groupdel", [adminGroup])
+            try? await run("/usr/sbin/groupdel", [group])
+            throw error
         }
-        guard let entry = getgrnam(group) else { throw PeerAccountError.failed("no group entry for \(group)") }
-        return PeerAccounts(group: group, groupID: entry.pointee.gr_gid, adminGroup: adminGroup,
-                            alice: made[0], bob: made[1], admin: made[2])
     }
 
     /// A client of the daemon at `socketPath` running as `account`.
@@ -93,7 +105,7 @@ final class PeerAccounts: Sendable {
                 _ = await child.exit(within: 10)
             }
         }
-        for account in [alice, bob, admin] { try? await Self.run("/usr/sbin/userdel", [account.name]) }
+        for account in [alice, bob, admin, service] { try? await Self.run("/usr/sbin/userdel", [account.name]) }
         try? await Self.run("/usr/sbin/groupdel", [adminGroup])
         try? await Self.run("/usr/sbin/groupdel", [group])
     }
