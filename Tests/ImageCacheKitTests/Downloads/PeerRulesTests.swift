@@ -66,7 +66,7 @@ struct PeerRulesTests {
         #expect(!identity.may(X_OK, info(uid: 1, gid: 2, mode: 0o770)))
     }
 
-    @Test("a job row saved before owners were kept reads back with no owner")
+    @Test("a job row that names no owner reads back without one, and only the daemon's uid sees it")
     func oldRowHasNoOwner() throws {
         let json = """
             {"id":"dl-000000000001","url":"http://127.0.0.1:9/a.jpg","variant":"full","state":"finished",
@@ -76,5 +76,6 @@ struct PeerRulesTests {
         let record = try JSONDecoder().decode(DownloadRecord.self, from: Data(json.utf8))
         #expect(record.owner == nil)
         #expect(!Self.peer.maySee(jobOwnedBy: record.owner))
+        #expect(Requester.daemon.maySee(jobOwnedBy: record.owner))
     }
 }

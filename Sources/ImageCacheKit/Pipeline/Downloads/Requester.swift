@@ -39,7 +39,7 @@ package enum Requester: Sendable, Hashable {
     }
 
     /// Whether this requester may see (list, status, watch, cancel) a job owned by `owner`; a
-    /// job without a recorded owner (a table from before owners were kept) is the daemon's.
+    /// job whose row names no owner is the daemon's uid's.
     package func maySee(jobOwnedBy owner: UInt32?) -> Bool {
         guard let uid else { return false }
         return isPrivileged || uid == (owner ?? PeerIdentity.daemonUID)
