@@ -27,6 +27,9 @@ public struct CacheConfiguration: Sendable, Equatable {
         public var stateDir: String?
         /// Group that may connect; the socket is 0660 when set, 0600 otherwise.
         package var socketGroup: String?
+        /// Group whose members may empty the whole cache (`cache.clear`) besides root and the
+        /// daemon's own uid; nil (the default): nobody else. Checked like `socket_group`.
+        package var adminGroup: String?
         /// Lowest level logged to stderr; `--log-level` overrides it, SIGHUP re-reads it.
         public var logLevel: Logger.Level = .info
         /// Longest request line accepted; a longer one gets -32600 and the connection closes.

@@ -30,6 +30,7 @@ extension ConfigKey {
         [
             optionalPath("daemon", "socket", \.daemon.socket, maxBytes: 107),
             optional("daemon", "socket_group", \.daemon.socketGroup, rule: ConfigStringRules.groupName),
+            optional("daemon", "admin_group", \.daemon.adminGroup, rule: ConfigStringRules.groupName),
             optionalPath("daemon", "state_dir", \.daemon.stateDir),
             ConfigKey(section: "daemon", name: "log_level", isSecret: false,
                       apply: { c, v, _ throws(ConfigValueProblem) in c.daemon.logLevel = try v.logLevel() },

@@ -81,9 +81,13 @@ public final class ImageCacheDaemon: Sendable {
     ///   - options: what the command line adds.
     ///   - extend: registers further methods (later features) beside `hello`/`stats`/`cancel`.
     /// - Throws: `DaemonStartError.cacheUnavailable` when `cache_dir` is another daemon's or
-    ///   cannot be opened.
+    ///   cannot be opened; `.unknownAdminGroup` when `admin_group` names no group.
     public init(configuration: CacheConfiguration, logger: Logger, options: Options = Options(),
                 extend: (inout RPCRouter, StatsRegistry) -> Void = { _, _ in }) throws(DaemonStartError) {
+        // Before anything starts: a group that names nobody is a mistake in the file.
+        if let name = configuration.daemon.adminGroup, CacheMethods.adminGroupID(name) == nil {
+            throw .unknownAdminGroup(name)
+        }
         let store = ConfigurationStore(configuration)
         self.configuration = store
         self.options = options
@@ -269,6 +273,11 @@ public final class ImageCacheDaemon: Sendable {
             fresh = try reload()
         } catch {
             logger.error("configuration reload failed; keeping the running configuration", metadata: ["reason": "\(error)"])
+            return false
+        }
+        if let name = fresh.daemon.adminGroup, CacheMethods.adminGroupID(name) == nil {
+            logger.error("configuration reload failed; keeping the running configuration",
+                         metadata: ["reason": "\(DaemonStartError.unknownAdminGroup(name))"])
             return false
         }
         let previous = configuration.replace(with: fresh)

@@ -11,6 +11,11 @@ import ImageCacheKit
 /// `removed` and `bytes` in the answers are what the tiers shrank by while the removal ran
 /// (entries of memory and disk together; bytes of disk, content plus sidecars): exact when
 /// nothing is stored meanwhile, lower (never negative) when a fetch lands during it.
+///
+/// On a shared daemon, emptying the whole cache is not every user's to decide: `cache.clear`
+/// needs root, the daemon's uid or a member of `admin_group` (docs/protocol.md, "Shared
+/// daemons"). `cache.evict` of an image a peer names stays open to all: it costs the others
+/// one refetch at most.
 public struct CacheMethods: MethodFamily {
     let services: DaemonServices
     /// Its coordinator forgets learnt page totals on `cache.clear searches`.
@@ -35,7 +40,8 @@ public struct CacheMethods: MethodFamily {
             services.inlineData.removeAll()  // remade from memory at the next inline hit
             return Self.removal(from: before, to: cache.statistics)
         })
-        router.register(Methods.CacheClear.self, .task { params, _ in
+        router.register(Methods.CacheClear.self, .task { params, context in
+            try Self.checkMayClear(context.session.requester, adminGroup: services.configuration.current.daemon.adminGroup)
             let before = cache.statistics
             // Unlinking a full cache's files can take seconds: not on the cooperative pool,
             // whose few threads serve every session.
@@ -47,6 +53,21 @@ public struct CacheMethods: MethodFamily {
             return Self.removal(from: before, to: cache.statistics)
         })
         LayoutMethods.register(in: &router, services: services)
+    }
+
+    /// Refuses (`forbidden`) a requester that is neither root, the daemon's uid nor a member of
+    /// `adminGroup`, saying who may.
+    static func checkMayClear(_ requester: Requester, adminGroup: String?) throws(RPCError) {
+        let gid = adminGroup.flatMap(adminGroupID)
+        guard !requester.mayClearCache(adminGroup: gid) else { return }
+        let who = requester.uid.map { "you are uid \($0)" } ?? "the daemon could not read who you are"
+        let group = adminGroup.map { " or a member of admin_group \"\($0)\"" } ?? ""
+        throw RPCError(.forbidden, "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID))\(group); \(who). cache.evict of one image is open to all")
+    }
+
+    /// The gid of `admin_group` (a name, or a number), nil when it names no group of this system.
+    static func adminGroupID(_ name: String) -> UInt32? {
+        try? SocketBinder.lookUpGroup(name)
     }
 
     /// `stats.memory`, `stats.disk` (sizes from the cache, hits and misses from the pipeline's

@@ -8,6 +8,11 @@ import Logging
 /// about them: the session that submitted a job and every session that watches it get its
 /// `download.progress`, `download.finished` and `download.failed`. A closed session is
 /// dropped from every job it followed, so it simply stops receiving; the job goes on.
+///
+/// Each job is also the uid's that started it (the session's peer, `Requester`): a session
+/// of another uid lists, reads, watches and cancels only its own, and is subscribed to a job
+/// only after the manager said it may see it, so no notification of another's job reaches it
+/// (docs/protocol.md, "Shared daemons").
 public final class DownloadMethods: MethodFamily {
     /// The jobs themselves.
     public let manager: DownloadManager
@@ -40,27 +45,31 @@ public final class DownloadMethods: MethodFamily {
             // Subscribe first: a small file can finish before the answer is even sent.
             watch(id, session: context.session)
             do {
-                let job = try await manager.submit(params, id: id)
+                let job = try await manager.submit(params, id: id, by: context.session.requester)
                 return DownloadResult(job: job.job)
             } catch {
                 unwatch(id, session: context.session.id)
                 throw error
             }
         })
-        router.register(Methods.DownloadStatus.self, .task { [self] params, _ in
-            try await manager.status(params.job)
+        router.register(Methods.DownloadStatus.self, .task { [self] params, context in
+            try await manager.status(params.job, for: context.session.requester)
         })
-        router.register(Methods.DownloadList.self, .task { [self] _, _ in
-            DownloadListResult(jobs: await manager.list())
+        router.register(Methods.DownloadList.self, .task { [self] _, context in
+            DownloadListResult(jobs: await manager.list(for: context.session.requester))
         })
-        router.register(Methods.DownloadCancel.self, .task { [self] params, _ in
-            CancelledResult(cancelled: try await manager.cancel(params.job))
+        router.register(Methods.DownloadCancel.self, .task { [self] params, context in
+            CancelledResult(cancelled: try await manager.cancel(params.job, by: context.session.requester))
         })
         router.register(Methods.DownloadWatch.self, .task { [self] params, context in
+            let requester = context.session.requester
+            // Whether this peer may see the job at all, before it hears anything of it (the
+            // same `not_found` as for a job that never existed).
+            _ = try await manager.status(params.job, for: requester)
             // Subscribe before reading the state, so nothing between the two is missed.
             watch(params.job, session: context.session)
             do {
-                let job = try await manager.status(params.job)
+                let job = try await manager.status(params.job, for: requester)
                 if job.state != .queued, job.state != .running { unwatch(params.job, session: context.session.id) }
                 return job
             } catch {

@@ -18,6 +18,13 @@ public final class Session: Sendable {
     /// Who is on the other end (SO_PEERCRED), when the kernel told us.
     public let peer: PeerCredentials?
 
+    /// Who asks, for the rules of a shared daemon: the peer's identity, or a stranger when its
+    /// credentials could not be read.
+    package var requester: Requester {
+        guard let peer else { return .stranger }
+        return .peer(PeerIdentity(uid: peer.uid, gid: peer.gid, groups: peer.groups))
+    }
+
     let channel: any Channel
     let logger: Logger
     private let state = LockedState(State())
@@ -267,8 +274,9 @@ public final class Session: Sendable {
     }
 }
 
-/// The peer process of a connection, from SO_PEERCRED: logged per connection so an operator
-/// can tell who used the daemon.
+/// The peer process of a connection, from SO_PEERCRED and SO_PEERGROUPS: logged per
+/// connection so an operator can tell who used the daemon, and what a shared daemon decides by
+/// (`requester`).
 public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The peer's process id (of the process that connected; it may have exited since).
     public var pid: Int32
@@ -276,12 +284,18 @@ public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     public var uid: UInt32
     /// The peer's effective group id.
     public var gid: UInt32
+    /// The peer's supplementary groups when it connected (empty when unread).
+    public var groups: [UInt32]
+    /// Whether the kernel told the supplementary groups (SO_PEERGROUPS).
+    public var groupsRead: Bool
 
     /// Credentials as the kernel reported them.
-    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = [], groupsRead: Bool = false) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
+        self.groups = groups
+        self.groupsRead = groupsRead
     }
 
     /// `pid=… uid=… gid=…`, as it appears in the connection log line.

@@ -14,6 +14,8 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     case socketPathTooLong(path: String)
     /// `socket_group` names no group of this system.
     case unknownGroup(String)
+    /// `admin_group` names no group of this system.
+    case unknownAdminGroup(String)
     /// The socket inherited from systemd is unusable.
     case badInheritedSocket(String)
     /// The cache folder is held by another daemon, or cannot be opened.
@@ -28,7 +30,7 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     /// state of the system (another daemon on the socket or the cache, a failed call).
     public var isConfigurationError: Bool {
         switch self {
-        case .notASocket, .socketPathTooLong, .unknownGroup, .metricsUnavailable: true
+        case .notASocket, .socketPathTooLong, .unknownGroup, .unknownAdminGroup, .metricsUnavailable: true
         case .socketInUse, .badInheritedSocket, .cacheUnavailable, .system: false
         }
     }
@@ -44,6 +46,8 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
             return "the socket path \(path) is longer than a Unix socket address allows (107 bytes)"
         case .unknownGroup(let name):
             return "socket_group \"\(name)\" is not a group on this system"
+        case .unknownAdminGroup(let name):
+            return "admin_group \"\(name)\" is not a group on this system"
         case .badInheritedSocket(let why):
             return "the socket passed by systemd is unusable: \(why)"
         case .cacheUnavailable(let error):

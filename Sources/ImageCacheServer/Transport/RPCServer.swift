@@ -79,7 +79,8 @@ public final class RPCServer: Sendable {
                     metrics.accepted()
                     // logfmt keys of their own (peer_pid=, not peer=pid=…) so a line parses.
                     session.logger.info("client connected", metadata: peer.map {
-                        ["peer_pid": "\($0.pid)", "peer_uid": "\($0.uid)", "peer_gid": "\($0.gid)"]
+                        ["peer_pid": "\($0.pid)", "peer_uid": "\($0.uid)", "peer_gid": "\($0.gid)",
+                         "peer_groups": "\($0.groupsRead ? $0.groups.map(String.init).joined(separator: ",") : "unknown")"]
                     } ?? ["peer": "unknown"])
                     session.onClose { [session] in
                         session.logger.info("client disconnected")

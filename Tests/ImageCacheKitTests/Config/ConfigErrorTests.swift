@@ -262,6 +262,12 @@ struct ConfigErrorTests {
             == "cache.conf:2: bad value 'my group' for 'socket_group' in [daemon]: expected a group name or numeric group id")
     }
 
+    @Test("a bad admin_group is refused as socket_group is")
+    func badAdminGroupName() {
+        #expect(parseError("[daemon]\nadmin_group = my group\n")
+            == "cache.conf:2: bad value 'my group' for 'admin_group' in [daemon]: expected a group name or numeric group id")
+    }
+
     @Test("an error about a secret never shows its value")
     func secretValueNeverShown() {
         let message = parseError("[providers.unsplash]\naccess_key = \"s3cret\", \"other\"\n")

@@ -65,6 +65,7 @@ struct ConfigValueTests {
             [daemon]
             socket = /tmp/ic.sock
             socket_group = imagecache
+            admin_group = imagecache-admin
             log_level = debug
             max_request_bytes = 2MiB
             max_pending_per_session = 10
@@ -106,6 +107,7 @@ struct ConfigValueTests {
             """)
         #expect(config.daemon.socket == "/tmp/ic.sock")
         #expect(config.daemon.socketGroup == "imagecache")
+        #expect(config.daemon.adminGroup == "imagecache-admin")
         #expect(config.daemon.logLevel == .debug)
         #expect(config.daemon.maxRequestBytes == 2 << 20)
         #expect(config.daemon.maxPendingPerSession == 10)
@@ -132,7 +134,7 @@ struct ConfigValueTests {
         #expect(config.search.defaultProvider == "pixabay")
         #expect(config.downloads.downloadDir == ["/srv/dl", "/srv/dl2"])
         #expect(config.unsplash.apiKey == "uk")
-        #expect(config.unsplash.apiKeySource == .file(path: "cache.conf", line: 34))
+        #expect(config.unsplash.apiKeySource == .file(path: "cache.conf", line: 35))
         #expect(config.unsplash.apiURL == "http://127.0.0.1:1/unsplash")
         #expect(config.flickr.apiKey == "fk")
         #expect(config.flickr.apiURL == "http://127.0.0.1:1/flickr")

@@ -25,6 +25,21 @@ final class RawClient: Sendable {
         return RawClient(channel: channel, lines: IteratorBox(stream.makeAsyncIterator()))
     }
 
+    /// Wraps a stream socket already connected (one end of a socket pair whose other end a
+    /// child process relays to the daemon as another user: `PeerAccounts.connect`).
+    static func adopt(descriptor: Int32) async throws -> RawClient {
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(LineCollector(continuation: continuation))
+                }
+            }
+            .withConnectedSocket(descriptor).get()
+        return RawClient(channel: channel, lines: IteratorBox(stream.makeAsyncIterator()))
+    }
+
     private init(channel: any Channel, lines: IteratorBox) {
         self.channel = channel
         self.lines = lines

@@ -39,9 +39,24 @@ package enum DownloadDestination {
     /// - Throws: `forbidden` (1010) when the folder is outside every root, or no root can be
     ///   used; `invalidParams` when `requested` is not absolute; `storage_unavailable` when the
     ///   folder cannot be created.
-    package static func resolveDirectory(_ requested: String?, roots: [String],
+    ///
+    /// For a `requester` that is neither root nor the daemon's uid (a peer of a shared daemon),
+    /// `PeerDestinationCheck` also refuses (`forbidden`) a path through a symbolic link, a
+    /// folder that does not exist yet, and a folder that peer could not write in itself.
+    package static func resolveDirectory(_ requested: String?, roots: [String], for requester: Requester = .daemon,
                                         walk: BeneathRoot.Walk = .automatic) throws(DownloadError) -> DirectoryHandle {
-        let resolvedRoots = resolvedRoots(roots, create: true)
+        guard requester.isPrivileged else {
+            guard let identity = requester.identity else { throw .unknownPeer }
+            let folder = try resolveDirectory(requested, roots: roots, peerChecked: true, walk: walk)
+            try PeerDestinationCheck.checkFolder(folder, for: identity)
+            return folder
+        }
+        return try resolveDirectory(requested, roots: roots, peerChecked: false, walk: walk)
+    }
+
+    private static func resolveDirectory(_ requested: String?, roots: [String], peerChecked: Bool,
+                                         walk: BeneathRoot.Walk) throws(DownloadError) -> DirectoryHandle {
+        let resolvedRoots = resolvedRoots(roots, create: !peerChecked)
         guard let first = resolvedRoots.first else {
             throw .noUsableRoot(roots: roots)
         }
@@ -70,6 +85,9 @@ package enum DownloadDestination {
         }
         if missing.contains(where: { $0 == "." || $0 == ".." }) {
             throw .climbsOutOfMissingFolder(requested)
+        }
+        if peerChecked {
+            try PeerDestinationCheck.checkRequested(requested, existing: existing, resolved: base, missing: missing)
         }
         let folder = missing.reduce(base) { $0 == "/" ? "/" + $1 : $0 + "/" + $1 }
         return try DirectoryHandle.open(folder, roots: resolvedRoots, create: true, walk: walk)

@@ -29,6 +29,26 @@ public indirect enum DownloadError: EngineError, Hashable {
     /// The job's folder was replaced by another folder while the job ran.
     case folderReplaced(String)
 
+    // A peer of a shared daemon (docs/protocol.md, "Shared daemons"): neither root nor the
+    // daemon's own uid.
+
+    /// The peer's credentials could not be read: nobody to save for.
+    case unknownPeer
+    /// The requested folder (as given) leads through a symbolic link to `resolved`.
+    case folderThroughSymbolicLink(String, resolved: String)
+    /// The requested folder does not exist (the daemon makes folders only for its own uid).
+    case folderMissingForPeer(String)
+    /// A folder above the download folder (`blocker`) is not searchable for the peer.
+    case folderNotReachable(String, blocker: String, uid: UInt32)
+    /// The download folder belongs to another uid.
+    case folderNotYours(String, owner: UInt32, uid: UInt32)
+    /// The peer cannot write in the download folder (`mode`: its permission bits).
+    case folderNotWritable(String, uid: UInt32, mode: UInt32)
+    /// `overwrite` names a symbolic link.
+    case overwriteSymbolicLink(String)
+    /// `overwrite` names a file of another uid that the daemon did not save for this peer.
+    case overwriteNotYours(String, owner: UInt32, uid: UInt32)
+
     // The file name.
 
     /// `filename` holds an invisible format character (`code` as `U+XXXX`).
@@ -82,7 +102,9 @@ public indirect enum DownloadError: EngineError, Hashable {
         case .internalFault: return .internal
         case .noUsableRoot, .folderUnresolvable, .outsideRoots, .climbsOutOfMissingFolder, .climbsOutOfRoot,
              .symbolicLinkInPath, .notAFolder, .folderGone, .folderReplaced, .reservedByLiveJob, .noFreeName,
-             .partIsSymbolicLink, .partReplaced, .partNotRegular, .folderRefused:
+             .partIsSymbolicLink, .partReplaced, .partNotRegular, .folderRefused, .unknownPeer,
+             .folderThroughSymbolicLink, .folderMissingForPeer, .folderNotReachable, .folderNotYours, .folderNotWritable,
+             .overwriteSymbolicLink, .overwriteNotYours:
             return .forbidden
         }
     }
@@ -113,6 +135,22 @@ public indirect enum DownloadError: EngineError, Hashable {
         case .folderGone(let path, let cause): return "the download folder \(path) is gone (\(cause))"
         case .folderReplaced(let path):
             return "the download folder \(path) was replaced by another folder while the job ran; nothing was written to it"
+        case .unknownPeer:
+            return "the daemon could not read who you are (SO_PEERCRED), so it cannot tell where you may write; nothing is saved"
+        case .folderThroughSymbolicLink(let path, let resolved):
+            return "the folder \(path) leads through a symbolic link (to \(resolved)): a shared daemon saves only into a folder named by its own path"
+        case .folderMissingForPeer(let path):
+            return "the folder \(path) does not exist: a shared daemon makes folders only for its own user; create it yourself"
+        case .folderNotReachable(let path, let blocker, let uid):
+            return "you (uid \(uid)) cannot reach \(path): \(blocker) is not searchable for you"
+        case .folderNotYours(let path, let owner, let uid):
+            return "the folder \(path) belongs to uid \(owner), not to you (uid \(uid)): a shared daemon saves only into a folder of your own"
+        case .folderNotWritable(let path, let uid, let mode):
+            return "you (uid \(uid)) cannot write in \(path) (mode \(String(mode & 0o7777, radix: 8)))"
+        case .overwriteSymbolicLink(let path):
+            return "\(path) is a symbolic link: overwrite replaces only a regular file of yours"
+        case .overwriteNotYours(let path, let owner, let uid):
+            return "\(path) belongs to uid \(owner), not to you (uid \(uid)): overwrite replaces only your own files or one the daemon saved for you"
         case .invisibleCharacter(let code):
             return "'filename' holds an invisible format character (\(code)): a name must show what it is"
         case .reservedSuffix(let suffix): return "'filename' must not end with \(suffix): the daemon names its partial files so"

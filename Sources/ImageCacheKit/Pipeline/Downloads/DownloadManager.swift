@@ -139,11 +139,14 @@ public actor DownloadManager {
 
     // MARK: Methods
 
-    /// Checks and reserves the destination, records the job and starts it.
+    /// Checks and reserves the destination, records the job as `requester`'s and starts it.
     ///
     /// - Throws: `not_found` for an unknown photo id; `forbidden` for a folder outside the
-    ///   download roots or one that refuses new files.
-    package func submit(_ params: DownloadParams, id: String) async throws(DownloadError) -> DownloadJob {
+    ///   download roots or one that refuses new files, and for a peer of a shared daemon, a
+    ///   folder or file that peer could not write itself (`PeerDestinationCheck`), or any
+    ///   destination when its credentials are unknown.
+    package func submit(_ params: DownloadParams, id: String, by requester: Requester = .daemon) async throws(DownloadError) -> DownloadJob {
+        guard let owner = requester.uid else { throw .unknownPeer }
         let configuration = dependencies.configuration()
         let url: String
         switch params.image {
@@ -156,7 +159,8 @@ public actor DownloadManager {
             url = given
         }
         let checkedName = try params.filename.map { (name) throws(DownloadError) in try DownloadDestination.checkedName(name) } ?? nil
-        let folder = try DownloadDestination.resolveDirectory(params.directory, roots: configuration.resolvedDownloadRoots)
+        let folder = try DownloadDestination.resolveDirectory(params.directory, roots: configuration.resolvedDownloadRoots,
+                                                              for: requester)
         let stem: String
         let ext: String?
         let defaultName: Bool
@@ -169,12 +173,13 @@ public actor DownloadManager {
             defaultName = true
         }
         let reservation = try FileReservation.reserve(in: folder, stem: stem, ext: ext, overwrite: params.overwrite,
-                                                      held: heldNames(in: folder.path, except: id))
+                                                      held: heldNames(in: folder.path, except: id),
+                                                      replacing: replacePolicy(owner: owner))
         folders[id] = folder
         let record = DownloadRecord(id: id, photo: params.image.photoID, url: url, variant: params.variant, state: .queued,
                                     reservation: reservation, defaultName: defaultName, overwrite: params.overwrite,
                                     validator: nil, received: 0, total: nil, width: nil, height: nil, error: nil,
-                                    tracked: false, createdAt: Date(), endedAt: nil)
+                                    tracked: false, createdAt: Date(), endedAt: nil, owner: owner)
         records[id] = record
         persist()
         // `{job}` promises a job that survives a restart: the table holds it before the answer.
@@ -189,25 +194,44 @@ public actor DownloadManager {
 
     /// The job now, with its live byte count.
     ///
-    /// - Throws: `not_found` for an unknown (or expired) job id.
-    public func status(_ id: String) throws(DownloadError) -> DownloadJob {
-        guard let record = records[id] else { throw Self.unknown(id) }
-        return snapshot(record)
+    /// - Throws: `not_found` for an unknown (or expired) job id, and, in the same words, for
+    ///   a job `viewer` may not see (another uid's): its existence is not told.
+    package func status(_ id: String, for viewer: Requester = .daemon) throws(DownloadError) -> DownloadJob {
+        snapshot(try visibleRecord(id, to: viewer))
     }
 
-    /// Every job known, newest first (unfinished ones, and those ended within a day).
-    public func list() -> [DownloadJob] {
+    /// Every job known that `viewer` may see, newest first (unfinished ones, and those ended
+    /// within a day).
+    package func list(for viewer: Requester = .daemon) -> [DownloadJob] {
         prune()
-        return records.values.sorted { $0.createdAt > $1.createdAt }.map(snapshot)
+        return records.values.filter { viewer.maySee(jobOwnedBy: $0.owner) }
+            .sorted { $0.createdAt > $1.createdAt }.map(snapshot)
+    }
+
+    /// The record of job `id` when `viewer` may see it; the unknown-job error otherwise, the
+    /// same for a job of another uid as for one that never existed.
+    private func visibleRecord(_ id: String, to viewer: Requester) throws(DownloadError) -> DownloadRecord {
+        guard let record = records[id], viewer.maySee(jobOwnedBy: record.owner) else { throw Self.unknown(id) }
+        return record
+    }
+
+    /// What `overwrite` may replace for a job of `owner`: nil (anything, as today) for root and
+    /// the daemon's uid; for any other uid, its own files and those the daemon saved for it.
+    private func replacePolicy(owner: UInt32?) -> ReplacePolicy? {
+        guard let owner, owner != 0, owner != PeerIdentity.daemonUID else { return nil }
+        let saved = records.values.filter { $0.state == .finished && $0.owner == owner }.compactMap { record in
+            record.reservation.partInode.map { ReplacePolicy.SavedFile(path: record.reservation.path, inode: $0) }
+        }
+        return ReplacePolicy(uid: owner, saved: Set(saved))
     }
 
     /// Stops a queued or running job, removes its `.part` and its reserved name, and reports
     /// it failed with `cancelled` to its watchers. A failed job's leftovers are removed too.
     ///
     /// - Returns: false when the job had already ended.
-    /// - Throws: `not_found` for an unknown job id.
-    public func cancel(_ id: String) throws(DownloadError) -> Bool {
-        guard var record = records[id] else { throw Self.unknown(id) }
+    /// - Throws: `not_found` for an unknown job id, or one `requester` may not see.
+    package func cancel(_ id: String, by requester: Requester = .daemon) throws(DownloadError) -> Bool {
+        var record = try visibleRecord(id, to: requester)
         guard record.isUnfinished else {
             if record.state == .failed, let folder = try? openFolder(record) { record.reservation.discard(in: folder) }
             return false
@@ -267,7 +291,8 @@ public actor DownloadManager {
             guard let body = try await transfer(id, meter: meter, maxPixels: maxPixels),
                   let current = records[id], current.state == .running else { return }
             let reservation = try await Self.checkAndMove(current, format: body.header.format, folder: folder,
-                                                          roots: currentRoots(), held: heldNames(in: folder.path, except: id))
+                                                          roots: currentRoots(), held: heldNames(in: folder.path, except: id),
+                                                          replacing: replacePolicy(owner: current.owner))
             let photo: ProviderPhoto? = if let photoID = current.photo { await dependencies.registry.photo(id: photoID) } else { nil }
             complete(id, reservation: reservation, header: body.header, bytes: body.bytes, photo: photo,
                            lastByte: body.lastByte)
@@ -448,14 +473,14 @@ public actor DownloadManager {
     /// after checking the folder against `roots` once more (a folder that left the roots while
     /// the body arrived fails 1010, and nothing is moved).
     private static func checkAndMove(_ record: DownloadRecord, format: ImageFormat, folder: DirectoryHandle,
-                                     roots: [String], held: Set<String>) async throws -> FileReservation {
+                                     roots: [String], held: Set<String>, replacing policy: ReplacePolicy?) async throws -> FileReservation {
         try await BlockingIO.run { () throws -> FileReservation in
             do throws(DownloadError) {
                 try folder.recheck(roots: roots)
             } catch {
                 throw DownloadError.folderRefused(stage: .save, cause: error)
             }
-            return try move(record, format: format, folder: folder, held: held)
+            return try move(record, format: format, folder: folder, held: held, replacing: policy)
         }
     }
 
@@ -495,13 +520,13 @@ public actor DownloadManager {
     /// Names the verified body (the sniffed format fixes a default name's extension) and moves
     /// it to its final name, every step relative to the job's folder.
     private static func move(_ record: DownloadRecord, format: ImageFormat, folder: DirectoryHandle,
-                             held: Set<String>) throws -> FileReservation {
+                             held: Set<String>, replacing policy: ReplacePolicy?) throws -> FileReservation {
         var reservation = record.reservation
         let ext = DownloadDestination.fileExtension(for: format)
         if record.defaultName, reservation.ext != ext {
             try reservation.checkPart(in: folder)
             var fresh = try FileReservation.reserve(in: folder, stem: reservation.stem, ext: ext,
-                                                    overwrite: record.overwrite, held: held)
+                                                    overwrite: record.overwrite, held: held, replacing: policy)
             guard renameat(folder.fd, reservation.partName, folder.fd, fresh.partName) == 0 else {
                 let failure = FileOps.failure("cannot rename \(reservation.partPath)")
                 fresh.discard(in: folder)
@@ -512,7 +537,7 @@ public actor DownloadManager {
             reservation.discard(in: folder)
             reservation = fresh
         }
-        return try reservation.commit(in: folder, overwrite: record.overwrite, held: held)
+        return try reservation.commit(in: folder, overwrite: record.overwrite, held: held, replacing: policy)
     }
 
     private func complete(_ id: String, reservation: FileReservation, header: ImageHeader, bytes: Int,

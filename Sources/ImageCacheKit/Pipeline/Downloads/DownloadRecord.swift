@@ -39,6 +39,9 @@ package struct DownloadRecord: Sendable, Codable, Hashable {
     package var createdAt: Date
     /// When it finished, failed or was cancelled: the 24 h of listing count from here.
     package var endedAt: Date?
+    /// The uid that started it: only that uid, root and the daemon's own uid see the job. nil
+    /// in a row that names none: such a job is the daemon's uid's.
+    package var owner: UInt32? = nil
 
     /// Whether the job still has work to do (and so resumes when the daemon starts).
     package var isUnfinished: Bool { state == .queued || state == .running }

@@ -54,10 +54,13 @@ package struct FileReservation: Sendable, Codable, Hashable {
     ///
     /// - Parameter held: names in this folder (final and `.part`) that other live jobs
     ///   reserved: never taken, even with `overwrite`.
-    /// - Throws: `forbidden` when `overwrite` asks for a name a live job holds;
-    ///   `storage_unavailable` when the folder refuses new files (permissions, read-only).
+    /// - Parameter replacing: for a peer of a shared daemon, what `overwrite` may replace
+    ///   (nil: any regular file or symlink, as for the daemon's own uid).
+    /// - Throws: `forbidden` when `overwrite` asks for a name a live job holds, or one
+    ///   `replacing` refuses; `storage_unavailable` when the folder refuses new files
+    ///   (permissions, read-only).
     package static func reserve(in folder: DirectoryHandle, stem: String, ext: String?, overwrite: Bool,
-                               held: Set<String> = []) throws(DownloadError) -> FileReservation {
+                               held: Set<String> = [], replacing policy: ReplacePolicy? = nil) throws(DownloadError) -> FileReservation {
         var candidate = FileReservation(directory: folder.path, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
         if overwrite, held.contains(candidate.name) || held.contains(candidate.partName) {
             throw .reservedByLiveJob(candidate.path)
@@ -66,6 +69,7 @@ package struct FileReservation: Sendable, Codable, Hashable {
             defer { candidate.number += 1 }
             if held.contains(candidate.name) || held.contains(candidate.partName) { continue }
             if overwrite, candidate.number == 0, let existing = FileOps.lstatMode(in: folder, candidate.name) {
+                try policy?.check(candidate.name, in: folder)
                 // Replace only a regular file or a symlink (the link itself, never its target).
                 if existing == S_IFREG || existing == S_IFLNK,
                    let partInode = try FileOps.createPlaceholder(in: folder, candidate.partName) {
@@ -93,14 +97,20 @@ package struct FileReservation: Sendable, Codable, Hashable {
     /// `RENAME_NOREPLACE` (`EEXIST` → the next ` (n)` name), the folder fsynced. With
     /// `overwrite`, a plain `renameat` replaces the old file atomically — never a name in `held`.
     ///
+    /// With a `replacing` policy (a peer of a shared daemon), what stands at the name is
+    /// judged again just before it is replaced.
+    ///
     /// - Returns: the reservation actually used (its `number` may have grown).
-    /// - Throws: `forbidden` when the `.part` is no longer the daemon's file.
-    package func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = []) throws(DownloadError) -> FileReservation {
+    /// - Throws: `forbidden` when the `.part` is no longer the daemon's file, or `replacing`
+    ///   refuses what now stands at the name.
+    package func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = [],
+                        replacing policy: ReplacePolicy? = nil) throws(DownloadError) -> FileReservation {
         try checkPart(in: folder)
         if overwrite, number == 0, inode == nil {
             guard !held.contains(name) else {
                 throw .reservedByLiveJob(path)
             }
+            try policy?.check(name, in: folder)
             guard renameat(folder.fd, partName, folder.fd, name) == 0 else {
                 throw FileOps.failure("cannot move the download to \(path)")
             }
