@@ -50,8 +50,14 @@ class GalleryApp {
     });
     this.downloads = new Downloads(this.session);
     this.notice = new Notice($('#notice'));
-    this.metadata = new MetadataPanel(this.session, $('#meta'), { onTag: (tag) => { this.detail.close(); this.filter.choose(tag); } });
-    this.detail = new DetailView(this.session, $('#detail'), this.downloads, { onMetadata: (photo, opener) => this.metadata.open(photo, opener) });
+    this.metadata = new MetadataPanel(this.session, $('#meta'), {
+      onTag: (tag) => { this.detail.close(); this.filter.choose(tag); },
+      onDetails: (full) => this.learn(full),
+    });
+    this.detail = new DetailView(this.session, $('#detail'), this.downloads, {
+      onMetadata: (photo, opener) => this.metadata.open(photo, opener),
+      onDetails: (full) => this.learn(full),
+    });
     this.menu = new PhotoMenu($('#menu'), {
       save: (photo) => this.save(photo),
       copy: (photo) => copyText(attributed(photo.pageURL, photo.provider), this.notice),
@@ -227,6 +233,20 @@ class GalleryApp {
     const top = $('#grid').getBoundingClientRect().top + scrollY - $('#welcome').offsetHeight - 12;
     if (scrollY > top) window.scrollTo(0, Math.max(0, top));
     if (!active && this.grid.nearEnd()) this.loadNextPage();
+  }
+
+  /**
+   * photo.get answered: tags it knows and the search did not give join the grid's copy of the
+   * photo, so that filtering by a tag the metadata panel shows keeps that photo.
+   */
+  learn(full) {
+    const item = this.grid.items.find((i) => i.photo.id === full.id);
+    if (!item || !Array.isArray(full.tags)) return;
+    const known = Array.isArray(item.photo.tags) ? item.photo.tags : [];
+    const tags = [...new Set([...known, ...full.tags.filter((t) => typeof t === 'string')])];
+    if (tags.length === known.length) return;
+    item.photo.tags = tags;
+    this.filter.reapply();
   }
 
   /** Save from a tile's menu: a `download`, its progress and where it went in the notice. */

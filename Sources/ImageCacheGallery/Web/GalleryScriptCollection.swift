@@ -55,9 +55,15 @@ class TagFilter {
     const was = this.active;
     this.text = text;
     this.exact = exact && text !== '';
-    this.grid.setFilter(text ? (photo) => photoTags(photo).some((t) => (this.exact ? t === text : tagMatches(t, text))) : null);
-    this.refresh();
+    this.reapply();
     if (was !== this.active || this.active) this.onChange(this.active);
+  }
+
+  /** Applies the filter again (a photo learnt its tags from `photo.get`). */
+  reapply() {
+    const { text, exact } = this;
+    this.grid.setFilter(text ? (photo) => photoTags(photo).some((t) => (exact ? t === text : tagMatches(t, text))) : null);
+    this.refresh();
   }
 
   /** Sets the input and the filter to one tag (from "All tags" or the metadata panel); '' clears it. */
@@ -80,7 +86,6 @@ class TagFilter {
     this.e.count.textContent = total ? `${shown} of ${total}` : '';
     this.e.count.dataset.shown = String(shown);
     this.e.count.dataset.total = String(total);
-    this.e.input.setAttribute('aria-description', total ? `${shown} of ${total} photos shown` : '');
     if (!this.e.panel.hidden) this.renderPanel();
   }
 

@@ -37,7 +37,7 @@ function formatTime(iso) {
 }
 
 class DetailView {
-  /** handlers: {onMetadata(photo, opener)}. */
+  /** handlers: {onMetadata(photo, opener), onDetails(photo): photo.get answered}. */
   constructor(session, root, downloads, handlers) {
     this.session = session;
     this.root = root;
@@ -85,6 +85,7 @@ class DetailView {
     this.currentJob = null;
     this.loadImage(photo);
     this.session.call('photo.get', { photo: photo.id }).then((full) => {
+      this.handlers.onDetails(full);
       if (this.photo && this.photo.id === full.id) { this.full = full; this.fill(full); }
     }, () => {});
   }

@@ -31,7 +31,7 @@ function timeElement(iso) {
 function count(n) { return typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString() : null; }
 
 class MetadataPanel {
-  /** handlers: {onTag(tag)}: a tag was clicked. */
+  /** handlers: {onTag(tag): a tag was clicked, onDetails(photo): photo.get answered}. */
   constructor(session, root, handlers) {
     this.session = session;
     this.root = root;
@@ -62,6 +62,7 @@ class MetadataPanel {
     this.session.call('photo.get', { photo: photo.id }).then((full) => {
       if (!this.photo || this.photo.id !== photo.id) return;
       this.photo = full;
+      this.handlers.onDetails(full);
       this.render(full);
       this.el('state').textContent = '';
       this.root.dataset.state = 'loaded';
