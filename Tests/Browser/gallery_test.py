@@ -609,10 +609,7 @@ def photo_menu_copy_save(h):
     check(h.js("return document.activeElement.dataset.action") == "save", "the menu's first item does not have the focus")
     # Copy link, chosen with the keyboard: the photo's page with Unsplash's attribution parameters.
     origin = h.url.split("/" + h.token)[0]
-    try:
-        h.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
-    except Exception as error:  # an older Chromium: the page's fallback is checked instead
-        print(f"    clipboard permission not granted ({error}); checking the selected field")
+    h.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
     ActionChains(h.driver).send_keys(Keys.ARROW_DOWN).perform()
     check(h.js("return document.activeElement.dataset.action") == "copy", "ArrowDown did not move to Copy link")
     ActionChains(h.driver).send_keys(Keys.ENTER).perform()
@@ -621,15 +618,21 @@ def photo_menu_copy_save(h):
     query = urllib.parse.parse_qs(urllib.parse.urlparse(expected).query)
     check(query.get("utm_source") == ["imagecached"] and query.get("utm_medium") == ["referral"],
           f"the daemon's pageURL {expected} has no attribution parameters")
-    if kind == "copied":
-        copied = h.driver.execute_async_script("const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('unreadable: ' + e))")
-        print("    Copy link: written to the clipboard")
-    else:
-        check(kind == "copy-field", f"the copy notice is {kind!r}")
-        copied = h.js("""const f = document.activeElement;
-            return f.classList.contains('copy-field') && f.selectionStart === 0 && f.selectionEnd === f.value.length ? f.value : null""")
-        print("    Copy link: the clipboard refused; the link was selected in the notice's field")
-    check(copied == expected, f"Copy link gave {copied!r}, expected {expected!r}")
+    check(kind == "copied", f"with the clipboard allowed, the copy notice is {kind!r}")
+    copied = h.driver.execute_async_script("const done = arguments[0]; navigator.clipboard.readText().then(done, (e) => done('unreadable: ' + e))")
+    check(copied == expected, f"Copy link put {copied!r} on the clipboard, expected {expected!r}")
+    # Where the clipboard is refused, the link is selected in a field of the notice, to copy from.
+    h.driver.execute_cdp_cmd("Browser.setPermission", {"origin": origin, "permission": {"name": "clipboard-write"}, "setting": "denied"})
+    h.js("document.querySelector('[data-notice=close]').click()")
+    ActionChains(h.driver).context_click(tile).perform()
+    wait_for(h.menu_open, 10, "the menu after a right-click")
+    h.driver.find_element(By.CSS_SELECTOR, "#menu [data-action=copy]").click()
+    kind = wait_for(lambda: h.js("const n = document.getElementById('notice'); return !n.hidden && n.dataset.kind"),
+                    10, "the copy notice with the clipboard refused")
+    check(kind == "copy-field", f"with the clipboard refused, the copy notice is {kind!r}")
+    selected = h.js("""const f = document.activeElement;
+        return f.classList.contains('copy-field') && f.selectionStart === 0 && f.selectionEnd === f.value.length ? f.value : null""")
+    check(selected == expected, f"the field selected for copying holds {selected!r}, expected {expected!r}")
     # The keyboard: Shift+F10 on the focused tile opens it; Escape closes it and gives the focus back.
     h.js("arguments[0].focus()", tile)
     ActionChains(h.driver).key_down(Keys.SHIFT).send_keys(Keys.F10).key_up(Keys.SHIFT).perform()
