@@ -72,11 +72,12 @@ class TagFilter {
     this.set(tag, true);
   }
 
-  /** A new search: no filter, the panel closed. */
+  /** A new search (or none): no filter, the panel closed, the count of what the grid holds now. */
   clear() {
     this.e.input.value = '';
     this.set('', false);
     this.showPanel(false);
+    this.refresh();
   }
 
   /** After photos came or went: the count and, when open, the panel. */

@@ -61,7 +61,7 @@ function attachMenuGestures(el, current, open) {
   // Lifting the finger after a long press: no emulated mouse press (it would take the focus
   // from the menu) and no click.
   el.addEventListener('touchend', (e) => { if (swallowClick && e.cancelable) e.preventDefault(); }, { passive: false });
-  // Registered before the grid's own click handler: a capturing listener on the target runs first.
+  // Capturing: it runs before the grid's own click handler, which listens as the click bubbles.
   el.addEventListener('click', (e) => {
     if (!swallowClick) return;
     swallowClick = false;
@@ -138,8 +138,6 @@ class PhotoMenu {
     window.addEventListener('scroll', () => { if (!root.hidden && !root.contains(document.activeElement)) this.close(false); }, { passive: true });
     window.addEventListener('resize', () => this.close(false));
   }
-
-  get isOpen() { return !this.root.hidden; }
 
   /** Opens the menu for `tile`'s photo at `at` ({x, y} in the window; null: the tile's middle). */
   open(tile, at, via, heldMs) {

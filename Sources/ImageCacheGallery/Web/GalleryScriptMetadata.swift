@@ -14,7 +14,7 @@ const LICENCES = {
   pixabay: { name: 'Pixabay Content License', url: 'https://pixabay.com/service/license-summary/' },
 };
 
-function link(text, url) {
+function externalLink(text, url) {
   const a = document.createElement('a');
   a.textContent = text;
   if (url) { a.href = url; a.target = '_blank'; a.rel = 'noopener noreferrer'; }
@@ -28,7 +28,7 @@ function timeElement(iso) {
   return t;
 }
 
-function count(n) { return typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString() : null; }
+function formatCount(n) { return typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString() : null; }
 
 class MetadataPanel {
   /** handlers: {onTag(tag): a tag was clicked, onDetails(photo): photo.get answered}. */
@@ -47,8 +47,6 @@ class MetadataPanel {
       this.close();
     });
   }
-
-  get isOpen() { return !this.root.hidden; }
 
   /** Shows `photo` (as the search gave it) at once, then `photo.get`'s answer. */
   open(photo, opener) {
@@ -100,12 +98,12 @@ class MetadataPanel {
       ['taken', 'Taken', photo.takenAt ? timeElement(photo.takenAt) : null],
       ['uploaded', 'Uploaded', uploadedAt(photo) ? timeElement(uploadedAt(photo)) : null],
       ['size', 'Size', photo.width > 0 && photo.height > 0 ? `${photo.width} × ${photo.height} px` : null],
-      ['views', 'Views', count(photo.views)],
-      ['downloads', 'Downloads', count(photo.downloads)],
-      ['likes', 'Likes', count(photo.likes)],
+      ['views', 'Views', formatCount(photo.views)],
+      ['downloads', 'Downloads', formatCount(photo.downloads)],
+      ['likes', 'Likes', formatCount(photo.likes)],
       ['tags', 'Tags', this.tags(photo.tags)],
       ['author', 'Author', photo.author && photo.author.name
-        ? link(photo.author.name, attributed(photo.author.profileURL, photo.provider)) : null],
+        ? externalLink(photo.author.name, attributed(photo.author.profileURL, photo.provider)) : null],
       ['licence', 'Licence', this.licence(photo)],
       ['attribution', 'Attribution', this.attribution(photo)],
     ];
@@ -147,19 +145,19 @@ class MetadataPanel {
 
   licence(photo) {
     const known = LICENCES[photo.provider];
-    if (known) return link(known.name, attributed(known.url, photo.provider));
+    if (known) return externalLink(known.name, attributed(known.url, photo.provider));
     return photo.provider === 'flickr' ? 'chosen by the photographer: see the photo’s page' : null;
   }
 
   /** "Photo by X on Provider", each linked (Unsplash's links with its attribution parameters), and the photo's page. */
   attribution(photo) {
     const box = document.createDocumentFragment();
-    const by = link(photo.author && photo.author.name || 'unknown author', attributed(photo.author && photo.author.profileURL, photo.provider));
-    const site = link(providerName(photo.provider), attributed(PROVIDER_HOMES[photo.provider], photo.provider));
+    const by = externalLink(photo.author && photo.author.name || 'unknown author', attributed(photo.author && photo.author.profileURL, photo.provider));
+    const site = externalLink(providerName(photo.provider), attributed(PROVIDER_HOMES[photo.provider], photo.provider));
     box.append(`${photo.media === 'video' ? 'Video' : 'Photo'} by `, by, ' on ', site);
     const page = attributed(photo.pageURL, photo.provider);
     if (page) {
-      const a = link('the photo’s page ↗', page);
+      const a = externalLink('the photo’s page ↗', page);
       a.dataset.meta = 'page';
       box.append(' · ', a);
     }
