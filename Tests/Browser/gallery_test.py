@@ -5,12 +5,14 @@ here from the built binaries on free ports and in a temporary folder.
 
     Tests/Browser/gallery_test.py [BIN_DIR]     (default .build/debug)
 
-Every wait polls with a deadline; nothing sleeps for an event. Each check is one function
-below; the script exits 1 if any failed. The collection screens (tag filter, "All tags", a
-tile's menu, the metadata panel, sponsored labels) are checked against what the daemon
-answers, read through the page's own session. With GALLERY_SCREENSHOTS=DIR it writes
-gallery-grid.png, gallery-fling.png, gallery-detail.png and gallery-collection.png there (the
-README's pictures come from `GALLERY_SCREENSHOTS=docs`).
+Every wait polls with a deadline; nothing sleeps for an event. Each check the gallery
+must pass in a real browser is one function below; the script exits 1 if any failed.
+With GALLERY_SCREENSHOTS=DIR it writes gallery-grid.png, gallery-fling.png and
+gallery-detail.png there (the README's pictures come from `GALLERY_SCREENSHOTS=docs`).
+
+The collection screens (the tag filter, "All tags", a tile's menu, the metadata panel,
+sponsored labels) are checked against what the daemon answers, read through the page's own
+session; their picture is gallery-collection.png.
 """
 import http.client
 import json
@@ -153,7 +155,7 @@ class Harness:
         info = json.loads(self.p.first_line(sim, r"^\{.*\}$", 60).group(0))
         self.sim = info
         # Search pages go stale after a second, so that with the simulator stopped a search
-        # made earlier is answered from the cache marked stale (CONTRACT §5 search).
+        # made earlier is answered from the cache marked stale (docs/protocol.md, `search`).
         with open(info["config"]) as f:
             config = f.read()
         config = config.replace("[cache]\n", "[cache]\nsearch_ttl = 1s\n", 1)
