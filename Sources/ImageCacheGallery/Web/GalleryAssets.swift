@@ -33,7 +33,11 @@ enum GalleryScripts {
         ("rpc.js", GalleryScriptRPC.js),
         ("masonry.js", GalleryScriptMasonry.js),
         ("tiles.js", GalleryScriptTiles.js),
+        ("downloads.js", GalleryScriptDownloads.js),
         ("detail.js", GalleryScriptDetail.js),
+        ("metadata.js", GalleryScriptMetadata.js),
+        ("menu.js", GalleryScriptMenu.js),
+        ("collection.js", GalleryScriptCollection.js),
         ("app.js", GalleryScriptApp.js),
     ]
 }

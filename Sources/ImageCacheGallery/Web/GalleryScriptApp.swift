@@ -1,7 +1,8 @@
 /// app.js: the page. Connects its session, paints the welcome screen (a photo of the recent
 /// feed), searches as the user types (3 characters, the daemon's debounce and one `channel`,
 /// so only the last keystroke's query reaches the provider), pages until `totalPages`, and
-/// says plainly when results are stale or the network is unavailable.
+/// says plainly when results are stale or the network is unavailable. It joins the grid to the
+/// collection's parts: the tag filter, a tile's menu, the metadata panel and Save.
 enum GalleryScriptApp {
     static let js = #"""
 'use strict';
@@ -43,10 +44,28 @@ class GalleryApp {
     }
     this.grid = new Grid(this.session, $('#grid'), {
       onOpen: (photo, tile) => this.detail.open(photo, tile),
+      onMenu: (tile, at, via, heldMs) => this.menu.open(tile, at, via, heldMs),
       onNearEnd: () => this.loadNextPage(),
       onTileError: (error) => { if (error.kind === 'network_unavailable') this.offlineNotice(); },
     });
-    this.detail = new DetailView(this.session, $('#detail'));
+    this.downloads = new Downloads(this.session);
+    this.notice = new Notice($('#notice'));
+    this.metadata = new MetadataPanel(this.session, $('#meta'), {
+      onTag: (tag) => { this.detail.close(); this.filter.choose(tag); },
+      onDetails: (full) => this.learn(full),
+    });
+    this.detail = new DetailView(this.session, $('#detail'), this.downloads, {
+      onMetadata: (photo, opener) => this.metadata.open(photo, opener),
+      onDetails: (full) => this.learn(full),
+    });
+    this.menu = new PhotoMenu($('#menu'), {
+      save: (photo) => this.save(photo),
+      copy: (photo) => copyText(attributed(photo.pageURL, photo.provider), this.notice),
+      metadata: (photo, opener) => this.metadata.open(photo, opener),
+    });
+    this.filter = new TagFilter(this.grid, {
+      input: $('#filter'), count: $('#filter-count'), toggle: $('#tags-toggle'), panel: $('#tags'), list: $('#tags-list'),
+    }, (active) => this.filtered(active));
     window.gallery = this;
 
     const hello = await this.session.call('hello', {});
@@ -96,7 +115,7 @@ class GalleryApp {
       if (profile) by.href = profile;
       const site = document.createElement('a');
       site.textContent = providerName(photo.provider);
-      site.href = attributed({ unsplash: 'https://unsplash.com/', flickr: 'https://www.flickr.com/', pixabay: 'https://pixabay.com/' }[photo.provider] || '', photo.provider) || '#';
+      site.href = attributed(PROVIDER_HOMES[photo.provider], photo.provider) || '#';
       credit.append('Photo by ', by, ' on ', site);
       for (const a of credit.querySelectorAll('a')) { a.target = '_blank'; a.rel = 'noopener noreferrer'; }
     } catch (error) {
@@ -117,6 +136,7 @@ class GalleryApp {
         this.query = '';
         document.body.classList.remove('searching');
         this.grid.reset(false);
+        this.filter.clear();
         this.status('');
         this.banner(null);
       } else {
@@ -156,6 +176,7 @@ class GalleryApp {
       }
       this.pendingSearch = null;
       this.grid.reset(false);
+      this.filter.clear();
       this.pages = [];
       this.failed(error, query);
       return;
@@ -169,7 +190,9 @@ class GalleryApp {
     this.total = result.total;
     this.totalPages = result.totalPages;
     this.grid.reset(result.stale);
+    this.filter.clear();
     this.grid.append(result.photos);
+    this.filter.refresh();
     if (result.stale) this.staleNotice();
     this.summary(result);
     window.scrollTo(0, 0);
@@ -178,6 +201,9 @@ class GalleryApp {
   /** The next page, while there is one (`page < totalPages`). */
   async loadNextPage() {
     if (!this.query || this.loadingPage || this.totalPages === null || this.page >= this.totalPages) return;
+    // The filter is over the loaded results: a filtered grid is short, and paging on while it
+    // stays short would fetch every page. Clearing it pages on.
+    if (this.filter.active) return;
     const generation = this.generation;
     this.loadingPage = true;
     $('#more').hidden = false;
@@ -189,6 +215,7 @@ class GalleryApp {
       this.pages.push(result.page);
       this.totalPages = result.totalPages;
       this.grid.append(result.photos);
+      this.filter.refresh();
       if (result.stale) { this.grid.setStale(true); this.staleNotice(); }
       this.summary(result);
     } catch (error) {
@@ -199,6 +226,38 @@ class GalleryApp {
     }
     // Still near the end (a tall window, short pages)? The observer fires only on a change.
     if (generation === this.generation && this.grid.nearEnd()) this.loadNextPage();
+  }
+
+  /** The filter was set or cleared: back to the top of the grid; once cleared, paging goes on. */
+  filtered(active) {
+    const top = $('#grid').getBoundingClientRect().top + scrollY - $('#welcome').offsetHeight - 12;
+    if (scrollY > top) window.scrollTo(0, Math.max(0, top));
+    if (!active && this.grid.nearEnd()) this.loadNextPage();
+  }
+
+  /**
+   * photo.get answered: tags it knows and the search did not give join the grid's copy of the
+   * photo, so that filtering by a tag the metadata panel shows keeps that photo.
+   */
+  learn(full) {
+    const item = this.grid.items.find((i) => i.photo.id === full.id);
+    if (!item || !Array.isArray(full.tags)) return;
+    const known = Array.isArray(item.photo.tags) ? item.photo.tags : [];
+    const tags = [...new Set([...known, ...full.tags.filter((t) => typeof t === 'string')])];
+    if (tags.length === known.length) return;
+    item.photo.tags = tags;
+    this.filter.reapply();
+  }
+
+  /** Save from a tile's menu: a `download`, its progress and where it went in the notice. */
+  save(photo) {
+    this.notice.show('saving', `Saving ${photo.author && photo.author.name ? 'the photo by ' + photo.author.name : 'the photo'}…`);
+    this.downloads.start(photo, (name, p) => {
+      const body = this.notice.show(name === 'download.finished' ? 'saved' : name === 'download.failed' ? 'save-failed' : 'saving');
+      renderDownload(name, p, body, null);
+    }).catch((error) => {
+      this.notice.show('save-failed', `Could not save: ${error.message}`);
+    });
   }
 
   summary(result) {

@@ -1,7 +1,9 @@
 /// detail.js: one photo large. The `regular` size (1080 px wide) through `thumbnail.show` on
 /// the `detail` view, with its progress; the author linked to their profile (Unsplash links
-/// carry its attribution parameters); likes, description and `photo.get`'s details; and Save,
-/// a `download` whose progress and final path are shown as the daemon reports them.
+/// carry its attribution parameters); likes, description and `photo.get`'s details, with its
+/// dates named ("Taken", "Uploaded"); Metadata, the full list (metadata.js); and Save, a
+/// `download` whose progress and final path are shown as the daemon reports them (never
+/// offered for a video, which has no full-size photo to save).
 enum GalleryScriptDetail {
     static let js = #"""
 'use strict';
@@ -19,44 +21,49 @@ function attributed(url, provider) {
   } catch (e) { return null; }
 }
 
-function formatBytes(n) {
-  if (!(n >= 0)) return '?';
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
-}
+/** Each provider's home page, linked beside its name in every attribution. */
+const PROVIDER_HOMES = { unsplash: 'https://unsplash.com/', flickr: 'https://www.flickr.com/', pixabay: 'https://pixabay.com/' };
 
 function providerName(p) { return { unsplash: 'Unsplash', flickr: 'Flickr', pixabay: 'Pixabay' }[p] || p; }
 
+/** A photo's upload time: `uploadedAt`, or `createdAt` from a daemon that names the same time so. */
+function uploadedAt(photo) { return photo.uploadedAt || photo.createdAt || null; }
+
+/** An ISO 8601 time as a reader's date and time (UTC, said so); the text as it came when it is not one. */
+function formatTime(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return String(iso);
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
+}
+
 class DetailView {
-  constructor(session, root) {
+  /** handlers: {onMetadata(photo, opener), onDetails(photo): photo.get answered}. */
+  constructor(session, root, downloads, handlers) {
     this.session = session;
     this.root = root;
+    this.downloads = downloads;
+    this.handlers = handlers;
     this.view = 'detail';
     this.slot = 0;
     this.photo = null;
     this.request = null;
-    this.jobs = new Map();        // job → {photo, state}
-    this.early = new Map();       // notifications for a job whose id is not known yet
     this.el = (name) => root.querySelector(`[data-detail="${name}"]`);
     this.el('close').addEventListener('click', () => this.close());
     root.addEventListener('click', (e) => { if (e.target === root) this.close(); });
     document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !root.hidden) this.close(); });
     this.el('save').addEventListener('click', () => this.save());
+    this.el('metadata').addEventListener('click', () => { if (this.photo) this.handlers.onMetadata(this.full || this.photo, this.el('metadata')); });
     session.on('thumbnail.progress', (p) => {
       if (p.view === this.view && this.photo && p.photo === this.photo.id && p.total > 0) {
         this.el('progress').style.width = `${Math.min(100, (100 * p.received) / p.total).toFixed(1)}%`;
         this.el('loading').textContent = `loading ${formatBytes(p.received)} of ${formatBytes(p.total)}`;
       }
     });
-    for (const name of ['download.progress', 'download.finished', 'download.failed']) {
-      session.on(name, (p) => this.onDownload(name, p));
-    }
   }
 
   open(photo, tile) {
     this.photo = photo;
+    this.full = null;
     this.root.hidden = false;
     document.body.classList.add('detail-open');
     const image = this.el('image');
@@ -74,10 +81,12 @@ class DetailView {
     this.el('save-state').textContent = '';
     this.el('save-bar').style.width = '0%';
     this.el('save').disabled = false;
+    this.el('save').hidden = photo.media === 'video';
     this.currentJob = null;
     this.loadImage(photo);
     this.session.call('photo.get', { photo: photo.id }).then((full) => {
-      if (this.photo && this.photo.id === full.id) this.fill(full);
+      this.handlers.onDetails(full);
+      if (this.photo && this.photo.id === full.id) { this.full = full; this.fill(full); }
     }, () => {});
   }
 
@@ -107,7 +116,7 @@ class DetailView {
     if (profile) author.href = profile; else author.removeAttribute('href');
     const site = this.el('provider');
     site.textContent = providerName(photo.provider);
-    const home = { unsplash: 'https://unsplash.com/', flickr: 'https://www.flickr.com/', pixabay: 'https://pixabay.com/' }[photo.provider];
+    const home = PROVIDER_HOMES[photo.provider];
     if (home) site.href = attributed(home, photo.provider); else site.removeAttribute('href');
     const page = attributed(photo.pageURL, photo.provider);
     const pageLink = this.el('page');
@@ -119,11 +128,14 @@ class DetailView {
     if (photo.width && photo.height) facts.push(`${photo.width} × ${photo.height}`);
     if (photo.views) facts.push(`${photo.views.toLocaleString()} views`);
     if (photo.downloads) facts.push(`${photo.downloads.toLocaleString()} downloads`);
-    if (photo.createdAt) facts.push(new Date(photo.createdAt).toLocaleDateString());
+    if (photo.takenAt) facts.push(`Taken ${formatTime(photo.takenAt)}`);
+    if (uploadedAt(photo)) facts.push(`Uploaded ${formatTime(uploadedAt(photo))}`);
     if (photo.location && (photo.location.city || photo.location.country)) facts.push([photo.location.city, photo.location.country].filter(Boolean).join(', '));
     if (photo.exif && photo.exif.model) facts.push([photo.exif.make, photo.exif.model].filter(Boolean).join(' '));
     this.el('facts').textContent = facts.join(' · ');
     this.el('tags').textContent = (photo.tags || []).map((t) => `#${t}`).join(' ');
+    this.el('sponsored').textContent = photoLabel(photo);
+    this.el('save').hidden = photo.media === 'video';
   }
 
   close() {
@@ -139,49 +151,23 @@ class DetailView {
 
   save() {
     const photo = this.photo;
-    if (!photo) return;
+    if (!photo || photo.media === 'video') return;
     const button = this.el('save');
-    button.disabled = true;
-    this.el('save-state').textContent = 'starting…';
-    this.session.call('download', { photo: photo.id, variant: 'full' }).then(({ job }) => {
-      this.jobs.set(job, { photo: photo.id });
-      this.currentJob = job;
-      for (const [name, p] of this.early.get(job) || []) this.onDownload(name, p);
-      this.early.delete(job);
-    }, (error) => {
-      button.disabled = false;
-      this.el('save-state').textContent = `could not save: ${error.message}`;
-    });
-  }
-
-  onDownload(name, p) {
-    if (!this.jobs.has(p.job)) {
-      if (!this.early.has(p.job)) this.early.set(p.job, []);
-      this.early.get(p.job).push([name, p]);
-      return;
-    }
-    if (p.job !== this.currentJob) return;
     const state = this.el('save-state');
     const bar = this.el('save-bar');
-    if (name === 'download.progress') {
-      bar.style.width = p.total > 0 ? `${Math.min(100, (100 * p.received) / p.total).toFixed(1)}%` : '30%';
-      state.textContent = `saving ${formatBytes(p.received)}${p.total > 0 ? ' of ' + formatBytes(p.total) : ''}`
-        + (p.bytesPerSecond > 0 ? ` at ${formatBytes(p.bytesPerSecond)}/s` : '');
-    } else if (name === 'download.finished') {
-      bar.style.width = '100%';
-      state.textContent = '';
-      const done = document.createElement('span');
-      done.textContent = `Saved ${p.width}×${p.height}, ${formatBytes(p.bytes)} to `;
-      const path = document.createElement('code');
-      path.dataset.detail = 'saved-path';
-      path.textContent = p.path;
-      state.append(done, path);
-      this.el('save').disabled = false;
-    } else {
-      bar.style.width = '0%';
-      state.textContent = `save failed: ${p.error && p.error.message || 'unknown error'}`;
-      this.el('save').disabled = false;
-    }
+    button.disabled = true;
+    state.textContent = 'starting…';
+    const started = {};
+    this.currentJob = started;
+    this.downloads.start(photo, (name, p) => {
+      if (this.currentJob !== started) return;   // another photo's Save since
+      renderDownload(name, p, state, bar);
+      if (name !== 'download.progress') button.disabled = false;
+    }).catch((error) => {
+      if (this.currentJob !== started) return;
+      button.disabled = false;
+      state.textContent = `could not save: ${error.message}`;
+    });
   }
 }
 """#

@@ -2,7 +2,9 @@
 /// photos that are on screen by an IntersectionObserver: a photo that comes into view takes
 /// a free tile (`thumbnail.show` on its slot), one that leaves gives it back
 /// (`thumbnail.recycle` while it still loads, so its transfer stops). A fling therefore
-/// recycles and cancels exactly as a native grid does on the socket.
+/// recycles and cancels exactly as a native grid does on the socket. A filter (`setFilter`)
+/// takes photos out of the layout without forgetting them: the masonry is laid out again over
+/// the photos that stay, so no gap is left where a filtered one was.
 enum GalleryScriptTiles {
     static let js = #"""
 'use strict';
@@ -27,15 +29,16 @@ function imageURL(path) { return 'image?path=' + encodeURIComponent(path); }
 
 class Grid {
   /**
-   * session: DaemonSession; root: the element the tiles live in; handlers: {onOpen(photo),
-   * onNearEnd(), onTileError(error)}.
+   * session: DaemonSession; root: the element the tiles live in; handlers: {onOpen(photo, tile),
+   * onMenu(tile, at, via, heldMs), onNearEnd(), onTileError(error)}.
    */
   constructor(session, root, handlers, poolSize = 64) {
     this.session = session;
     this.root = root;
     this.handlers = handlers;
     this.view = 'main';
-    this.items = [];            // {photo, frame, sentinel, tile, visible}
+    this.items = [];            // {photo, frame, sentinel, tile, visible, shown}
+    this.filter = null;         // (photo) => boolean: which photos stay in the layout; null: all
     this.bySentinel = new Map();
     this.waiting = new Set();   // visible items waiting for a free tile
     this.stale = false;
@@ -90,11 +93,21 @@ class Grid {
     bar.className = 'progress';
     const fill = document.createElement('div');
     bar.appendChild(fill);
+    img.draggable = false;
     const badge = document.createElement('div');
     badge.className = 'badge';
-    el.append(img, caption, bar, badge);
-    const tile = { slot, el, img, caption, fill, badge, item: null, request: null };
+    const label = document.createElement('div');
+    label.className = 'label';
+    el.append(img, caption, bar, badge, label);
+    el.setAttribute('role', 'button');
+    el.setAttribute('aria-haspopup', 'menu');
+    el.tabIndex = -1;
+    const tile = { slot, el, img, caption, fill, badge, label, item: null, request: null };
     el.addEventListener('click', () => { if (tile.item) this.handlers.onOpen(tile.item.photo, tile); });
+    el.addEventListener('keydown', (e) => {
+      if ((e.key === 'Enter' || e.key === ' ') && tile.item && e.target === el) { e.preventDefault(); this.handlers.onOpen(tile.item.photo, tile); }
+    });
+    attachMenuGestures(el, () => (tile.item ? tile : null), (t, at, via, heldMs) => this.handlers.onMenu(t, at, via, heldMs));
     img.addEventListener('load', () => {
       if (tile.item && img.dataset.photo === tile.item.photo.id) {
         el.dataset.state = 'loaded';
@@ -128,6 +141,32 @@ class Grid {
     this.root.classList.toggle('stale', this.stale);
   }
 
+  /** Keeps in the layout only the photos `predicate` accepts (null: every photo), and lays them out again. */
+  setFilter(predicate) {
+    this.filter = predicate || null;
+    for (const item of this.items) this.applyFilter(item);
+    this.relayout();
+  }
+
+  /** How many photos the filter keeps. */
+  get shownCount() { return this.items.reduce((n, item) => n + (item.shown ? 1 : 0), 0); }
+
+  /** Shows or hides one photo by the filter: a hidden photo gives its tile back and is not observed. */
+  applyFilter(item) {
+    const shown = !this.filter || !!this.filter(item.photo);
+    if (shown === item.shown) return;
+    item.shown = shown;
+    item.sentinel.hidden = !shown;
+    if (shown) {
+      this.observer.observe(item.sentinel);
+    } else {
+      this.observer.unobserve(item.sentinel);
+      item.visible = false;
+      item.frame = null;
+      this.leave(item);
+    }
+  }
+
   /** Adds a page of photos below the others. */
   append(photos) {
     const known = new Set(this.items.map((i) => i.photo.id));
@@ -136,13 +175,14 @@ class Grid {
       known.add(photo.id);
       const sentinel = document.createElement('div');
       sentinel.className = 'sentinel';
-      const item = { photo, frame: null, sentinel, tile: null, visible: false, dims: { width: photo.width, height: photo.height } };
+      const item = { photo, frame: null, sentinel, tile: null, visible: false, shown: false, dims: { width: photo.width, height: photo.height } };
       this.items.push(item);
       this.bySentinel.set(sentinel, item);
       this.layer.appendChild(sentinel);
+      sentinel.hidden = true;
+      this.applyFilter(item);
     }
     this.relayout();
-    for (const item of this.items) this.observer.observe(item.sentinel);
   }
 
   /** Whether the end of the grid is within 900 px below the window. */
@@ -158,12 +198,13 @@ class Grid {
   relayout() {
     const width = this.root.clientWidth;
     if (width <= 0) return;
-    const { frames, columnWidth, height } = Masonry.layout(this.items.map((i) => i.dims), width);
+    const shown = this.items.filter((i) => i.shown);
+    const { frames, columnWidth, height } = Masonry.layout(shown.map((i) => i.dims), width);
     this.columnWidth = columnWidth;
     const size = thumbSizeFor(columnWidth);
     const resized = this.size !== undefined && this.size !== size;
     this.size = size;
-    this.items.forEach((item, i) => {
+    shown.forEach((item, i) => {
       item.frame = frames[i];
       place(item.sentinel, frames[i]);
       if (item.tile) place(item.tile.el, frames[i]);
@@ -176,7 +217,7 @@ class Grid {
   onIntersections(entries) {
     for (const entry of entries) {
       const item = this.bySentinel.get(entry.target);
-      if (!item) continue;
+      if (!item || !item.shown) continue;
       item.visible = entry.isIntersecting;
       if (entry.isIntersecting) this.enter(item); else this.leave(item);
     }
@@ -197,7 +238,14 @@ class Grid {
     el.style.backgroundColor = placeholderColour(item.photo);
     img.removeAttribute('src');
     img.dataset.photo = '';
-    caption.textContent = item.photo.author && item.photo.author.name || '';
+    const photo = item.photo;
+    caption.textContent = photo.author && photo.author.name || '';
+    tile.label.textContent = photoLabel(photo);
+    el.dataset.sponsored = photo.sponsored === true ? 'true' : 'false';
+    el.dataset.media = photo.media === 'video' ? 'video' : 'photo';
+    el.tabIndex = 0;
+    el.setAttribute('aria-label', [photo.media === 'video' ? 'Video' : 'Photo',
+      photo.author && photo.author.name ? `by ${photo.author.name}` : '', tile.label.textContent].filter(Boolean).join(', '));
     fill.style.width = '0%';
     place(el, item.frame);
     this.show(tile);
@@ -248,6 +296,7 @@ class Grid {
     tile.item = null;
     tile.request = null;
     tile.el.hidden = true;
+    tile.el.tabIndex = -1;
     tile.el.dataset.state = 'idle';
     tile.el.dataset.photo = '';
     tile.el.title = '';
@@ -291,6 +340,15 @@ class Grid {
       photoWidth: t.item.photo.width, photoHeight: t.item.photo.height,
     }));
   }
+}
+
+/**
+ * What a tile says over its picture: "Sponsored" (and by whom, where the provider names the
+ * sponsor) on a paid placement, as Unsplash asks of apps that show its feeds; "Video" on a video.
+ */
+function photoLabel(photo) {
+  if (photo.sponsored === true) return typeof photo.sponsor === 'string' && photo.sponsor ? `Sponsored by ${photo.sponsor}` : 'Sponsored';
+  return photo.media === 'video' ? 'Video' : '';
 }
 
 function place(el, frame) {

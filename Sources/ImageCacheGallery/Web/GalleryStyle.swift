@@ -89,6 +89,68 @@ aside { width: 340px; flex: 0 0 340px; padding: 22px 22px 18px; overflow-y: auto
 .save-progress { height: 4px; background: #2a2c31; border-radius: 2px; margin-top: 12px; }
 .save-state { font-size: 13px; color: var(--muted); word-break: break-all; }
 .save-state code { color: var(--fg); }
+
+.tools { display: none; gap: 10px; align-items: center; width: 100%; }
+body.searching .tools { display: flex; }
+#filter { flex: 0 1 320px; min-width: 0; font: inherit; font-size: 14px; padding: 6px 12px; border-radius: 999px;
+  border: 1px solid rgba(255,255,255,.22); background: rgba(20,20,24,.75); color: var(--fg); outline: none; }
+#filter:focus { border-color: var(--accent); box-shadow: 0 0 0 3px rgba(245,165,36,.25); }
+.count { color: var(--muted); font-size: 13px; font-variant-numeric: tabular-nums; }
+#tags-toggle, .secondary { font: inherit; font-size: 13px; padding: 6px 12px; border-radius: 999px; cursor: pointer;
+  background: transparent; color: var(--fg); border: 1px solid rgba(255,255,255,.25); }
+#tags-toggle[aria-expanded="true"] { border-color: var(--accent); color: var(--accent); }
+.tags-panel { width: 100%; max-height: 38vh; overflow-y: auto; padding: 4px 0; }
+.tags-panel[hidden], body:not(.searching) .tags-panel { display: none; }
+#tags-list { display: flex; flex-wrap: wrap; gap: 6px; }
+.tag { font: inherit; font-size: 13px; display: inline-flex; gap: 6px; align-items: center; padding: 3px 10px;
+  border-radius: 999px; background: #24262c; color: var(--fg); border: 1px solid #33363d; cursor: pointer; }
+.tag:hover, .tag:focus-visible, .tag[aria-pressed="true"] { border-color: var(--accent); outline: none; }
+.tag .n { color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
+.tags-panel .none { color: var(--muted); margin: 4px 0; }
+
+.tile { touch-action: manipulation; -webkit-touch-callout: none; user-select: none; -webkit-user-select: none; }
+.tile:focus { outline: none; }
+.tile:focus-visible { box-shadow: inset 0 0 0 3px var(--accent); }
+.tile:focus-visible figcaption { opacity: 1; }
+.tile .label { position: absolute; top: 8px; right: 8px; font-size: 11px; font-weight: 600; color: #1a1a1a;
+  background: rgba(255,255,255,.88); border-radius: 4px; padding: 1px 7px; }
+.tile .label:empty { display: none; }
+.sponsored-line { color: var(--muted); font-size: 13px; }
+.sponsored-line:empty { display: none; }
+.secondary { margin: 8px 8px 0 0; }
+.save[hidden] { display: none; }
+
+.menu { position: fixed; z-index: 30; min-width: 170px; padding: 6px; background: #23252b; border: 1px solid #393c44;
+  border-radius: 10px; box-shadow: 0 12px 32px rgba(0,0,0,.55); }
+.menu[hidden] { display: none; }
+.menu button { display: block; width: 100%; text-align: left; font: inherit; padding: 8px 12px; border: 0; border-radius: 6px;
+  background: none; color: var(--fg); cursor: pointer; }
+.menu button[hidden] { display: none; }
+.menu button:disabled { color: #60636b; cursor: default; }
+.menu button:not(:disabled):hover, .menu button:focus-visible { background: var(--accent); color: #201400; outline: none; }
+
+.sheet { position: fixed; inset: 0; z-index: 20; background: rgba(6,6,8,.7); display: flex; align-items: center; justify-content: center; padding: 24px; }
+.sheet[hidden] { display: none; }
+.sheet-panel { position: relative; width: min(520px, 100%); max-height: 100%; overflow-y: auto; background: var(--panel);
+  border-radius: 12px; padding: 20px 24px; box-shadow: 0 20px 60px rgba(0,0,0,.6); }
+.sheet-panel h2 { margin: 0 0 8px; font-size: 18px; }
+.sheet-panel dl { margin: 0; display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; }
+.sheet-panel .row { display: contents; }
+.sheet-panel dt { color: var(--muted); }
+.sheet-panel dd { margin: 0; overflow-wrap: anywhere; }
+.sheet-panel dd .tag { margin: 0 4px 4px 0; }
+
+.notice { position: fixed; z-index: 25; left: 50%; bottom: 20px; transform: translateX(-50%); max-width: min(720px, calc(100% - 32px));
+  display: flex; gap: 10px; align-items: center; padding: 10px 12px 10px 16px; background: #23252b; border: 1px solid #393c44;
+  border-radius: 10px; box-shadow: 0 12px 32px rgba(0,0,0,.55); font-size: 14px; }
+.notice[hidden] { display: none; }
+.notice[data-kind="save-failed"] { border-color: #8a3a3d; }
+.notice [data-notice="body"] { overflow-wrap: anywhere; }
+.notice .close { position: static; font-size: 22px; }
+.notice code { color: var(--fg); }
+.copy-field { font: inherit; font-size: 13px; width: min(460px, 60vw); padding: 4px 8px; border-radius: 6px;
+  border: 1px solid var(--accent); background: #15161a; color: var(--fg); }
+
 @media (max-width: 900px) {
   .panel { flex-direction: column; overflow-y: auto; }
   .frame { max-width: 100%; }
