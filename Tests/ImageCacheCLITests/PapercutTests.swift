@@ -166,6 +166,12 @@ struct PapercutTests {
         }
     }
 
+    @Test func theBashScriptHandsAnUnknownDownloadWordToStart() {
+        let script = Completions.bashScript()
+        #expect(script.contains("# `download PHOTO...` is `download start PHOTO...`, the default subcommand"))
+        #expect(script.contains("_imagecache_download_start\n"))
+    }
+
     @Test func completionsKnowTheProvidersAndReadTheSocketOffTheLine() {
         #expect(Completions.providers == ["unsplash", "flickr", "pixabay"])
         #expect(Completions.socketFlag(in: ["imagecache", "--socket", "/a.sock", "download", "status", ""]) == "/a.sock")

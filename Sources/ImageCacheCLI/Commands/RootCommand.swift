@@ -66,6 +66,10 @@ public struct ImageCacheRoot: AsyncParsableCommand {
             Foundation.exit(ExitStatus.usage.rawValue)
         }
         HelpLayout.printHelpIfAsked(arguments, root: ImageCacheRoot.self)
+        if Completions.asksForBashScript(arguments) {
+            Output.out(Completions.bashScript())
+            Foundation.exit(0)
+        }
         await main()
     }
 }

@@ -44,17 +44,24 @@ public enum ManPage {
     public static func render(dumpJSON: Data, section: Int, date: String) throws -> String {
         let root = try JSONDecoder().decode(Dump.self, from: dumpJSON).command
         let name = root.commandName
-        var page = ".TH \(escape(name.uppercased())) \(section) \"\(date)\" \"imagecached\" \"imagecached manual\"\n"
+        // Left-adjusted and unhyphenated: paths and option names stay whole, as typed.
+        var page = ".TH \(escape(name.uppercased())) \(section) \"\(date)\" \"imagecached\" \"imagecached manual\"\n.nh\n.ad l\n"
         page += ".SH NAME\n\(escape(name)) \\- \(escape(root.abstract ?? ""))\n"
-        page += ".SH SYNOPSIS\n.B \(escape(name))\n" + escape(synopsis(root)) + "\n"
+        page += ".SH SYNOPSIS\n.B \(escape(name))\n" + escape(synopsis(root, shared: [])) + "\n"
         let blocks = DiscussionBlocks.parse(root.discussion ?? "")
         let firstHeading = blocks.firstIndex { if case .heading = $0 { return true } else { return false } } ?? blocks.endIndex
         if firstHeading > 0 { page += ".SH DESCRIPTION\n" + roff(blocks[..<firstHeading], headingsAreSections: true) }
-        page += options(root.arguments ?? [], heading: "OPTIONS")
+        page += options(root.arguments ?? [], heading: "OPTIONS", shared: [])
+        // The root's options are every command's (`GlobalOptions`): said once, above, not
+        // again under each command.
+        let shared = Set((root.arguments ?? []).filter { $0.kind != "positional" }.map(label))
         let visible = shown(root.subcommands ?? [])
         if !visible.isEmpty {
             page += ".SH COMMANDS\n"
-            for command in visible { page += subcommand(command, path: [name]) }
+            if !shared.isEmpty {
+                page += "Every command also takes the options above; each entry lists only its own.\n"
+            }
+            for command in visible { page += subcommand(command, path: [name], shared: shared) }
         }
         page += roff(blocks[firstHeading...], headingsAreSections: true)
         return page
@@ -67,21 +74,21 @@ public enum ManPage {
         return displayed.allSatisfy { $0.commandName == "help" } ? [] : displayed
     }
 
-    static func subcommand(_ command: Command, path: [String]) -> String {
+    static func subcommand(_ command: Command, path: [String], shared: Set<String>) -> String {
         let full = (path + [command.commandName]).joined(separator: " ")
         var text = ".SS \(escape(full))\n"
         if let abstract = command.abstract { text += escape(abstract) + "\n" }
-        text += ".PP\n.B \(escape(full))\n" + escape(synopsis(command)) + "\n"
+        text += ".PP\n.B \(escape(full))\n" + escape(synopsis(command, shared: shared)) + "\n"
         text += roff(DiscussionBlocks.parse(command.discussion ?? "")[...], headingsAreSections: false)
-        text += options(command.arguments ?? [], heading: nil)
+        text += options(command.arguments ?? [], heading: nil, shared: shared)
         for child in shown(command.subcommands ?? []) {
-            text += subcommand(child, path: path + [command.commandName])
+            text += subcommand(child, path: path + [command.commandName], shared: shared)
         }
         return text
     }
 
-    static func synopsis(_ command: Command) -> String {
-        (command.arguments ?? []).filter { $0.shouldDisplay != false }.map { argument -> String in
+    static func synopsis(_ command: Command, shared: Set<String>) -> String {
+        (command.arguments ?? []).filter { $0.shouldDisplay != false && !shared.contains(label($0)) }.map { argument -> String in
             var word = label(argument)
             if argument.isRepeating == true { word += " ..." }
             return argument.isOptional == true ? "[\(word)]" : word
@@ -95,8 +102,8 @@ public enum ManPage {
         return argument.kind == "option" ? "\(spelled) \(value)" : spelled
     }
 
-    static func options(_ arguments: [Argument], heading: String?) -> String {
-        let shown = arguments.filter { $0.shouldDisplay != false }
+    static func options(_ arguments: [Argument], heading: String?, shared: Set<String>) -> String {
+        let shown = arguments.filter { $0.shouldDisplay != false && !shared.contains(label($0)) }
         guard !shown.isEmpty else { return "" }
         var text = heading.map { ".SH \($0)\n" } ?? ".PP\nOptions:\n"
         for argument in shown {

@@ -143,6 +143,9 @@ struct PapercutEndToEndTests {
             }
             #expect(try await complete(["--socket", dir + "/gr"]) == [dir + "/grid.svg"])
             #expect(try await complete(["download", "x", "-o", dir + "/sub"]) == [dir + "/subfolder"])
+            #expect(try await complete(["download", "start", "x", "-o", dir + "/sub"]) == [dir + "/subfolder"])
+            #expect(try await complete(["download", "-o", dir + "/sub"]) == [dir + "/subfolder"])
+            #expect(try await complete(["download", "st"]) == ["start", "status"])
             #expect(try await complete(["layout", "beach", "--svg", dir + "/gr"]) == [dir + "/grid.svg"])
             #expect(try await complete(["search", "fox", "--provider", "fl"]) == ["flickr"])
             #expect(try await complete(["search", "fox", "--provider", ""]).sorted() == ["flickr", "pixabay", "unsplash"])
