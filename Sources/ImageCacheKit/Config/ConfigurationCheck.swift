@@ -29,25 +29,26 @@ package enum ConfigurationCheck {
                                  environment: [String: String] = [:]) -> [ConfigurationError] {
         let file = configuration.sourcePath ?? "defaults"
         var found: [ConfigurationError] = []
-        func report(_ section: String, _ key: String, _ message: String) {
-            found.append(ConfigurationError(path: file, line: line(of: key, section: section, in: configuration.sourcePath),
-                                            section: section, key: key, message: "\(key) in [\(section)]: \(message)"))
+        // The checks of names and addresses (ConfigurationCheck+Names) point at the key's
+        // line too; the places' checks name the key alone, as they always have.
+        func report(_ section: String, _ key: String, _ message: String, withLine: Bool = false) {
+            let number = withLine ? Self.line(of: key, section: section, in: configuration.sourcePath) : nil
+            found.append(ConfigurationError(path: file, line: number, section: section, key: key,
+                                            message: "\(key) in [\(section)]: \(message)"))
         }
         // Root can write anywhere, so a root daemon's folders are also checked against the
         // kernel's pseudo file systems; another user cannot create files there anyway.
         let asRoot = getuid() == 0
-        func placeProblem(_ path: String) -> String? {
-            (asRoot ? pseudoFileSystemProblem(path) : nil) ?? folderProblem(path)
+        func checkPlace(_ section: String, _ key: String, _ path: String) {
+            if asRoot, let problem = pseudoFileSystemProblem(path) {
+                report(section, key, problem, withLine: true)
+            } else if let problem = folderProblem(path) {
+                report(section, key, problem)
+            }
         }
-        if let problem = placeProblem(configuration.resolvedCacheDirectory) {
-            report("cache", "cache_dir", problem)
-        }
-        if let problem = placeProblem(configuration.resolvedStateDirectory) {
-            report("daemon", "state_dir", problem)
-        }
-        for root in configuration.resolvedDownloadRoots {
-            if let problem = placeProblem(root) { report("downloads", "download_dir", problem) }
-        }
+        checkPlace("cache", "cache_dir", configuration.resolvedCacheDirectory)
+        checkPlace("daemon", "state_dir", configuration.resolvedStateDirectory)
+        for root in configuration.resolvedDownloadRoots { checkPlace("downloads", "download_dir", root) }
         if let bundle = configuration.network.caBundle, let problem = readableFileProblem(bundle) {
             report("network", "ca_bundle", problem)
         }
@@ -62,12 +63,12 @@ package enum ConfigurationCheck {
                 report("daemon", "socket", message)
             }
             if let group = configuration.daemon.socketGroup, let problem = groupProblem(group) {
-                report("daemon", "socket_group", problem)
+                report("daemon", "socket_group", problem, withLine: true)
             }
         }
         if let address = configuration.daemon.metricsListen,
            let problem = metricsProblem(address, runningDaemon: environment["MAINPID"].map { !$0.isEmpty } ?? false) {
-            report("daemon", "metrics_listen", problem)
+            report("daemon", "metrics_listen", problem, withLine: true)
         }
         return found
     }
