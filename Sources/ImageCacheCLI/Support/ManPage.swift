@@ -106,8 +106,14 @@ public enum ManPage {
         let shown = arguments.filter { $0.shouldDisplay != false && !shared.contains(label($0)) }
         guard !shown.isEmpty else { return "" }
         var text = heading.map { ".SH \($0)\n" } ?? ".PP\nOptions:\n"
-        for argument in shown {
-            text += ".TP\n.B \(escape(label(argument)))\n"
+        for (index, argument) in shown.enumerated() {
+            // A flag and its inversion (`--overwrite`, `--no-overwrite`) share one text: one entry.
+            if index > 0, shown[index - 1].abstract == argument.abstract, argument.kind == "flag" { continue }
+            var labels = [label(argument)]
+            if index + 1 < shown.count, shown[index + 1].abstract == argument.abstract, argument.kind == "flag" {
+                labels.append(label(shown[index + 1]))
+            }
+            text += ".TP\n.B \(escape(labels.joined(separator: ", ")))\n"
             text += escape(argument.abstract ?? "") + "\n"
             if let discussion = argument.discussion, !discussion.isEmpty { text += escape(filled(discussion)) + "\n" }
         }
