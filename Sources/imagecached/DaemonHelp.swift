@@ -16,13 +16,16 @@ enum DaemonHelp {
             2. $XDG_CONFIG_HOME/imagecached/cache.conf
                (~/.config/imagecached/cache.conf when XDG_CONFIG_HOME is unset)
             3. /etc/imagecached/cache.conf
-          The file is checked strictly: an unknown section or key, a duplicate, or a
-          bad value stops start-up with "FILE:LINE: message" and exit status 78.
-          So does a place it names that cannot be used: cache_dir or a download
-          root that is not a writable folder (nor creatable under one), an
-          unreadable ca_bundle, a socket folder the daemon cannot create files in.
-          --check-config runs every one of these checks, as this user, and
-          changes nothing (the units run it before starting and reloading).
+          The file is checked strictly: an unknown section or key, a duplicate,
+          or a bad value stops start-up with "FILE:LINE: message" and exit
+          status 78. So does a place or a name it gives that cannot be used:
+          cache_dir or a download root that is not a writable folder (nor
+          creatable under one), or that lies on /proc, /sys or /dev; an
+          unreadable ca_bundle; a socket folder the daemon cannot create files
+          in; a socket_group that does not exist; a metrics_listen address
+          that cannot be bound. --check-config runs every one of these checks,
+          as this user, and changes nothing (the units run it before starting
+          and reloading).
 
         ENVIRONMENT
           UNSPLASH_ACCESS_KEY, FLICKR_API_KEY, PIXABAY_API_KEY
@@ -31,16 +34,20 @@ enum DaemonHelp {
           XDG_RUNTIME_DIR   default socket: $XDG_RUNTIME_DIR/imagecached.sock
                             (/run/imagecached/imagecached.sock when unset)
           CACHE_DIRECTORY   default cache_dir under systemd (CacheDirectory=)
-          XDG_CACHE_HOME    default cache_dir otherwise: $XDG_CACHE_HOME/imagecached
+          XDG_CACHE_HOME    default cache_dir otherwise:
+                            $XDG_CACHE_HOME/imagecached
                             (~/.cache/imagecached when unset)
           XDG_DOWNLOAD_DIR  default download root (~/Downloads when unset)
           XDG_CONFIG_HOME   where the user's cache.conf is looked up
-          Proxy variables (http_proxy, ...) are ignored; set proxy = in cache.conf.
+          Proxy variables (http_proxy, ...) are ignored: set proxy = in
+          cache.conf.
 
         SIGNALS
           SIGTERM, SIGINT  finish in-flight writes, then exit 0.
-          SIGHUP           re-read the configuration (limits, keys, log level, [network]);
-                           a bad file is reported and the running configuration kept.
+          SIGHUP           re-read the configuration (limits, keys, log level,
+                           [network]); the log names the file and the keys that
+                           changed; a bad file is reported and the running
+                           configuration kept.
 
         FILES
           /etc/imagecached/cache.conf        system-wide configuration
@@ -48,9 +55,10 @@ enum DaemonHelp {
           ~/.cache/imagecached/              thumbnails, search pages, index
 
         EXIT STATUS
-          0 on a clean stop or a valid --check-config; 78 on a configuration error
-          (in the file or in a place it names; systemd does not restart on it);
-          another non-zero status on any other failure (a socket already in use).
+          0 on a clean stop or a valid --check-config; 78 on a configuration
+          error (in the file or in a place it names; systemd does not restart
+          on it); another non-zero status on any other failure (a socket
+          already in use).
 
         EXAMPLES
           Check a configuration file before installing it:

@@ -16,15 +16,18 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imagecached",
         abstract: "Search photo providers, download images and serve a shared thumbnail cache over a Unix socket.",
-        usage: "imagecached [--config FILE] [--socket PATH] [--log-level LEVEL] [--check-config]",
+        usage: """
+            imagecached [--config FILE] [--socket PATH] [--log-level LEVEL]
+                        [--check-config]
+            """,
         discussion: DaemonHelp.discussion,
         version: ImageCacheVersion.current
     )
 
-    @Option(name: .long, help: ArgumentHelp("Read the configuration from FILE instead of looking it up.", valueName: "FILE"))
+    @Option(name: .long, help: ArgumentHelp("Read the configuration from FILE instead of looking it up.", valueName: "FILE"), completion: .file())
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Listen on the Unix socket PATH (overrides socket = in cache.conf).", valueName: "PATH"))
+    @Option(name: .long, help: ArgumentHelp("Listen on the Unix socket PATH (overrides socket = in cache.conf).", valueName: "PATH"), completion: .file())
     var socket: String?
 
     @Option(name: .long, help: ArgumentHelp("Log at LEVEL and above (overrides log_level = in cache.conf).", valueName: "LEVEL"))
@@ -53,6 +56,12 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
     }
 
     mutating func validate() throws {
+        // Absolute from here on: the path is what the log and `--check-config` name, and the
+        // reload (SIGHUP) reads it again whatever the working folder is then.
+        if let config, !config.hasPrefix("/"), !config.isEmpty {
+            self.config = URL(fileURLWithPath: config, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath,
+                                                                    isDirectory: true)).standardizedFileURL.path
+        }
         if let socket {
             guard !socket.isEmpty else { throw ValidationError("--socket needs a path") }
             let absolute = socket.hasPrefix("/") ? socket : FileManager.default.currentDirectoryPath + "/" + socket
@@ -81,7 +90,8 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
 
         // What start-up would trip on (folders, files, the socket's folder): the same check for
         // --check-config (the units' ExecStartPre= and ExecReload=) and for a real start.
-        let problems = ConfigurationCheck.problems(of: configuration, socketActivated: Self.isSocketActivated(environment))
+        let problems = ConfigurationCheck.problems(of: configuration, socketActivated: Self.isSocketActivated(environment),
+                                                   environment: environment)
         if !problems.isEmpty {
             for problem in problems { FileHandle.standardError.write(Data("\(problem)\n".utf8)) }
             throw ExitCode(Self.configurationErrorStatus)

@@ -45,7 +45,7 @@ struct CLIHabitsTests {
     @Test func downloadNamesAndReplacement() throws {
         let c = try parse(["download", "unsplash:a", "-O", "beach.jpg", "--overwrite"], as: DownloadStart.self)
         #expect(c.params().first?.filename == "beach.jpg" && c.params().first?.overwrite == true)
-        let safe = try parse(["download", "unsplash:a", "--filename", "b.jpg", "--overwrite", "--no-clobber"], as: DownloadStart.self)
+        let safe = try parse(["download", "unsplash:a", "--filename", "b.jpg", "--overwrite", "--no-overwrite"], as: DownloadStart.self)
         #expect(safe.params().first?.overwrite == false)
         #expect(try parse(["download", "unsplash:a"], as: DownloadStart.self).params().first?.overwrite == false)
         #expect(throws: (any Error).self) { try ImageCacheRoot.parseAsRoot(["download", "unsplash:a", "unsplash:b", "-O", "x.jpg"]) }

@@ -16,7 +16,7 @@ struct FollowerTests {
         feed.yield(.downloadProgress(DownloadProgress(job: "other", received: 1, total: 2, bytesPerSecond: 1)))
         feed.yield(.downloadFailed(DownloadFailed(job: "j2", error: RPCError(.forbidden, "outside the download roots"))))
         feed.yield(.downloadFinished(DownloadFinished(job: "j1", path: "/d/a.jpg", bytes: 100, width: 40, height: 30)))
-        let follower = DownloadFollower(jobs: [("unsplash:a", "j1"), ("unsplash:b", "j2")], terminal: quiet, quiet: true)
+        let follower = DownloadFollower(jobs: [("unsplash:a", "j1"), ("unsplash:b", "j2")], terminal: quiet, quiet: true, socketPath: "/t.sock", socketFlag: nil)
         let outcomes = try await withTimeout(seconds: 20) { try await follower.follow(stream) }
         #expect(outcomes.map(\.job) == ["j1", "j2"])
         #expect(outcomes[0].path == "/d/a.jpg" && outcomes[0].width == 40)
@@ -31,8 +31,8 @@ struct FollowerTests {
         let (stream, feed) = AsyncStream.makeStream(of: ServerNotification.self)
         feed.yield(.downloadFinished(DownloadFinished(job: "j1", path: "/d/a.jpg", bytes: 1, width: 1, height: 1)))
         feed.finish()
-        let follower = DownloadFollower(jobs: [("a:1", "j1"), ("a:2", "j2")], terminal: quiet, quiet: true)
-        await #expect(throws: ImageCacheClientError.self) { try await follower.follow(stream) }
+        let follower = DownloadFollower(jobs: [("a:1", "j1"), ("a:2", "j2")], terminal: quiet, quiet: true, socketPath: "/t.sock", socketFlag: nil)
+        await #expect(throws: FollowedJobsLost.self) { try await follower.follow(stream) }
     }
 
     static func job(_ id: String, _ state: DownloadState, received: Int = 0, total: Int? = nil, path: String? = nil,
@@ -46,7 +46,7 @@ struct FollowerTests {
         let (stream, _) = AsyncStream.makeStream(of: ServerNotification.self)
         let follower = DownloadFollower(jobs: [FollowedJob(label: "a", job: "j1", snapshot: Self.job("j1", .finished, received: 99, total: 99, path: "/d/j1.jpg")),
                                                FollowedJob(label: "b", job: "j2", snapshot: Self.job("j2", .cancelled))],
-                                        terminal: quiet, quiet: true)
+                                        terminal: quiet, quiet: true, socketPath: "/t.sock", socketFlag: nil)
         let outcomes = try await withTimeout(seconds: 20) { try await follower.follow(stream) }
         #expect(outcomes[0].path == "/d/j1.jpg" && outcomes[0].bytes == 99 && outcomes[0].exitStatus == .success)
         #expect(outcomes[1].error?.kind == .cancelled && outcomes[1].exitStatus == .cancelled)
@@ -58,7 +58,7 @@ struct FollowerTests {
         feed.yield(.downloadProgress(DownloadProgress(job: "j1", received: 60, total: 100, bytesPerSecond: 10)))
         feed.yield(.downloadFailed(DownloadFailed(job: "j1", error: RPCError(.timeout, "stalled"))))
         let follower = DownloadFollower(jobs: [FollowedJob(label: "a", job: "j1", snapshot: Self.job("j1", .running, received: 50, total: 100))],
-                                        terminal: quiet, quiet: true)
+                                        terminal: quiet, quiet: true, socketPath: "/t.sock", socketFlag: nil)
         let outcomes = try await withTimeout(seconds: 20) { try await follower.follow(stream) }
         #expect(outcomes.map(\.exitStatus) == [.timeout])
     }
@@ -77,11 +77,11 @@ struct FollowerTests {
         #expect(lines[3].contains("finished") && lines[3].contains(" 9 B "))
     }
 
-    @Test func aLongPathIsCutInTheMiddleKeepingItsFileName() {
+    @Test func aLongPathIsCutFromItsStartKeepingItsFileNameAndFolders() {
         let job = Self.job("j3", .finished, received: 9, total: 9, path: "/srv/imagecached/downloads/some/deep/folder/unsplash-abc.jpg")
         let lines = DownloadJobTable.render([job], width: 80).split(separator: "\n")
         #expect(lines[1].hasSuffix("unsplash-abc.jpg"), "\(lines[1])")
-        #expect(lines[1].contains("  /srv/") && lines[1].contains("…"), "\(lines[1])")
+        #expect(lines[1].contains("  …/") && lines[1].contains("/folder/unsplash-abc.jpg"), "\(lines[1])")
         #expect(lines.allSatisfy { DisplayWidth.of($0) <= 80 })
     }
 
@@ -100,7 +100,7 @@ struct FollowerTests {
         feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("p:2"), ok: false, error: RPCError(.notFound, "404"))))
         feed.yield(.prefetchFinished(PrefetchFinished(image: .photo("p:3"), ok: true)))
         let outcome = try await withTimeout(seconds: 20) {
-            try await PrefetchCommand.follow(ids: ["p:1", "p:2", "p:3"], notifications: stream, json: true)
+            try await PrefetchCommand.follow(ids: ["p:1", "p:2", "p:3"], notifications: stream, json: true, socketPath: "/t.sock")
         }
         #expect(outcome.ok == 2)
         #expect(outcome.failed == ["p:2": "not_found: 404"])
@@ -108,7 +108,7 @@ struct FollowerTests {
 
     @Test func prefetchOfNothingEndsAtOnce() async throws {
         let (stream, _) = AsyncStream.makeStream(of: ServerNotification.self)
-        let outcome = try await withTimeout(seconds: 20) { try await PrefetchCommand.follow(ids: [], notifications: stream, json: true) }
+        let outcome = try await withTimeout(seconds: 20) { try await PrefetchCommand.follow(ids: [], notifications: stream, json: true, socketPath: "/t.sock") }
         #expect(outcome.ok == 0 && outcome.failed.isEmpty)
     }
 

@@ -55,6 +55,10 @@ struct InstallScriptTests {
             #expect(result.output.contains(line), "\(line)")
         }
         #expect(!FileManager.default.fileExists(atPath: stage.path))
+        // It ends by saying nothing was done, not with a real run's "staged"/"Installed.".
+        #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("Dry run: nothing was installed (the lines above are what a run without --dry-run does)."),
+                "\(result.output)")
+        #expect(!result.output.contains("staged under") && !result.output.contains("Installed."))
     }
 
     @Test func aDryRunOnTheRealSystemNamesSysusersAndTouchesNothing() async throws {
@@ -63,6 +67,7 @@ struct InstallScriptTests {
         #expect(result.output.contains("install -D -m 0755 /nonexistent-bin/imagecache /usr/local/bin/imagecache"))
         #expect(result.output.contains("systemd-sysusers /etc/sysusers.d/imagecached.conf"))
         #expect(!result.output.contains("swift build"))
+        #expect(result.output.contains("Dry run: nothing was installed") && !result.output.contains("Installed."), "\(result.output)")
     }
 
     @Test func aStagingRootGetsTheWholeTreeWithUnitsPointingAtThePrefix() async throws {

@@ -18,7 +18,7 @@ public struct LayoutCommand: ClientCommand {
 
         EXAMPLES
           imagecache layout beach --columns 3 --width 900
-          imagecache layout red fox --columns 4 --width 1200 --spacing 8 --svg grid.svg
+          imagecache layout red fox --columns 4 --width 1200 --svg grid.svg
         """)
 
     @OptionGroup public var global: GlobalOptions
@@ -38,7 +38,8 @@ public struct LayoutCommand: ClientCommand {
     @Option(help: "Gap between columns and between frames, in pixels.")
     public var spacing: Double = 0
 
-    @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).")
+    @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).",
+            completion: .list(Completions.providers))
     public var provider: String?
 
     @Option(help: "1-based page of the search to lay out.")
@@ -47,7 +48,7 @@ public struct LayoutCommand: ClientCommand {
     @Option(name: .customLong("per-page"), help: "Results per page (default: the daemon's).")
     public var perPage: Int?
 
-    @Option(help: ArgumentHelp("Write an SVG picture of the grid to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write an SVG picture of the grid to this file.", valueName: "file"), completion: .file())
     public var svg: String?
 
     @Flag(name: .customLong("no-thumbnails"), help: "In the SVG, draw rectangles only.")

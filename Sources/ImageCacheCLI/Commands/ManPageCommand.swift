@@ -9,8 +9,10 @@ public struct ManPageCommand: ParsableCommand {
         abstract: "Render a man page from --experimental-dump-help JSON on stdin.",
         discussion: """
         EXAMPLES
-          imagecache --experimental-dump-help | imagecache generate-manpage --section 1 > imagecache.1
-          imagecached --experimental-dump-help | imagecache generate-manpage --section 8 > imagecached.8
+          imagecache --experimental-dump-help |
+            imagecache generate-manpage --section 1 > imagecache.1
+          imagecached --experimental-dump-help |
+            imagecache generate-manpage --section 8 > imagecached.8
         """,
         shouldDisplay: false)
 

@@ -20,7 +20,7 @@ public struct PrefetchCommand: ClientCommand {
         EXAMPLES
           imagecache prefetch sunset beach
           imagecache prefetch forest --pages 3 --provider pixabay --size 512
-          imagecache prefetch unsplash:Dwu85P9SOIk https://images.example.com/a.jpg
+          imagecache prefetch unsplash:Dwu85P9SOIk https://example.com/a.jpg
           imagecache search red fox --ndjson | jq -r .id | imagecache prefetch -
         """)
 
@@ -32,7 +32,8 @@ public struct PrefetchCommand: ClientCommand {
     @Option(help: "With words: how many pages of results to warm.")
     public var pages: Int = 1
 
-    @Option(help: "With words: unsplash, flickr or pixabay (default: the daemon's default_provider).")
+    @Option(help: "With words: unsplash, flickr or pixabay (default: the daemon's default_provider).",
+            completion: .list(Completions.providers))
     public var provider: String?
 
     @Option(name: .customLong("per-page"), help: "With words: results per page.")
@@ -126,8 +127,9 @@ public struct PrefetchCommand: ClientCommand {
             : try await connection.prefetch(PrefetchParams(photos: photos, urls: urls.isEmpty ? nil : urls, size: size))
         let quiet = global.jsonOutput
         let keys = images.map(\.description)
+        let socketPath = connection.socketPath
         let outcome = try await Interrupts.race { [keys] in
-            try await Self.follow(ids: keys, notifications: notifications, json: quiet)
+            try await Self.follow(ids: keys, notifications: notifications, json: quiet, socketPath: socketPath)
         }
         let summary = PrefetchSummary(queued: queued.queued, photos: images.count, ok: outcome.ok, failed: outcome.failed)
         if global.jsonOutput {
@@ -141,7 +143,7 @@ public struct PrefetchCommand: ClientCommand {
 
     /// Waits for a `prefetch.finished` for every image (named by its photo id or URL),
     /// drawing one bar on stderr that counts them.
-    static func follow(ids: [String], notifications: AsyncStream<ServerNotification>, json: Bool) async throws
+    static func follow(ids: [String], notifications: AsyncStream<ServerNotification>, json: Bool, socketPath: String) async throws
         -> (ok: Int, failed: [String: String]) {
         var pending = Set(ids)
         if pending.isEmpty { return (0, [:]) }
@@ -166,7 +168,10 @@ public struct PrefetchCommand: ClientCommand {
             if !json { Output.progress(text) }
             if done { break }
         }
-        if !pending.isEmpty { throw ImageCacheClientError.connectionClosed(socketPath: "", reason: "the daemon closed the connection before every prefetch finished") }
+        if !pending.isEmpty {
+            throw ImageCacheClientError.connectionClosed(socketPath: socketPath, reason: "the daemon closed the connection before every prefetch "
+                                                         + "finished; the images it fetched stay in its cache")
+        }
         return (ok, failed)
     }
 }

@@ -17,15 +17,15 @@ public struct ImageCacheRoot: AsyncParsableCommand {
 
         EXAMPLES
           imagecache demo                 # the whole story, offline
-          imagecache demo --keep-running  # the same, then a sandbox daemon to try commands on
-          imagecache demo --gallery       # the web gallery on the offline simulator
-          imagecache gallery              # the web gallery on your daemon, in your browser
-          imagecache status               # who answers; which providers have keys
+          imagecache demo --keep-running  # then a sandbox daemon to try
+          imagecache demo --gallery       # the web gallery, offline
+          imagecache gallery              # the web gallery on your daemon
+          imagecache status               # who answers; which keys are set
           imagecache search sunset beach --page 2
-          imagecache photo unsplash:Dwu85P9SOIk   # author, links, EXIF, tags, location
+          imagecache photo unsplash:Dwu85P9SOIk   # author, links, EXIF, tags
           imagecache show unsplash:Dwu85P9SOIk --size 512
           imagecache download unsplash:Dwu85P9SOIk -o ~/Downloads/photos
-          imagecache download list        # jobs started with --detach, their state and files
+          imagecache download list        # jobs, their state and files
           imagecache layout beach --columns 3 --width 900 --svg grid.svg
           imagecache --json stats | jq .network
 
@@ -64,6 +64,11 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         if let mistake = CommandSuggestion.unknownCommand(in: arguments, root: ImageCacheRoot.self) {
             Output.error("imagecache: \(mistake)\nSee 'imagecache --help'.")
             Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        HelpLayout.printHelpIfAsked(arguments, root: ImageCacheRoot.self)
+        if Completions.asksForBashScript(arguments) {
+            Output.out(Completions.bashScript())
+            Foundation.exit(0)
         }
         await main()
     }

@@ -26,13 +26,14 @@ public struct SearchCommand: ClientCommand {
     @Argument(help: ArgumentHelp("Words to search for (at least 3 characters in all).", valueName: "word"))
     public var words: [String] = []
 
-    @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).")
+    @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).",
+            completion: .list(Completions.providers))
     public var provider: String?
 
     @Option(help: "1-based page number.")
     public var page: Int = 1
 
-    @Option(name: .customLong("per-page"), help: "Results per page (clamped to the provider's range).")
+    @Option(name: .customLong("per-page"), help: "Results per page; a size beyond the provider's range is clamped to it, with a note on stderr.")
     public var perPage: Int?
 
     @Flag(help: "The provider's newest photos instead of a query.")
@@ -53,6 +54,15 @@ public struct SearchCommand: ClientCommand {
         if let perPage, perPage < 1 { throw ValidationError("--per-page must be 1 or more.") }
     }
 
+    /// What to say when the daemon served another page size than `--per-page` asked: it
+    /// clamps the size into the provider's range (protocol.md, `search`) and answers the size
+    /// used, so the difference is the provider's limit. Nil when nothing was clamped.
+    static func perPageNote(asked: Int?, result: SearchResult) -> String? {
+        guard let asked, asked != result.perPage else { return nil }
+        let bound = asked > result.perPage ? "maximum" : "minimum"
+        return "--per-page \(asked) is beyond \(result.provider)'s range: clamped to \(result.perPage), its \(bound)"
+    }
+
     /// The params this command line asks for.
     public var params: SearchParams {
         SearchParams(query: recent ? nil : query, feed: recent ? .recent : nil, provider: provider, page: page, perPage: perPage, safe: safe)
@@ -60,8 +70,11 @@ public struct SearchCommand: ClientCommand {
 
     public func run(connection: ImageCacheConnection) async throws {
         let result = try await connection.search(params)
+        if let note = Self.perPageNote(asked: perPage, result: result) { Output.note("imagecache: " + note) }
         if global.jsonOutput {
             try JSONOutput.emit(result, records: result.photos, global: global)
+        } else if global.quiet {
+            for row in SearchTable.resultRows(result, width: Terminal.current().tableWidth) { Output.line(row) }
         } else {
             Output.line(SearchTable.render(result, width: Terminal.current().tableWidth))
         }

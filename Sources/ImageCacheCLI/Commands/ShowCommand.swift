@@ -16,7 +16,8 @@ public struct ShowCommand: ClientCommand {
         EXAMPLES
           imagecache show unsplash:Dwu85P9SOIk
           imagecache show https://images.example.com/a.jpg --size 512
-          imagecache show pixabay:195893 --inline --json | jq -r .data | base64 -d > thumb.jpg
+          imagecache show pixabay:195893 --inline --json |
+            jq -r .data | base64 -d > thumb.jpg
         """)
 
     @OptionGroup public var global: GlobalOptions

@@ -83,6 +83,11 @@ public final class DaemonProcess: Sendable {
         }
     }
 
+    /// Sends `signal` (SIGHUP: reload the configuration).
+    public func signal(_ signal: Int32) {
+        child.signal(signal)
+    }
+
     /// Sends SIGTERM and waits (at most `timeout` s, then SIGKILL) for the exit status.
     public func stop(timeout: Double = 15) async -> Int32? {
         child.signal(SIGTERM)

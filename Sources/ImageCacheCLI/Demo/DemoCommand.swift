@@ -25,8 +25,8 @@ public struct DemoCommand: AsyncParsableCommand {
         EXAMPLES
           imagecache demo
           imagecache demo --svg /tmp/grid.svg --daemon .build/release/imagecached
-          imagecache demo --keep-running      # then try commands on the socket it prints
-          imagecache demo --gallery           # the web gallery on the simulator, until Ctrl-C
+          imagecache demo --keep-running   # then try commands on its socket
+          imagecache demo --gallery        # the web gallery, until Ctrl-C
 
         With --gallery the steps are skipped: the simulator and the daemon start, then the web \
         gallery of `imagecache gallery` serves them (its URL printed and opened) until Ctrl-C.
@@ -35,7 +35,7 @@ public struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The imagecached to run (default: the one next to this imagecache).", valueName: "path"))
     public var daemon: String?
 
-    @Option(help: ArgumentHelp("Where to write the layout's SVG.", valueName: "file"))
+    @Option(help: ArgumentHelp("Where to write the layout's SVG.", valueName: "file"), completion: .file())
     public var svg: String = "imagecache-demo.svg"
 
     @Option(help: "Seconds to wait for the daemon to answer after starting it.")

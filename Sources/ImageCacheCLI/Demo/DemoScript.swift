@@ -53,35 +53,39 @@ public enum DemoScript {
         let recycled = Array(photos.dropFirst(6).prefix(6))
         let watch = SlotWatch()
         let notifications = connection.notifications()
-        let terminal = Terminal.current()
+        let bars = SlotBars(terminal: Terminal.current())
         let progress = Task {
-            var board = ProgressBoard(terminal: terminal)
-            var bars: [Int: Int] = [:]
-            let start = MonotonicClock.now()
             for await note in notifications {
-                let now = MonotonicClock.now()
                 switch note {
                 case .thumbnailDimensions(let d):
                     await watch.mark(d.slot)
                 case .thumbnailProgress(let p):
                     await watch.mark(p.slot, received: p.received, total: p.total)
-                    if bars[p.slot] == nil {
-                        let added = board.add(ProgressItem(label: "slot \(p.slot) \(p.photo ?? "")", total: p.total), now: now)
-                        bars[p.slot] = added.index
-                        Output.out(added.output)
-                    }
-                    Output.out(board.update(bars[p.slot]!, now: now) { item in
-                        item.received = p.received
-                        item.total = p.total
-                        item.elapsed = now - start
-                        if let total = p.total, p.received >= total { item.outcome = "done" }
-                    })
+                    Output.out(await bars.progress(slot: p.slot, photo: p.photo, received: p.received, total: p.total))
                 default:
                     continue
                 }
             }
+            // The step ended or was interrupted: a bar still open gets its last frame.
+            Output.out(await bars.endAll("cancelled"))
         }
-        defer { progress.cancel() }
+        do {
+            let lines = try await thumbnailLoads(visible: visible, recycled: recycled, connection: connection, watch: watch,
+                                                 bars: bars, before: before, state: ctx.state)
+            progress.cancel()
+            await progress.value
+            return lines
+        } catch {
+            progress.cancel()
+            await progress.value
+            throw error
+        }
+    }
+
+    /// The thumbnails step's loads: the visible slots load, the others are recycled while
+    /// loading (their bars end `recycled`); returns the step's report.
+    private static func thumbnailLoads(visible: [Photo], recycled: [Photo], connection: ImageCacheConnection, watch: SlotWatch,
+                                       bars: SlotBars, before: StatsResult, state: DemoState) async throws -> String {
         // Slots 0…5 stay on screen; slots 6… scroll away while loading: each is recycled as
         // soon as its bytes start flowing, while the visible ones go on.
         let visibleLoads = Task {
@@ -111,13 +115,19 @@ public enum DemoScript {
         for (offset, task) in doomed.enumerated() {
             let slot = 6 + offset
             await watch.waitUntilLoading(slot)
-            if try await connection.recycleThumbnail(slot: slot).cancelled { recycledCount += 1 }
-            if case .success = await task.result { finishedFirst += 1 }
+            if try await connection.recycleThumbnail(slot: slot).cancelled {
+                recycledCount += 1
+                Output.out(await bars.end(slot: slot, outcome: "recycled"))
+            }
+            if case .success = await task.result {
+                finishedFirst += 1
+                Output.out(await bars.end(slot: slot, outcome: "done"))
+            }
         }
         let shown = try await visibleLoads.value
         var lines: [String] = []
         for (slot, id, result) in shown {
-            await ctx.state.addThumbnail(id, result)
+            await state.addThumbnail(id, result)
             lines.append("slot \(slot): \(id) \(result.width)×\(result.height) \(Units.bytes(result.bytes)) from \(result.source.rawValue)")
         }
         let after = try await connection.stats()
@@ -150,7 +160,8 @@ public enum DemoScript {
         let photo = try await ctx.state.requirePhotos()[0]
         let notifications = ctx.connection.notifications()
         let job = try await ctx.connection.download(DownloadParams(image: .photo(photo.id), variant: .full, directory: ctx.downloads))
-        let follower = DownloadFollower(jobs: [(photo.id, job.job)], terminal: Terminal.progress(), quiet: false)
+        let follower = DownloadFollower(jobs: [(photo.id, job.job)], terminal: Terminal.progress(), quiet: false,
+                                        socketPath: ctx.connection.socketPath, socketFlag: ctx.connection.socketPath)
         let outcomes = try await follower.follow(notifications)
         if let error = outcomes.first?.error { throw error }
         return DownloadSummary.render(outcomes)
@@ -199,5 +210,51 @@ actor SlotWatch {
     func waitUntilLoading(_ slot: Int) async {
         if loading.contains(slot) { return }
         await withCheckedContinuation { waiters[slot, default: []].append($0) }
+    }
+}
+
+/// The thumbnails step's bars, one per slot that reported progress: drawn from the
+/// notifications, and ended with what became of each slot (`done`, `recycled`, `cancelled`
+/// when the step stops first), so no bar stays frozen half-way.
+actor SlotBars {
+    private var board: ProgressBoard
+    private var bars: [Int: Int] = [:]
+    private let start = MonotonicClock.now()
+
+    init(terminal: Terminal) {
+        board = ProgressBoard(terminal: terminal)
+    }
+
+    /// A slot's progress; returns the text to write.
+    func progress(slot: Int, photo: String?, received: Int, total: Int?) -> String {
+        let now = MonotonicClock.now()
+        var text = ""
+        if bars[slot] == nil {
+            let added = board.add(ProgressItem(label: "slot \(slot) \(photo ?? "")", total: total), now: now)
+            bars[slot] = added.index
+            text += added.output
+        }
+        guard let index = bars[slot], board.items[index].outcome == nil else { return text }
+        return text + board.update(index, now: now) { item in
+            item.received = received
+            item.total = total
+            item.elapsed = now - start
+            if let total, received >= total { item.outcome = "done" }
+        }
+    }
+
+    /// Ends a slot's bar with `outcome`, unless it has none or has already ended.
+    func end(slot: Int, outcome: String) -> String {
+        guard let index = bars[slot], board.items[index].outcome == nil else { return "" }
+        let now = MonotonicClock.now()
+        return board.update(index, now: now) { item in
+            item.elapsed = now - start
+            item.outcome = outcome
+        }
+    }
+
+    /// Ends every bar still open with `outcome`.
+    func endAll(_ outcome: String) -> String {
+        bars.keys.sorted().map { end(slot: $0, outcome: outcome) }.joined()
     }
 }

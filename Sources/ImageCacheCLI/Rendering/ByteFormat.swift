@@ -25,14 +25,24 @@ public enum Units {
         return bytes(Int(min(bytesPerSecond, 1e18))) + "/s"
     }
 
-    /// `75` → `"1m15s"`, `3700` → `"1h01m"`; seconds below a minute as `"42s"`.
+    /// `0.26` → `"260 ms"`, `75` → `"1m15s"`, `3700` → `"1h01m"`; seconds below a minute as
+    /// `"42s"`. Under a second the milliseconds are shown: a fast download ends "in 260 ms",
+    /// not "in 0s", which reads as nothing having happened.
     public static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--" }
+        if seconds < 0.9995 { return "\(Int((seconds * 1000).rounded())) ms" }
         let s = Int(min(seconds, 1e12).rounded())  // a daemon's figure, never trusted to fit an Int
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m\(String(format: "%02d", s % 60))s" }
         if s < 86400 { return "\(s / 3600)h\(String(format: "%02d", (s % 3600) / 60))m" }
         return "\(s / 86400)d\(String(format: "%02d", (s % 86400) / 3600))h"
+    }
+
+    /// `seconds` rounded to whole milliseconds, as the JSON output carries durations: a
+    /// client's clock measures nothing finer, and `0.26088882999999896` only shows float noise.
+    public static func milliseconds(_ seconds: Double) -> Double {
+        guard seconds.isFinite else { return 0 }
+        return (seconds * 1000).rounded() / 1000
     }
 
     /// A short duration with its fraction, for `-v`: `0.042s`, `1.5s`.

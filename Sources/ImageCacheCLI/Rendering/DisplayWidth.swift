@@ -65,6 +65,34 @@ public enum DisplayWidth {
         return head + "…" + tail
     }
 
+    /// A path cut to at most `width` columns from its start, whole folders first:
+    /// `/home/me/Downloads/fox.jpg` at 20 columns is `…/Downloads/fox.jpg`. The file name is
+    /// what a reader looks for, so it goes last to be cut (then it keeps its end, the
+    /// extension): never `…g` while there are columns for more.
+    public static func truncatePath(_ path: String, to width: Int) -> String {
+        let flat = String(path.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        if of(flat) <= width { return flat }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        var parts = flat.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var kept = parts.removeLast()
+        if of(kept) + 1 > width {
+            var tail = ""
+            var used = 0
+            for character in kept.reversed() {
+                let w = of(character)
+                if used + w > width - 1 { break }
+                tail.insert(character, at: tail.startIndex)
+                used += w
+            }
+            return "…" + tail
+        }
+        while let folder = parts.last, of(folder) + 1 + of(kept) + 2 <= width {
+            kept = folder + "/" + kept
+            parts.removeLast()
+        }
+        return "…/" + kept
+    }
+
     /// `text` padded with spaces to exactly `width` columns (cut first when wider).
     public static func pad(_ text: String, to width: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: width)

@@ -40,6 +40,14 @@ public enum ErrorMessage {
         return "See which providers have keys with 'imagecache status'; keys go in UNSPLASH_ACCESS_KEY, FLICKR_API_KEY, PIXABAY_API_KEY or cache.conf."
     }
 
+    /// Whether a `not_found` is about a download job (`download status|watch|cancel` with an
+    /// id the daemon does not know): its message names the job (`no download job dl-…`),
+    /// and the hint then speaks of jobs, not of photo ids.
+    static func isAboutJob(_ error: RPCError) -> Bool {
+        error.message.contains("download job")
+            || error.message.split(whereSeparator: { $0 == " " || $0 == ":" }).contains { JobID.looksLikeJobID(String($0)) }
+    }
+
     /// What to do next for an error kind, when there is something useful to say.
     public static func hint(_ error: RPCError) -> String? {
         switch error.kind {
@@ -58,6 +66,9 @@ public enum ErrorMessage {
         case .networkUnavailable:
             return "The daemon cannot reach the network; cached searches still answer (marked stale)."
         case .notFound:
+            if isAboutJob(error) {
+                return "See the jobs the daemon knows with `imagecache download list`; a job is forgotten 24 h after it ended."
+            }
             return "Photo ids come from a search ('imagecache search …'); the daemon remembers those it returned."
         case .forbidden:
             return "Only allowed hosts are fetched, and downloads go only inside the configured download_dir roots."

@@ -25,6 +25,13 @@ public enum SearchTable {
         return lines.joined(separator: "\n")
     }
 
+    /// `-q`'s output: one row per photo and nothing else (no heading, no column names, no
+    /// "page N of M"), so a script reads results only; empty when the page has none.
+    public static func resultRows(_ result: SearchResult, width: Int) -> [String] {
+        guard !result.photos.isEmpty else { return [] }
+        return Array(rows(result.photos, width: width).dropFirst())
+    }
+
     /// `unsplash · "beach" · 340 results` plus the cache flags.
     public static func heading(_ result: SearchResult) -> String {
         var what = result.query.map { "\"\($0)\"" } ?? "recent photos"

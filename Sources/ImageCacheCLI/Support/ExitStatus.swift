@@ -78,6 +78,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
             case .connectFailed: self = .daemonNotRunning
             case .connectionClosed, .closedByClient, .invalidResponse: self = .protocolError
             }
+        case is FollowedJobsLost:
+            self = .protocolError
         case is UsageError:
             self = .usage
         case is CancellationError:
@@ -91,7 +93,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     public var meaning: String {
         switch self {
         case .success: return "success"
-        case .failure: return "any other failure (a demo step failed, a file could not be written)"
+        case .failure: return "any other failure (a demo step failed, a file was not written)"
         case .queryTooShort: return "query_too_short: the query has fewer than 3 characters"
         case .providerUnavailable: return "provider_unavailable: unknown provider, or no API key for it"
         case .upstreamError: return "upstream_error: the provider or image host answered an error"
@@ -103,10 +105,10 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .tooLarge: return "too_large: the image is over the byte or pixel limit"
         case .forbidden: return "forbidden: URL or destination not allowed"
         case .timeout: return "timeout: the transfer stalled or took too long"
-        case .busy: return "busy: the daemon's queue is full or it is out of file descriptors; retry later"
+        case .busy: return "busy: the daemon's queue is full or it is out of descriptors"
         case .methodNotFound: return "method_not_found: the daemon is older than this CLI"
-        case .storageUnavailable: return "storage_unavailable: the cache or download folder is full, read-only or gone"
-        case .usage: return "usage: bad arguments (or invalid_params/invalid_request from the daemon)"
+        case .storageUnavailable: return "storage_unavailable: the cache or download folder is full or gone"
+        case .usage: return "usage: bad arguments, or the daemon's invalid_params/request"
         case .daemonNotRunning: return "the daemon is not running (nothing listens on the socket)"
         case .daemonInternal: return "internal: a bug in the daemon (see its log)"
         case .protocolError: return "the connection broke or the answer could not be read"

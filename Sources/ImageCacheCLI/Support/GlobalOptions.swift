@@ -12,7 +12,7 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         discussion: "Default: $IMAGECACHE_SOCKET, else socket = in cache.conf (the daemon's own look-up: "
             + "$XDG_CONFIG_HOME/imagecached/cache.conf, then /etc/imagecached/cache.conf), else "
             + "$XDG_RUNTIME_DIR/imagecached.sock when it exists, else /run/imagecached/imagecached.sock.",
-        valueName: "path"))
+        valueName: "path"), completion: .file())
     public var socket: String?
 
     /// `--json`: print the protocol result (or error object) as JSON.

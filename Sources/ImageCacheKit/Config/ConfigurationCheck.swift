@@ -6,8 +6,9 @@ import Musl
 
 /// What start-up needs of the places a configuration names, checked before anything is opened:
 /// `cache_dir`, `state_dir` and every download root usable (a writable folder, or creatable under a
-/// writable one), `ca_bundle` a readable file, and the socket's folder usable unless systemd
-/// passes the socket.
+/// writable one; for root, not on a pseudo file system such as /proc), `ca_bundle` a readable
+/// file, the socket's folder usable and `socket_group` a group unless systemd passes the
+/// socket, and `metrics_listen` bindable (ConfigurationCheck+Names).
 ///
 /// The same checks run for `imagecached --check-config` (which the units run as `ExecStartPre=`
 /// and before `ExecReload=`, as `nginx -t` is run) and at every start, so a configuration that
@@ -22,22 +23,32 @@ package enum ConfigurationCheck {
     ///   - configuration: the configuration with the command line's overrides applied.
     ///   - socketActivated: true when systemd passes the listening socket (its folder is then
     ///     systemd's business, not the daemon's).
-    package static func problems(of configuration: CacheConfiguration, socketActivated: Bool) -> [ConfigurationError] {
+    ///   - environment: the process's; `$MAINPID` marks a check run by `ExecReload=` while the
+    ///     daemon runs (it holds its own metrics address then).
+    package static func problems(of configuration: CacheConfiguration, socketActivated: Bool,
+                                 environment: [String: String] = [:]) -> [ConfigurationError] {
         let file = configuration.sourcePath ?? "defaults"
         var found: [ConfigurationError] = []
-        func report(_ section: String, _ key: String, _ message: String) {
-            found.append(ConfigurationError(path: file, line: nil, section: section, key: key,
+        // The checks of names and addresses (ConfigurationCheck+Names) point at the key's
+        // line too; the places' checks name the key alone, as they always have.
+        func report(_ section: String, _ key: String, _ message: String, withLine: Bool = false) {
+            let number = withLine ? Self.line(of: key, section: section, in: configuration.sourcePath) : nil
+            found.append(ConfigurationError(path: file, line: number, section: section, key: key,
                                             message: "\(key) in [\(section)]: \(message)"))
         }
-        if let problem = folderProblem(configuration.resolvedCacheDirectory) {
-            report("cache", "cache_dir", problem)
+        // Root can write anywhere, so a root daemon's folders are also checked against the
+        // kernel's pseudo file systems; another user cannot create files there anyway.
+        let asRoot = getuid() == 0
+        func checkPlace(_ section: String, _ key: String, _ path: String) {
+            if asRoot, let problem = pseudoFileSystemProblem(path) {
+                report(section, key, problem, withLine: true)
+            } else if let problem = folderProblem(path) {
+                report(section, key, problem)
+            }
         }
-        if let problem = folderProblem(configuration.resolvedStateDirectory) {
-            report("daemon", "state_dir", problem)
-        }
-        for root in configuration.resolvedDownloadRoots {
-            if let problem = folderProblem(root) { report("downloads", "download_dir", problem) }
-        }
+        checkPlace("cache", "cache_dir", configuration.resolvedCacheDirectory)
+        checkPlace("daemon", "state_dir", configuration.resolvedStateDirectory)
+        for root in configuration.resolvedDownloadRoots { checkPlace("downloads", "download_dir", root) }
         if let bundle = configuration.network.caBundle, let problem = readableFileProblem(bundle) {
             report("network", "ca_bundle", problem)
         }
@@ -51,6 +62,13 @@ package enum ConfigurationCheck {
                 }
                 report("daemon", "socket", message)
             }
+            if let group = configuration.daemon.socketGroup, let problem = groupProblem(group) {
+                report("daemon", "socket_group", problem, withLine: true)
+            }
+        }
+        if let address = configuration.daemon.metricsListen,
+           let problem = metricsProblem(address, runningDaemon: environment["MAINPID"].map { !$0.isEmpty } ?? false) {
+            report("daemon", "metrics_listen", problem, withLine: true)
         }
         return found
     }

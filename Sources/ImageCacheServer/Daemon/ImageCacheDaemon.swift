@@ -289,7 +289,11 @@ public final class ImageCacheDaemon: Sendable {
         if previous.daemon.metricsListen != fresh.daemon.metricsListen {
             logger.notice("metrics_listen applies at the next start, not on reload")
         }
-        logger.notice("configuration reloaded", metadata: ["file": "\(fresh.sourcePath ?? "defaults")"])
+        let changed = fresh.changedKeys(from: previous)
+        logger.notice("configuration reloaded", metadata: [
+            "file": "\(fresh.sourcePath ?? "defaults")",
+            "changed": "\(changed.isEmpty ? "no changes" : changed.joined(separator: ", "))",
+        ])
         return true
     }
 }

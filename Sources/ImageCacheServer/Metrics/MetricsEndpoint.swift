@@ -61,8 +61,21 @@ public final class MetricsEndpoint: Sendable {
             logger.notice("serving metrics", metadata: ["metrics_listen": "\(endpoint.boundAddress)"])
             return endpoint
         } catch {
-            throw .metricsUnavailable(address: address.description, reason: "\(error)")
+            throw .metricsUnavailable(address: address.description, reason: bindFailure(error, address: address))
         }
+    }
+
+    /// What failed, in words: NIO describes a failed bind by the call
+    /// (`bind(descriptor:ptr:bytes:)`), which tells an operator nothing; the errno's text and
+    /// the address do ("cannot bind 127.0.0.1:9464: Address already in use").
+    static func bindFailure(_ error: any Error, address: MetricsListenAddress) -> String {
+        if let io = error as? IOError {
+            return "cannot bind \(address): \(String(cString: strerror(io.errnoCode)))"
+        }
+        if case .unknown(let host, _)? = error as? SocketAddressError {
+            return "cannot resolve \(host) to an address of this host"
+        }
+        return "cannot bind \(address): \(error)"
     }
 
     /// Stops listening (a scrape in progress finishes) and removes a Unix socket file.

@@ -111,7 +111,7 @@ struct CLIHabitsEndToEndTests {
             let first = try await live.cli(["download", photo, "-O", "chosen.jpg", "--json"])
             #expect(first.status == 0, "\(first.stderr)")
             #expect((try jsonArray(first.stdout).first?["path"] as? String)?.hasSuffix("/chosen.jpg") == true, "\(first.stdout)")
-            let kept = try await live.cli(["download", photo, "-O", "chosen.jpg", "--no-clobber", "--json"])
+            let kept = try await live.cli(["download", photo, "-O", "chosen.jpg", "--json"])
             #expect((try jsonArray(kept.stdout).first?["path"] as? String)?.hasSuffix("/chosen (1).jpg") == true, "\(kept.stdout)")
             let replaced = try await live.cli(["download", photo, "--filename", "chosen.jpg", "--overwrite", "--json"])
             #expect((try jsonArray(replaced.stdout).first?["path"] as? String)?.hasSuffix("/chosen.jpg") == true, "\(replaced.stdout)")

@@ -52,6 +52,16 @@ struct RealDaemonTests {
         let thumbnails = try #require(detail[DemoScript.thumbnails.title])
         #expect(thumbnails.contains("recycled ") && !thumbnails.contains("recycled 0 of"), "\(thumbnails)")
         #expect(thumbnails.contains("thrown away by the cancelled transfers"))
+        // Every slot's bar ends with what became of it: a recycled one says so, none freezes.
+        var lastLine: [String: String] = [:]
+        for line in result.stderr.split(separator: "\n") where line.hasPrefix("slot ") {
+            lastLine[String(line.split(separator: " ")[1])] = String(line)
+        }
+        #expect(!lastLine.isEmpty, "\(result.stderr)")
+        for (slot, line) in lastLine {
+            #expect(line.contains(": done ") || line.contains(": recycled "), "slot \(slot) ended with: \(line)")
+        }
+        #expect(lastLine.values.contains { $0.contains(": recycled ") }, "\(lastLine)")
         #expect(try #require(detail[DemoScript.layout.title]).contains("frames use decoded dimensions"))
         #expect(try #require(detail[DemoScript.searchAgain.title]).contains("from cache"))
         #expect(try #require(detail[DemoScript.download.title]).contains("1 of 1 saved"))

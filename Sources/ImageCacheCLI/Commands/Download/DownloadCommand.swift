@@ -12,7 +12,8 @@ public struct DownloadCommand: AsyncParsableCommand {
         commandName: "download",
         abstract: "Save full-size photos to a folder; follow, list or cancel download jobs.",
         usage: """
-        imagecache download [start] <photo|url> ... [-o <dir>] [--variant full|regular] [--detach]
+        imagecache download [start] <photo|url> ... [-o <dir>] [-O <name>]
+                            [--variant full|regular] [--detach]
         imagecache download status|watch|cancel <job> ...
         imagecache download list [--active]
         """,
@@ -34,10 +35,10 @@ public struct DownloadCommand: AsyncParsableCommand {
           imagecache download list --json | jq -r '.jobs[].job'
 
         EXIT STATUS
-          start, watch: 0 when every file was saved, else the status of the first failure's \
-        kind (16 when cancelled; see `imagecache --help`); 130 on Ctrl-C.
-          status, list, cancel: 0 when the daemon answered (whatever the jobs' states); 15 \
-        for a job id the daemon does not know.
+        start and watch exit 0 when every file was saved, else with the status of the \
+        first failure's kind (16 when cancelled; see `imagecache --help`), and 130 on \
+        Ctrl-C. status, list and cancel exit 0 when the daemon answered, whatever the \
+        jobs' states, and 15 for a job id the daemon does not know.
         """,
         subcommands: [DownloadStart.self, DownloadStatus.self, DownloadList.self, DownloadWatch.self, DownloadCancel.self],
         defaultSubcommand: DownloadStart.self)

@@ -17,7 +17,8 @@ public struct DownloadOutcome: Codable, Sendable, Equatable {
     public var height: Int?
     /// Why it failed (kind `cancelled` when someone cancelled it).
     public var error: RPCError?
-    /// Seconds from start to end as this client saw them.
+    /// Seconds from start to end as this client saw them, rounded to milliseconds
+    /// (`Units.milliseconds`): the JSON output says `0.261`, not a float's noise.
     public var seconds: Double
 
     public init(image: String, job: String?, path: String? = nil, bytes: Int? = nil, width: Int? = nil,
@@ -29,7 +30,7 @@ public struct DownloadOutcome: Codable, Sendable, Equatable {
         self.width = width
         self.height = height
         self.error = error
-        self.seconds = seconds
+        self.seconds = Units.milliseconds(seconds)
     }
 
     /// The outcome a job's snapshot already records (`download.status`/`download.watch` of
@@ -76,16 +77,29 @@ struct DownloadFollower: Sendable {
     let jobs: [FollowedJob]
     let terminal: Terminal
     let quiet: Bool
+    /// The socket the notifications come from, named if the connection ends first.
+    let socketPath: String
+    /// `--socket` as given (nil: none), so the follow-up command printed then asks the
+    /// same daemon.
+    let socketFlag: String?
+    /// The word an unfinished bar ends with when the command is interrupted: `cancelled`
+    /// where Ctrl-C cancels the jobs (`download`), something else where it leaves them be.
+    let interruptedOutcome: String
 
-    init(jobs: [FollowedJob], terminal: Terminal, quiet: Bool) {
+    init(jobs: [FollowedJob], terminal: Terminal, quiet: Bool, socketPath: String, socketFlag: String?,
+         interruptedOutcome: String = "cancelled") {
         self.jobs = jobs
         self.terminal = terminal
         self.quiet = quiet
+        self.socketPath = socketPath
+        self.socketFlag = socketFlag
+        self.interruptedOutcome = interruptedOutcome
     }
 
     /// For jobs this client just started: `(label, job id)` pairs.
-    init(jobs: [(label: String, job: String)], terminal: Terminal, quiet: Bool) {
-        self.init(jobs: jobs.map { FollowedJob(label: $0.label, job: $0.job) }, terminal: terminal, quiet: quiet)
+    init(jobs: [(label: String, job: String)], terminal: Terminal, quiet: Bool, socketPath: String, socketFlag: String?) {
+        self.init(jobs: jobs.map { FollowedJob(label: $0.label, job: $0.job) }, terminal: terminal, quiet: quiet,
+                  socketPath: socketPath, socketFlag: socketFlag)
     }
 
     /// Returns every job's outcome, in the order given, once each has finished or failed.
@@ -150,7 +164,24 @@ struct DownloadFollower: Sendable {
             }
         }
         guard outcomes.count == jobs.count else {
-            throw ImageCacheClientError.connectionClosed(socketPath: "", reason: "the daemon closed the connection while downloads ran")
+            let open = jobs.map(\.job).filter { outcomes[$0] == nil }
+            if Task.isCancelled {
+                // Interrupted (Ctrl-C): every bar still moving gets its last frame, so none is
+                // left frozen half-way above the message that follows.
+                let now = MonotonicClock.now()
+                var text = ""
+                for job in open {
+                    guard let i = index[job] else { continue }
+                    text += board.update(i, now: now) { item in
+                        item.elapsed = now - start
+                        item.outcome = interruptedOutcome
+                    }
+                }
+                if !quiet { Output.progress(text) }
+                throw CancellationError()
+            }
+            throw FollowedJobsLost(socketPath: socketPath, jobs: open,
+                                   statusCommand: DownloadHints.command("status", jobs: open, socket: socketFlag))
         }
         return jobs.compactMap { outcomes[$0.job] }
     }

@@ -4,8 +4,13 @@
 enum DownloadHints {
     /// `imagecache [--socket S] download <subcommand> <jobs…>`.
     static func command(_ subcommand: String, jobs: [String], global: GlobalOptions) -> String {
+        command(subcommand, jobs: jobs, socket: global.socket)
+    }
+
+    /// The same, with `--socket` given as its value (nil: none was given).
+    static func command(_ subcommand: String, jobs: [String], socket: String?) -> String {
         var words = ["imagecache"]
-        if let socket = global.socket { words += ["--socket", shellQuoted(socket)] }
+        if let socket { words += ["--socket", shellQuoted(socket)] }
         words += ["download", subcommand]
         return (words + jobs).joined(separator: " ")
     }

@@ -19,7 +19,7 @@ public struct DownloadStatus: ClientCommand {
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Job ids, as `download --detach` or `download list` printed them.", valueName: "job"))
+    @Argument(help: ArgumentHelp("Job ids, as `download --detach` or `download list` printed them.", valueName: "job"), completion: Completions.jobIDs)
     public var jobs: [String] = []
 
     public init() {}
@@ -51,7 +51,8 @@ public struct DownloadList: ClientCommand {
         EXAMPLES
           imagecache download list
           imagecache download list --active
-          imagecache download list --json | jq -r '.jobs[] | select(.state=="failed") | .job'
+          imagecache download list --json |
+            jq -r '.jobs[] | select(.state=="failed") | .job'
         """)
 
     @OptionGroup public var global: GlobalOptions
@@ -85,12 +86,13 @@ public struct DownloadWatch: ClientCommand {
 
         EXAMPLES
           imagecache download watch dl-3f9a0c41b2e7
-          imagecache download watch $(imagecache download list --active --json | jq -r '.jobs[].job')
+          imagecache download watch $(imagecache download list --active \\
+            --json | jq -r '.jobs[].job')
         """)
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"))
+    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: Completions.jobIDs)
     public var jobs: [String] = []
 
     public init() {}
@@ -108,8 +110,10 @@ public struct DownloadWatch: ClientCommand {
             let snapshot = try await connection.watchDownload(job: job)
             followed.append(FollowedJob(label: DownloadJobTable.image(snapshot), job: snapshot.job, snapshot: snapshot))
         }
+        // Ctrl-C stops watching, not the jobs: their bars end saying so.
         let follower = DownloadFollower(jobs: followed, terminal: global.jsonOutput ? Terminal(isTTY: false, width: 100) : Terminal.progress(),
-                                        quiet: global.jsonOutput)
+                                        quiet: global.jsonOutput, socketPath: connection.socketPath, socketFlag: global.socket,
+                                        interruptedOutcome: "still running")
         let outcomes: [DownloadOutcome]
         do {
             outcomes = try await Interrupts.race { try await follower.follow(notifications) }
@@ -137,12 +141,13 @@ public struct DownloadCancel: ClientCommand {
 
         EXAMPLES
           imagecache download cancel dl-3f9a0c41b2e7
-          imagecache download cancel $(imagecache download list --active --json | jq -r '.jobs[].job')
+          imagecache download cancel $(imagecache download list --active \\
+            --json | jq -r '.jobs[].job')
         """)
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"))
+    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: Completions.jobIDs)
     public var jobs: [String] = []
 
     public init() {}

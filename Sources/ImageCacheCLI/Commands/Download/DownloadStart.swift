@@ -13,8 +13,10 @@ public struct DownloadStart: ClientCommand {
         discussion: """
         Starts one daemon job per photo or URL and follows them: bytes, rate and ETA per \
         file, then a summary. The folder must lie inside one of the daemon's download_dir \
-        roots (else exit 19, forbidden); an existing file is never replaced (name (1).jpg) \
-        unless --overwrite. -O NAME chooses the file name. \
+        roots (else exit 19, forbidden). An existing file is never replaced: by default the \
+        new one is saved beside it as 'name (1).jpg'; --overwrite replaces it (--no-overwrite \
+        undoes that in an alias). -O NAME chooses the file name; -O DIR/NAME saves into DIR \
+        (relative to -o when given, else to the current folder), as curl -o and wget -O do. \
         Ctrl-C cancels the jobs (their partial files are removed). An image the daemon \
         refuses to start (unknown photo id, folder outside the roots, bad name) is reported \
         at once and in the summary ("refused"); the others still start and are followed, and \
@@ -24,9 +26,10 @@ public struct DownloadStart: ClientCommand {
 
         EXAMPLES
           imagecache download unsplash:Dwu85P9SOIk
-          imagecache download pixabay:195893 flickr:4321368 -o ~/Pictures --variant regular
+          imagecache download pixabay:195893 flickr:4321368 -o ~/Pictures
+          imagecache download unsplash:Dwu85P9SOIk --variant regular -O fox.jpg
           imagecache download unsplash:Dwu85P9SOIk --detach
-          imagecache download start https://images.example.com/a.jpg -o /srv/photos
+          imagecache download https://images.example.com/a.jpg -o /srv/photos
         """)
 
     @OptionGroup public var global: GlobalOptions
@@ -36,7 +39,7 @@ public struct DownloadStart: ClientCommand {
 
     /// `-o DIR`, made absolute by `params(currentDirectory:)`.
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "Folder to save into, inside a download root (default: the first root).", valueName: "dir"))
+        "Folder to save into, inside a download root (default: the first root).", valueName: "dir"), completion: .directory)
     public var output: String?
 
     @Option(help: "full (the largest the provider allows) or regular (about 1080 px wide).")
@@ -45,15 +48,22 @@ public struct DownloadStart: ClientCommand {
     @Flag(help: "Start the jobs and return; do not follow or cancel them.")
     public var detach = false
 
-    /// `-O NAME`: the daemon applies its name rules (protocol.md, `download`).
+    /// `-O NAME` or `-O DIR/NAME`: the daemon applies its name rules to NAME (protocol.md,
+    /// `download`); a folder part is split off here (`destination`), never sent inside the name.
     @Option(name: [.customShort("O"), .customLong("filename")], help: ArgumentHelp(
-        "Save as NAME in the folder (one image only); the daemon cleans or refuses unsafe names.", valueName: "name"))
+        "Save as NAME (one image only); DIR/NAME saves into DIR. The daemon cleans or refuses unsafe names.",
+        valueName: "name"), completion: .file())
     public var filename: String?
 
-    @Flag(help: "Replace a file of the same name, once the new one is complete and verified.")
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Replace a file of the same name, once the new one is complete and verified (default: save beside it as 'name (1).jpg').",
+        discussion: "--no-overwrite undoes an --overwrite given earlier, for example in an alias."))
     public var overwrite = false
 
-    @Flag(name: .customLong("no-clobber"), help: "Never replace a file: a taken name is saved as 'name (1).jpg' (the default; undoes --overwrite in an alias).")
+    /// `--no-clobber` is read as wget and cp mean it, "skip an existing file"; the daemon's
+    /// `download` has no such mode (it saves beside a taken name, or replaces it), so the flag
+    /// is refused with what it would do instead rather than silently doing something else.
+    @Flag(name: .customLong("no-clobber"), help: ArgumentHelp(visibility: .hidden))
     public var noClobber = false
 
     public init() {}
@@ -63,6 +73,28 @@ public struct DownloadStart: ClientCommand {
         for image in images { try ImageArgument.check(image) }
         if filename != nil, images.count > 1 { throw ValidationError("--filename names one file: give one image, or leave it out.") }
         if let output { try Self.checkDestination(output) }
+        if noClobber {
+            throw ValidationError("--no-clobber (skip a file that exists, as wget -nc and cp -n do) is not available: the daemon "
+                                  + "cannot skip an existing file. Without --overwrite nothing is ever replaced: the new file is saved "
+                                  + "beside it as 'name (1).jpg'.")
+        }
+        if let filename {
+            guard let name = Self.split(filename).name else {
+                throw ValidationError("-O \(filename) names a folder, not a file: give DIR/NAME, or the folder with -o DIR.")
+            }
+            if filename.hasPrefix("/"), output != nil {
+                throw ValidationError("-O \(filename) already names its folder: leave out -o, or give -O \(name).")
+            }
+        }
+    }
+
+    /// `-O`'s value as a folder (nil when none was given) and a file name (nil when it ends
+    /// with `/`): `a/b.jpg` → (`a`, `b.jpg`), `/srv/p/b.jpg` → (`/srv/p`, `b.jpg`).
+    static func split(_ filename: String) -> (folder: String?, name: String?) {
+        guard let slash = filename.lastIndex(of: "/") else { return (nil, filename.isEmpty ? nil : filename) }
+        let name = String(filename[filename.index(after: slash)...])
+        let folder = slash == filename.startIndex ? "/" : String(filename[..<slash])
+        return (folder, name.isEmpty ? nil : name)
     }
 
     /// A destination written like a remote one (`host:/photos`, `user@host:photos`,
@@ -82,20 +114,25 @@ public struct DownloadStart: ClientCommand {
         }
     }
 
-    /// Whether the job may replace an existing file: `--overwrite`, unless `--no-clobber` is
-    /// also given (the safe one wins, as `cp -f -n` keeps the file), so an alias holding
-    /// `--overwrite` can be undone on one command line.
-    var replacesFiles: Bool { overwrite && !noClobber }
-
     /// The params for each image; a relative `-o` is made absolute here because the daemon
-    /// does not share this process's working directory.
+    /// does not share this process's working directory. A folder in `-O` is joined to `-o`
+    /// (or, without it, to the current folder, as curl and wget take `-o`/`-O`), so only
+    /// the bare name goes to the daemon, which would otherwise turn `a/b.jpg` into `a_b.jpg`.
     public func params(currentDirectory: String = FileManager.default.currentDirectoryPath) -> [DownloadParams] {
-        let directory = output.map { path -> String in
+        func absolute(_ path: String, from base: String) -> String {
             let expanded = NSString(string: path).expandingTildeInPath
-            return expanded.hasPrefix("/") ? expanded : URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: currentDirectory, isDirectory: true)).standardizedFileURL.path
+            return expanded.hasPrefix("/") ? expanded
+                : URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
+        }
+        var directory = output.map { absolute($0, from: currentDirectory) }
+        var name = filename
+        if let filename {
+            let parts = Self.split(filename)
+            name = parts.name
+            if let folder = parts.folder { directory = absolute(folder, from: directory ?? currentDirectory) }
         }
         return images.map {
-            DownloadParams(image: imageReference($0), variant: variant, directory: directory, filename: filename, overwrite: replacesFiles)
+            DownloadParams(image: imageReference($0), variant: variant, directory: directory, filename: name, overwrite: overwrite)
         }
     }
 
@@ -131,7 +168,8 @@ public struct DownloadStart: ClientCommand {
                 }
                 if detach { return nil }
                 let jobs = started.withLockedValue { $0.map { (label: $0.label, job: $0.job) } }
-                let follower = DownloadFollower(jobs: jobs, terminal: terminal, quiet: quiet)
+                let follower = DownloadFollower(jobs: jobs, terminal: terminal, quiet: quiet, socketPath: connection.socketPath,
+                                                socketFlag: global.socket)
                 return jobs.isEmpty ? [] : try await follower.follow(notifications)
             }
         } catch is Interrupted {
