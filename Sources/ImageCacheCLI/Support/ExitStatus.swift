@@ -30,6 +30,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// The cache or download folder cannot be written (full, read-only, gone): free space or
     /// fix the folder, then retry; not a bug of the daemon.
     case storageUnavailable = 23
+    /// The item is a video, not a photo: there is nothing to save as a photo.
+    case notAPhoto = 24
     /// Bad arguments, or the daemon refused the request's shape (`invalid_params`, …).
     case usage = 64
     /// Nothing listens on the socket.
@@ -62,6 +64,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .timeout: self = .timeout
         case .busy: self = .busy
         case .storageUnavailable: self = .storageUnavailable
+        case .notAPhoto: self = .notAPhoto
         }
     }
 
@@ -106,6 +109,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .busy: return "busy: the daemon's queue is full or it is out of file descriptors; retry later"
         case .methodNotFound: return "method_not_found: the daemon is older than this CLI"
         case .storageUnavailable: return "storage_unavailable: the cache or download folder is full, read-only or gone"
+        case .notAPhoto: return "not_a_photo: the item is a video, which is not saved as a photo"
         case .usage: return "usage: bad arguments (or invalid_params/invalid_request from the daemon)"
         case .daemonNotRunning: return "the daemon is not running (nothing listens on the socket)"
         case .daemonInternal: return "internal: a bug in the daemon (see its log)"
