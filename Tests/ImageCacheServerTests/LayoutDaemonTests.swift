@@ -190,7 +190,10 @@ struct LayoutDaemonTests {
         let second = try await fixture.start()
         client = try await second.connect()
         let placed = try frames(try await client.request(1, "layout", ["photos": Array(ids[0..<3]), "columns": 1, "width": 200]))
-        #expect(placed.map { $0["dims"] as? String } == ["decoded", "decoded", "provider"])
+        // ids[0]'s copy agrees with its provider size (so the frame says provider); ids[1]'s
+        // recorded size contradicts it, and the contradiction survived the restart.
+        #expect(placed.map { $0["dims"] as? String } == ["provider", "decoded", "provider"])
+        #expect(second.services.dimensions.decoded(photo: ids[0]) != nil)
         #expect(placed[1].number("height") == 500)
         await client.close()
         await second.stop()
