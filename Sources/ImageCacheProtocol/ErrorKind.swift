@@ -24,6 +24,9 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable, Hashable {
     /// The cache or a download folder cannot be written (full, read-only, gone): not a bug
     /// (`internal`) but the machine's state, which the user can fix.
     case storageUnavailable = "storage_unavailable"
+    /// The item is not a photo (a video): it has no full image to save, and its still frame
+    /// must not be saved in the photo's place.
+    case notAPhoto = "not_a_photo"
 
     /// The numeric JSON-RPC error code of this kind.
     public var code: Int {
@@ -46,6 +49,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable, Hashable {
         case .timeout: return 1011
         case .busy: return 1012
         case .storageUnavailable: return 1013
+        case .notAPhoto: return 1014
         }
     }
 

@@ -53,6 +53,16 @@ public struct Photo: Sendable, Hashable, Codable {
         }
     }
 
+    /// What kind of item a provider answered, when it is not a photo.
+    public enum Media: String, Sendable, Hashable, Codable {
+        /// A video: its images are still frames, so it has no full-image URL and no download.
+        case video
+    }
+
+    /// Whether this item is a video (docs/protocol.md, "Objects"): one check for every path
+    /// that must not treat it as a photo.
+    public var isVideo: Bool { media == .video }
+
     /// `"<provider>:<provider's id>"`, usable later by id alone.
     public var id: String
     /// `unsplash`, `flickr` or `pixabay`.
@@ -63,8 +73,9 @@ public struct Photo: Sendable, Hashable, Codable {
     public var height: Int?
     /// A small variant URL as the provider gives it.
     public var thumbURL: String
-    /// The largest variant URL this key may fetch.
-    public var fullURL: String
+    /// The largest variant URL this key may fetch; null for a video (`media: "video"`), whose
+    /// only image is a still frame that must never pass for the photo.
+    public var fullURL: String?
     /// Who took it.
     public var author: Author
     /// Likes or favourites, when the provider counts them.
@@ -79,11 +90,24 @@ public struct Photo: Sendable, Hashable, Codable {
     /// the first decoded thumbnail; absent until then.
     public var color: String?
 
-    // Detail fields, filled by `photo.get` where the provider has them.
-    /// When it was uploaded, ISO 8601.
-    public var createdAt: String?
-    /// Keywords.
+    /// When the camera took it, ISO 8601 UTC (`Z`), where the provider says (Flickr
+    /// `datetaken`); absent otherwise, never the upload time in its place.
+    public var takenAt: String?
+    /// When it was posted to the provider, ISO 8601 UTC (`Z`) (Flickr `dateupload`/`dates.posted`,
+    /// Unsplash `created_at`); absent when unknown.
+    public var uploadedAt: String?
+    /// A paid placement (Unsplash's `sponsorship`): a client must label it as such. Absent on the
+    /// wire otherwise.
+    public var sponsored: Bool?
+    /// The sponsor's name, where the provider gives it.
+    public var sponsor: String?
+    /// `video` for a video (never answered or saved as a photo); absent for a photo.
+    public var media: Media?
+    /// Keywords, on search results too wherever the provider's search answer carries them, so
+    /// a client can filter a page without one `photo.get` per photo.
     public var tags: [String]?
+
+    // Detail fields, filled by `photo.get` where the provider has them.
     /// View count.
     public var views: Int?
     /// Download count.
@@ -93,9 +117,9 @@ public struct Photo: Sendable, Hashable, Codable {
     /// Where it was taken.
     public var location: Location?
 
-    public init(id: String, provider: String, width: Int?, height: Int?, thumbURL: String, fullURL: String,
+    public init(id: String, provider: String, width: Int?, height: Int?, thumbURL: String, fullURL: String?,
                 author: Author, likes: Int?, description: String?, pageURL: String?,
-                createdAt: String? = nil, tags: [String]? = nil, views: Int? = nil, downloads: Int? = nil,
+                uploadedAt: String? = nil, tags: [String]? = nil, views: Int? = nil, downloads: Int? = nil,
                 exif: EXIF? = nil, location: Location? = nil) {
         self.id = id
         self.provider = provider
@@ -107,7 +131,7 @@ public struct Photo: Sendable, Hashable, Codable {
         self.likes = likes
         self.description = description
         self.pageURL = pageURL
-        self.createdAt = createdAt
+        self.uploadedAt = uploadedAt
         self.tags = tags
         self.views = views
         self.downloads = downloads
@@ -117,7 +141,7 @@ public struct Photo: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case id, provider, width, height, thumbURL, fullURL, author, likes, description, pageURL, blurHash, color
-        case createdAt, tags, views, downloads, exif, location
+        case takenAt, uploadedAt, sponsored, sponsor, media, tags, views, downloads, exif, location
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -136,7 +160,13 @@ public struct Photo: Sendable, Hashable, Codable {
         // Placeholders are absent until known (an addition: older answers have neither key).
         try c.encodeIfPresent(blurHash, forKey: .blurHash)
         try c.encodeIfPresent(color, forKey: .color)
-        try c.encodeIfPresent(createdAt, forKey: .createdAt)
+        try c.encodeIfPresent(takenAt, forKey: .takenAt)
+        try c.encodeIfPresent(uploadedAt, forKey: .uploadedAt)
+        if sponsored == true {
+            try c.encode(true, forKey: .sponsored)
+            try c.encodeIfPresent(sponsor, forKey: .sponsor)
+        }
+        try c.encodeIfPresent(media, forKey: .media)
         try c.encodeIfPresent(tags, forKey: .tags)
         try c.encodeIfPresent(views, forKey: .views)
         try c.encodeIfPresent(downloads, forKey: .downloads)

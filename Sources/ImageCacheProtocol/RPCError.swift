@@ -14,7 +14,8 @@ public struct RPCError: Error, Sendable, Hashable, Codable, CustomStringConverti
         public var status: Int?
         /// An excerpt of the upstream body (redacted), for `upstream_error`.
         public var body: String?
-        /// Seconds to wait before retrying, for `rate_limited` when known.
+        /// Whole seconds to wait before retrying, for `rate_limited` (and a 5xx that sent
+        /// `Retry-After`) when known: rounded up, so waiting that long is always enough.
         public var retryAfter: Double?
         /// Why a request was cancelled (`recycled`, `superseded`, `cancelled`, `session_closed`…).
         public var reason: String?
@@ -27,7 +28,7 @@ public struct RPCError: Error, Sendable, Hashable, Codable, CustomStringConverti
             self.field = field
             self.status = status
             self.body = body
-            self.retryAfter = retryAfter
+            self.retryAfter = retryAfter.flatMap(OutsideSeconds.clamped).map { $0.rounded(.up) }
             self.reason = reason
             self.format = format
         }

@@ -260,6 +260,26 @@ struct CLIHabitsTests {
             #expect(text.contains(part), "\(part) in \(text)")
         }
     }
+
+    @Test func photoSummaryNamesEachTimeAndSaysSponsoredAndVideo() {
+        var photo = Fixtures.photo("flickr:24379963431")
+        photo.takenAt = "2015-12-16T10:20:30Z"
+        photo.uploadedAt = "2016-01-18T16:43:27Z"
+        photo.sponsored = true
+        photo.sponsor = "Hillshire Farm"
+        photo.media = .video
+        photo.fullURL = nil
+        let text = PhotoSummary.render(photo)
+        for part in ["taken     2015-12-16T10:20:30Z", "uploaded  2016-01-18T16:43:27Z", "sponsored by Hillshire Farm",
+                     "media     video"] {
+            #expect(text.contains(part), "\(part) in \(text)")
+        }
+        #expect(!text.contains("full "))
+        // An upload time alone is never called "taken".
+        var uploadedOnly = Fixtures.photo("unsplash:a")
+        uploadedOnly.uploadedAt = "2021-02-02T08:10:25Z"
+        #expect(!PhotoSummary.render(uploadedOnly).contains("taken"))
+    }
 }
 
 extension ParsableCommand {

@@ -126,6 +126,25 @@ struct DownloadMethodTests {
         }
     }
 
+    @Test("a video is answered as one by photo.get and its download refused with 1014, before any job or file")
+    func videoRefused() async throws {
+        try await DownloadFixture.withDaemon { fixture, _, client in
+            let id = "flickr:\(SimulatedCatalog.flickrVideoID)"
+            let photo = try await client.result("photo.get", ["photo": id])
+            #expect(photo["media"] as? String == "video")
+            #expect(photo["fullURL"] is NSNull)
+            for variant in ["full", "regular"] {
+                let answer = try await client.ask("download", ["photo": id, "variant": variant])
+                let error = try #require(answer["error"] as? [String: Any], "\(answer)")
+                #expect(error["code"] as? Int == 1014)
+                #expect((error["data"] as? [String: Any])?["kind"] as? String == "not_a_photo")
+            }
+            #expect(fixture.files().isEmpty)
+            let list = try await client.result("download.list")
+            #expect((list["jobs"] as? [[String: Any]])?.isEmpty == true)
+        }
+    }
+
     @Test("directory /etc is refused with 1010")
     func outsideDirectoryRefused() async throws {
         try await DownloadFixture.withDaemon { fixture, _, client in

@@ -65,7 +65,7 @@ struct LayoutDaemonTests {
         await fixture.finish()
     }
 
-    @Test("a thumbnail fetch records the decoded size, which layout then reports")
+    @Test("after a thumbnail fetch that agrees with the provider, layout gives the photo's own size, exactly")
     func decodedAfterFetch() async throws {
         let fixture = try await CacheFixture.make()
         let daemon = try await fixture.start()
@@ -74,10 +74,13 @@ struct LayoutDaemonTests {
         let id = try #require(photos[0]["id"] as? String)
         let delivered = try await daemon.thumbnail(id, size: 200)
 
-        let placed = try frames(try await client.request(1, "layout", ["photos": [id], "columns": 1, "width": 200]))
-        #expect(placed[0]["dims"] as? String == "decoded")
-        let recorded = try #require(daemon.services.dimensions.decoded(photo: id))
-        #expect(placed[0].number("height") == 200 * Double(recorded.height) / Double(recorded.width))
+        let placed = try await layout(client, 1, ["photos": [id], "columns": 1, "width": 200]).frames
+        // The copy decoded (its own pixel size recorded) agrees with the provider's size, so
+        // the frame is the photo's own shape, not the rounded copy's.
+        #expect(daemon.services.dimensions.decoded(photo: id) != nil)
+        #expect(placed[0].dims == .provider)
+        let width = try #require(photos[0]["width"] as? Int), height = try #require(photos[0]["height"] as? Int)
+        #expect(placed[0].height == 200 * Double(height) / Double(width))
         // The simulator's image has the shape the API claimed, to the rounding of a scaled side.
         let ratio = try #require(photos[0].number("height")) / (try #require(photos[0].number("width")))
         #expect(abs(Double(delivered.height) / Double(delivered.width) - ratio) < 0.01)
@@ -187,7 +190,10 @@ struct LayoutDaemonTests {
         let second = try await fixture.start()
         client = try await second.connect()
         let placed = try frames(try await client.request(1, "layout", ["photos": Array(ids[0..<3]), "columns": 1, "width": 200]))
-        #expect(placed.map { $0["dims"] as? String } == ["decoded", "decoded", "provider"])
+        // ids[0]'s copy agrees with its provider size (so the frame says provider); ids[1]'s
+        // recorded size contradicts it, and the contradiction survived the restart.
+        #expect(placed.map { $0["dims"] as? String } == ["provider", "decoded", "provider"])
+        #expect(second.services.dimensions.decoded(photo: ids[0]) != nil)
         #expect(placed[1].number("height") == 500)
         await client.close()
         await second.stop()

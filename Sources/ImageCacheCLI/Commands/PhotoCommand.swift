@@ -47,7 +47,10 @@ public enum PhotoSummary {
         if let description = p.description, !description.isEmpty { lines.append(("title", DisplayWidth.truncate(description, to: Terminal.unlimited))) }
         lines.append(("author", p.author.name + (p.author.profileURL.map { " <\($0)>" } ?? "")))
         if let w = p.width, let h = p.height { lines.append(("size", "\(w)×\(h) px")) }
-        if let created = p.createdAt { lines.append(("taken", created)) }
+        if p.isVideo { lines.append(("media", "video (not downloadable as a photo)")) }
+        if p.sponsored == true { lines.append(("sponsored", p.sponsor.map { "by \($0)" } ?? "yes")) }
+        if let taken = p.takenAt { lines.append(("taken", taken)) }
+        if let uploaded = p.uploadedAt { lines.append(("uploaded", uploaded)) }
         var counts: [String] = []
         if let likes = p.likes { counts.append(Units.count(likes, "like")) }
         if let views = p.views { counts.append(Units.count(views, "view")) }
@@ -69,7 +72,7 @@ public enum PhotoSummary {
             if !parts.isEmpty { lines.append(("exif", parts.joined(separator: ", "))) }
         }
         if let page = p.pageURL { lines.append(("page", page)) }
-        lines.append(("full", p.fullURL))
+        if let full = p.fullURL { lines.append(("full", full)) }
         lines.append(("thumb", p.thumbURL))
         return lines.map { DisplayWidth.pad($0.0, to: 9) + " " + $0.1 }.joined(separator: "\n")
     }

@@ -82,6 +82,8 @@ public enum ErrorMessage {
             return error.data.field.map { "The daemon refused the parameter '\($0)'." }
         case .internal:
             return "This is a bug in imagecached; its log has the detail."
+        case .notAPhoto:
+            return "This item is a video: open its page to watch it; only photos are downloaded."
         case .storageUnavailable:
             return "Free space on the cache or download folder, or make it writable again, then retry."
         case .timeout, .decodeFailed, .tooLarge, .parseError, .invalidRequest:

@@ -30,6 +30,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     /// The cache or download folder cannot be written (full, read-only, gone): free space or
     /// fix the folder, then retry; not a bug of the daemon.
     case storageUnavailable = 23
+    /// The item is a video, not a photo: there is nothing to save as a photo.
+    case notAPhoto = 24
     /// Bad arguments, or the daemon refused the request's shape (`invalid_params`, …).
     case usage = 64
     /// Nothing listens on the socket.
@@ -62,6 +64,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .timeout: self = .timeout
         case .busy: self = .busy
         case .storageUnavailable: self = .storageUnavailable
+        case .notAPhoto: self = .notAPhoto
         }
     }
 
@@ -101,6 +104,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .networkUnavailable: return "network_unavailable: DNS or connect failed"
         case .notFound: return "not_found: unknown photo id, or 404 for an image"
         case .cancelled: return "cancelled: the request or job was cancelled"
+        case .notAPhoto: return "not_a_photo: the item is a video, which is not saved as a photo"
         case .decodeFailed: return "decode_failed: the bytes are not a JPEG or PNG"
         case .tooLarge: return "too_large: the image is over the byte or pixel limit"
         case .forbidden: return "forbidden: URL or destination not allowed"

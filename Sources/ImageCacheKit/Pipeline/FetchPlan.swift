@@ -23,6 +23,11 @@ struct FetchPlan: Sendable, Hashable {
     var ownBlurHash: String?
     /// See `ownBlurHash`.
     var ownColor: String?
+    /// The photo's own size as its provider stated it, which `thumbnail.dimensions` reports
+    /// when the decoded copy agrees (`PhotoDimensions`).
+    var providerWidth: Int?
+    /// See `providerWidth`.
+    var providerHeight: Int?
     /// Whose image this is, as `share_images` names it: the provider (the photo id's prefix)
     /// or `url` for a client's URL.
     var shareSource: String {
@@ -41,6 +46,8 @@ struct FetchPlan: Sendable, Hashable {
             photoID = photo.id
             ownBlurHash = photo.photo.blurHash
             ownColor = photo.photo.color
+            providerWidth = photo.photo.width
+            providerHeight = photo.photo.height
         case .url(let url):
             self.url = url
             knownWidth = nil
@@ -72,6 +79,16 @@ struct FetchPlan: Sendable, Hashable {
         if let computed { return computed.under(blurHash: ownBlurHash, color: ownColor) }
         guard let ownBlurHash, let ownColor else { return nil }
         return ImagePlaceholder(blurHash: ownBlurHash, color: ownColor)
+    }
+
+    /// The `dimensions` event for a decoded copy of `width`×`height`: the photo's own size
+    /// where its provider's agrees (`PhotoDimensions`), and each placeholder field from
+    /// whichever source has it (the provider's wins).
+    func dimensionsEvent(copyWidth width: Int, copyHeight height: Int, placeholder: ImagePlaceholder?) -> ThumbnailEvent {
+        let size = PhotoDimensions.resolve(providerWidth: providerWidth, providerHeight: providerHeight,
+                                           decoded: .init(width: width, height: height))
+        return .dimensions(width: size?.width ?? width, height: size?.height ?? height,
+                           blurHash: ownBlurHash ?? placeholder?.blurHash, color: ownColor ?? placeholder?.color)
     }
 
     /// One fetch per image and requested width: every demand with the same identity shares it.

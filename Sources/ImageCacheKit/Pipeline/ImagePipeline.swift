@@ -229,7 +229,7 @@ public final class ImagePipeline: Sendable {
                 let (size, placeholder) = await BlockingIO.read { [self] in
                     (dimensions(of: hit, plan: plan), plan.placeholder(computed: Self.rememberedPlaceholder(plan, in: dimensions)))
                 }
-                events(ThumbnailFetch.dimensions(size.width, size.height, placeholder))
+                events(plan.dimensionsEvent(copyWidth: size.width, copyHeight: size.height, placeholder: placeholder))
             }
             return hit
         }
@@ -493,7 +493,7 @@ public final class ImagePipeline: Sendable {
                 cache.evict(url: url)
             case .photo(let photo):
                 for variant in photo.variants { cache.evict(url: variant.url) }
-                cache.evict(url: photo.photo.fullURL)
+                if let full = photo.photo.fullURL { cache.evict(url: full) }
                 cache.evict(url: photo.photo.thumbURL)
                 if let resizable = photo.resizableURL {
                     let base = resizable.split(separator: "?", maxSplits: 1).first.map(String.init) ?? resizable

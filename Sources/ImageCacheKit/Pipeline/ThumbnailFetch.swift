@@ -67,7 +67,7 @@ final class ThumbnailFetch: Sendable {
     func add(_ id: UInt64, priority: TransferPriority, events: (@Sendable (ThumbnailEvent) -> Void)?) -> Bool {
         guard demands.join(id, priority: priority, member: events) else { return false }
         if let events, let known = state.withLock({ s in s.header.map { (header: $0, placeholder: s.placeholder) } }) {
-            events(Self.dimensions(known.header.width, known.header.height, known.placeholder))
+            events(plan.dimensionsEvent(copyWidth: known.header.width, copyHeight: known.header.height, placeholder: known.placeholder))
         }
         return true
     }
@@ -159,7 +159,7 @@ final class ThumbnailFetch: Sendable {
             dimensions.record(.init(width: header.width, height: header.height), photo: plan.photoID, url: plan.cleanURL)
             let placeholder = plan.placeholder(computed: dimensions.rememberedPlaceholder(photo: plan.photoID, url: plan.cleanURL))
             state.withLock { $0.placeholder = placeholder }
-            send(Self.dimensions(header.width, header.height, placeholder))
+            send(plan.dimensionsEvent(copyWidth: header.width, copyHeight: header.height, placeholder: placeholder))
         case .failed(_, let handle):
             handle?.cancel(reason: "not a usable image")
         }
@@ -182,12 +182,7 @@ final class ThumbnailFetch: Sendable {
             $0.header = header
             $0.placeholder = placeholder
         }
-        send(Self.dimensions(width, height, placeholder))
-    }
-
-    /// The `dimensions` event of an upright size and the placeholder known with it.
-    static func dimensions(_ width: Int, _ height: Int, _ placeholder: ImagePlaceholder?) -> ThumbnailEvent {
-        .dimensions(width: width, height: height, blurHash: placeholder?.blurHash, color: placeholder?.color)
+        send(plan.dimensionsEvent(copyWidth: width, copyHeight: height, placeholder: placeholder))
     }
 
     /// Why the transfer was stopped before its end by the probe, if it was.

@@ -73,7 +73,7 @@ public struct ProviderPhoto: Sendable, Hashable, Codable {
         if let fit = ranked.first(where: { $0.rankingWidth! >= wanted }) { return fit }
         if let largest = ranked.last { return largest }
         // No sizes at all: the full image is the only safe answer.
-        return ImageVariant(name: "full", url: photo.fullURL, width: photo.width, height: photo.height)
+        return ImageVariant(name: "full", url: photo.fullURL ?? photo.thumbURL, width: photo.width, height: photo.height)
     }
 
     /// `raw` with the imgix parameters for one exact width and format (replacing any already

@@ -91,6 +91,12 @@ struct LenientJSON: Sendable {
         }
     }
 
+    /// Why a record could not be read, for a log line (never the body itself).
+    static func reason(_ error: any Error) -> String {
+        if let missing = error as? MissingField { return "missing or unusable '\(missing.field)'" }
+        return "unreadable record"
+    }
+
     /// A required string field: present, non-empty.
     func requiredString(_ key: String, path: String = "") throws -> String {
         guard let s = self[key].string, !s.isEmpty else { throw MissingField(field: path + key) }

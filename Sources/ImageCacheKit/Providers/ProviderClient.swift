@@ -1,4 +1,5 @@
 import ImageCacheProtocol
+import Logging
 
 /// One provider with everything around its API calls: the fetcher, the rate limiter, the
 /// quota it last reported, and its request/error counts for `stats`.
@@ -12,11 +13,14 @@ public actor ProviderClient {
     /// Paces this provider's requests and holds them back after a quota answer.
     package nonisolated let limiter: RateLimiter
     private var stats = ProviderStats()
+    private let logger: Logger
 
-    public init(provider: any PhotoProvider, fetcher: any HTTPFetching, limiter: RateLimiter? = nil) {
+    public init(provider: any PhotoProvider, fetcher: any HTTPFetching, limiter: RateLimiter? = nil,
+                logger: Logger = Logger(label: "imagecached.providers")) {
         self.provider = provider
         self.fetcher = fetcher
         self.limiter = limiter ?? RateLimiter(provider: provider.id)
+        self.logger = logger
     }
 
     /// Which provider this is.
@@ -25,7 +29,15 @@ public actor ProviderClient {
     /// One page of results.
     public func search(_ query: SearchQuery) async throws -> ProviderSearchPage {
         let request = try provider.searchRequest(for: query)
-        return try await perform(request) { try self.provider.decodeSearch($0, for: query) }
+        let page = try await perform(request) { try self.provider.decodeSearch($0, for: query) }
+        if page.notes.count > 0 {
+            // One line per answer: what was left out and why; the rest of the page is served.
+            logger.notice("items or fields left out of a search answer", metadata: [
+                "provider": "\(id.rawValue)", "page": "\(query.page)", "left_out": "\(page.notes.count)",
+                "reasons": "\(page.notes.reasons.joined(separator: "; "))",
+            ])
+        }
+        return page
     }
 
     /// One photo's details, by the provider's own id (without the `provider:` prefix).

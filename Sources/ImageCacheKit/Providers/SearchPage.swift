@@ -12,6 +12,16 @@ public struct ProviderSearchPage: Sendable, Hashable, Codable {
     /// Items of the answer that were not photos or lacked a required field (a video, a
     /// truncated record): left out rather than failing the whole page.
     package var skipped: Int
+    /// What the decoder left out (items and fields), for the one log line of this answer; not
+    /// stored with the page.
+    package var notes = DecodeNotes()
+    /// An empty page past the end whose answer carried no totals (Pixabay's 400): the caller
+    /// learns them from page 1 before answering. Never stored.
+    package var needsTotals = false
+
+    enum CodingKeys: String, CodingKey {
+        case photos, page, perPage, total, totalPages, hasMore, skipped
+    }
 
     public init(photos: [ProviderPhoto], page: Int, perPage: Int, total: Int, skipped: Int = 0) {
         self.photos = photos

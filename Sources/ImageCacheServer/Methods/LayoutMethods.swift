@@ -5,9 +5,10 @@ import ImageCacheKit
 /// decoded yet is placed by the provider's size, or as a square when there is none, and the
 /// client re-asks after `thumbnail.dimensions`.
 ///
-/// Per photo, in this order: `decoded` (the `ImageDimensionsStore`, filled from image headers
-/// by the pipeline and persisted across restarts), `provider` (the remembered photo's
-/// `width`/`height`), `unknown`. A photo id the daemon knows neither way — never returned by a
+/// Per photo, `PhotoDimensions.resolve` of the remembered photo's `width`/`height` and the
+/// size a thumbnail fetch decoded (the `ImageDimensionsStore`, persisted across restarts):
+/// `provider` (its own size, agreeing with the decoded copy's aspect when there is one),
+/// `decoded` (the copy's aspect, where the provider says nothing or disagrees), `unknown`. A photo id the daemon knows neither way — never returned by a
 /// search, nor decoded — answers 1006 `not_found` naming the first such id
 /// (`data.field: "photos[i]"`): placing it as a square would hide a client's mistake in a
 /// grid that looks right.
@@ -35,23 +36,17 @@ public enum LayoutMethods {
         var known: [String: (Masonry.Size?, DimensionSource)] = [:]
         var colors: [String: String] = [:]
         for (index, id) in params.photos.enumerated() where known[id] == nil {
-            // A remembered photo's own colour wins over a computed one; the registry is asked
-            // only when the store lacks the size or the colour.
-            let remembered = decoded[id] != nil && placeholders[id] != nil ? nil : await registry.photo(id: id)?.photo
+            // A remembered photo's own colour wins over a computed one.
+            let remembered = await registry.photo(id: id)?.photo
             if let color = remembered?.color ?? placeholders[id]?.color { colors[id] = color }
-            if let size = decoded[id] {
-                known[id] = (Masonry.Size(width: Double(size.width), height: Double(size.height)), .decoded)
-                continue
-            }
-            guard let photo = remembered else {
+            guard remembered != nil || decoded[id] != nil else {
                 throw RPCError(.notFound, "unknown photo id '\(id)' (photos[\(index)]): layout places only photos a search returned",
                                field: "photos[\(index)]")
             }
-            if let width = photo.width, let height = photo.height, width > 0, height > 0 {
-                known[id] = (Masonry.Size(width: Double(width), height: Double(height)), .provider)
-            } else {
-                known[id] = (nil, .unknown)
-            }
+            let size = PhotoDimensions.resolve(providerWidth: remembered?.width, providerHeight: remembered?.height,
+                                               decoded: decoded[id])
+            known[id] = size.map { (Masonry.Size(width: Double($0.width), height: Double($0.height)), $0.source) }
+                ?? (nil, .unknown)
         }
         var masonry = Masonry(columns: params.columns, width: params.width, spacing: params.spacing,
                               columnHeights: params.columnHeights)

@@ -88,6 +88,14 @@ enum FlickrAPI {
             "o_width": String(a.width), "o_height": String(a.height), "views": String(a.views),
             "media": "photo", "media_status": "ready", "pathalias": NSNull(),
         ]
+        let extras = Set((c.query("extras") ?? "").split(separator: ",").map(String.init))
+        if extras.contains("tags") { o["tags"] = a.tags.joined(separator: " ") }
+        if extras.contains("date_upload") { o["dateupload"] = String(a.createdAtUnix) }
+        if extras.contains("date_taken") {
+            o["datetaken"] = takenText(a)
+            o["datetakengranularity"] = 0
+            o["datetakenunknown"] = "0"
+        }
         for (i, (letter, edge)) in sizes.enumerated() where edge < max(a.width, a.height) || letter == "t" {
             let (w, h) = SimulatedCatalog.fit(a.width, a.height, longestEdge: edge)
             o["url_\(letter)"] = SimulatedCatalog.imageURL(base: c.imageBase, width: w, height: h, seedHex: a.seedHex)
@@ -98,16 +106,26 @@ enum FlickrAPI {
         return o
     }
 
+    /// `datetaken` as Flickr writes it: the camera's clock, no zone.
+    static func takenText(_ a: SimulatedCatalog.PhotoAttributes) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(SimulatedCatalog.takenUnix(a))))
+    }
+
     static func info(_ id: String, _ c: ProviderAPISimulator.Context) -> [String: Any] {
         let a = SimulatedCatalog.attributes(id: id)
         let nsid = owner(a)
         return [
+            "media": id == SimulatedCatalog.flickrVideoID ? "video" : "photo",
             "id": id, "secret": secret(a.seed, 1), "server": "65535", "farm": 66,
             "dateuploaded": String(a.createdAtUnix), "originalsecret": secret(a.seed, 2), "originalformat": "jpg",
             "owner": ["nsid": nsid, "username": a.authorID, "realname": a.author, "location": ""],
             "title": ["_content": a.title],
             "description": ["_content": a.seed % 3 == 0 ? "" : "A \(a.title) photograph"],
-            "dates": ["posted": String(a.createdAtUnix), "taken": "2020-01-01 12:00:00"],
+            "dates": ["posted": String(a.createdAtUnix), "taken": takenText(a), "takengranularity": "0", "takenunknown": "0"],
             "views": String(a.views),
             "tags": ["tag": a.tags.map { ["id": "t-\($0)", "raw": $0, "_content": $0] }],
             "location": ["locality": ["_content": "Lyon"], "country": ["_content": "France"]],

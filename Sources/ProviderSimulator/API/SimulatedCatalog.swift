@@ -61,6 +61,17 @@ public enum SimulatedCatalog {
         }
     }
 
+    /// The sponsor the simulated Unsplash names on the first result of every search.
+    public static let unsplashSponsor = "Simulated Sponsor"
+    /// The one Flickr id the simulator answers as a video (`getInfo` `media: "video"`); no
+    /// photo search returns it, as on Flickr with `media=photos`.
+    public static let flickrVideoID = "24379963431"
+
+    /// When the camera took the photo (seconds since 1970, UTC): some time before it was posted.
+    public static func takenUnix(_ a: PhotoAttributes) -> Int {
+        a.createdAtUnix - 3_600 - Int(a.seed % 40_000_000)
+    }
+
     static let names = ["Ada Lovelace", "Ansel Adams", "Dorothea Lange", "Henri Cartier", "Vivian Maier",
                         "Imogen Cunningham", "Robert Capa", "Berenice Abbott"]
     static let words = ["river", "mountain", "city", "street", "forest", "beach", "night", "portrait", "market", "bridge"]

@@ -28,8 +28,12 @@ enum UnsplashAPI {
                 return SimulatedJSON.response(["errors": ["query is missing"]], status: 400, headers: quotaHeaders)
             }
             let total = c.totalOverride ?? SimulatedCatalog.defaultTotal(provider: provider, query: query)
-            let results = indices(page: page, perPage: perPage, total: total).map {
-                photo(SimulatedCatalog.photoID(provider: provider, query: query, index: $0), c, apiBase: apiBase, details: false)
+            let results = indices(page: page, perPage: perPage, total: total).map { index -> [String: Any] in
+                var object = photo(SimulatedCatalog.photoID(provider: provider, query: query, index: index), c,
+                                   apiBase: apiBase, details: false)
+                // Like the real search, a paid placement leads the first page.
+                if index == 0 { object["sponsorship"] = sponsorship }
+                return object
             }
             let totalPages = (total + perPage - 1) / perPage
             return SimulatedJSON.response(["total": total, "total_pages": totalPages, "results": results],
@@ -52,6 +56,15 @@ enum UnsplashAPI {
         default:
             return SimulatedJSON.response(["errors": ["Couldn't find the page"]], status: 404, headers: quotaHeaders)
         }
+    }
+
+    /// The sponsor of the first result of every search (`SimulatedCatalog.unsplashSponsor`),
+    /// in the shape Unsplash sends.
+    static var sponsorship: [String: Any] {
+        [
+        "impression_urls": [String](), "tagline": "Made to change", "tagline_url": "https://example.com/sponsor",
+        "sponsor": ["id": "sponsor1", "username": "sponsor", "name": SimulatedCatalog.unsplashSponsor],
+        ]
     }
 
     static func notFound(_ headers: [(String, String)]) -> SimulatedResponse {

@@ -100,9 +100,9 @@ struct ErrorMappingTests {
 
     @Test("Other Pixabay plain-text errors are upstream errors quoting the text")
     func pixabayOther() {
-        let e = rpcError { _ = try pixabay.decodeSearch(text(400, "[ERROR 400] \"page\" is out of valid range."), for: query) }
+        let e = rpcError { _ = try pixabay.decodeSearch(text(400, "[ERROR 400] \"per_page\" is too large."), for: query) }
         #expect(e?.kind == .upstreamError)
-        #expect(e?.data.body?.contains("out of valid range") == true)
+        #expect(e?.data.body?.contains("is too large") == true)
     }
 
     @Test("A 5xx is an upstream error with its status", arguments: [500, 502, 503])

@@ -150,10 +150,10 @@ struct SimulatorTests {
         case .unsplash:
             #expect(detail.photo.exif?.make == "Leica")
             #expect(detail.photo.location == Photo.Location(city: "Lyon", country: "France"))
-            #expect(detail.photo.downloads != nil && detail.photo.createdAt != nil)
+            #expect(detail.photo.downloads != nil && detail.photo.uploadedAt != nil)
         case .flickr:
             #expect(detail.photo.location?.country == "France")
-            #expect(detail.photo.createdAt != nil)
+            #expect(detail.photo.uploadedAt != nil)
             // getInfo has no sizes: the sized URLs of the search are kept.
             #expect(detail.photo.thumbURL == listed.thumbURL)
             #expect(detail.photo.width == listed.width)
@@ -192,7 +192,7 @@ struct SimulatorTests {
         #expect(h.api.totalRequests == 0)
     }
 
-    @Test("The simulated Pixabay refuses a page past totalHits as the real one does")
+    @Test("The simulated Pixabay refuses a page past totalHits as the real one does; that is an empty page, not an error")
     func pixabayPageRefused() async throws {
         let sim = try await SimulatedProviders.start()
         defer { Task { await sim.shutdown() } }
@@ -200,13 +200,56 @@ struct SimulatorTests {
             provider: PixabayProvider(settings: ProviderSettings(apiKey: ProviderAPISimulator.defaultKeys["pixabay"],
                                                                  apiURL: sim.apiURL(for: "pixabay"))),
             fetcher: URLSessionFetcher())
-        let e = await rpcError {
-            _ = try await withTimeout(seconds: 60) { try await client.search(SearchQuery(term: .query("roses"), page: 30, perPage: 20)) }
-        }
-        #expect(e?.kind == .upstreamError && e?.data.status == 400)
-        #expect(e?.data.body?.contains("\"page\" is out of valid range") == true)
+        let page = try await withTimeout(seconds: 60) { try await client.search(SearchQuery(term: .query("roses"), page: 30, perPage: 20)) }
+        #expect(page.photos.isEmpty && page.needsTotals && !page.hasMore)
         let stats = await client.statistics()
-        #expect(stats.requests == 1 && stats.errors == 1)
+        #expect(stats.requests == 1 && stats.errors == 0)
+    }
+
+    @Test("The simulator answers the new fields: a sponsored first Unsplash result, tags, dates, a Flickr video")
+    func newFields() async throws {
+        let h = try await SimulatorHarness.start()
+        defer { Task { await h.shutdown() } }
+        let unsplash = try await withTimeout(seconds: 60) {
+            try await h.coordinator.search(SearchParameters(query: "harbour", provider: "unsplash", perPage: 5))
+        }
+        #expect(unsplash.photos[0].sponsored == true && unsplash.photos[0].sponsor == SimulatedCatalog.unsplashSponsor)
+        #expect(unsplash.photos.dropFirst().allSatisfy { $0.sponsored == nil && $0.uploadedAt?.hasSuffix("Z") == true })
+        for provider in ["flickr", "pixabay"] {
+            let page = try await withTimeout(seconds: 60) {
+                try await h.coordinator.search(SearchParameters(query: "harbour", provider: provider, perPage: 5))
+            }
+            #expect(page.photos.allSatisfy { ($0.tags?.count ?? 0) == 3 }, "\(provider)")
+        }
+        let flickr = try await withTimeout(seconds: 60) {
+            try await h.coordinator.search(SearchParameters(query: "harbour", provider: "flickr", perPage: 5))
+        }
+        for p in flickr.photos {
+            let taken = try #require(p.takenAt), uploaded = try #require(p.uploadedAt)
+            #expect(taken < uploaded)
+        }
+        let video = try await withTimeout(seconds: 60) { try await h.coordinator.photo(id: "flickr:\(SimulatedCatalog.flickrVideoID)") }
+        #expect(video.photo.media == .video && video.photo.fullURL == nil)
+    }
+
+    @Test("A page past the end is an empty page with the totals for every provider")
+    func pastTheEndEverywhere() async throws {
+        let h = try await SimulatorHarness.start()
+        defer { Task { await h.shutdown() } }
+        for provider in ["unsplash", "flickr", "pixabay"] {
+            let first = try await withTimeout(seconds: 60) {
+                try await h.coordinator.search(SearchParameters(query: "roses", provider: provider, perPage: 20))
+            }
+            // A fresh coordinator knows no totals yet: the provider itself is asked past the end.
+            let fresh = try await SimulatorHarness.start()
+            defer { Task { await fresh.shutdown() } }
+            let past = try await withTimeout(seconds: 60) {
+                try await fresh.coordinator.search(SearchParameters(query: "roses", provider: provider, page: first.totalPages + 1,
+                                                                    perPage: 20))
+            }
+            #expect(past.photos.isEmpty && !past.hasMore, "\(provider)")
+            #expect(past.total == first.total && past.totalPages == first.totalPages, "\(provider)")
+        }
     }
 
     @Test("photo.get of an unknown provider is provider_unavailable")

@@ -70,6 +70,8 @@ public indirect enum DownloadError: EngineError, Hashable {
 
     /// A photo id the daemon never returned.
     case unknownPhoto(id: String)
+    /// The id names a video: its still frame must not be saved as the photo.
+    case notAPhoto(id: String)
     /// A job id nobody knows (or one expired).
     case unknownJob(String)
     /// The job's folder can no longer be used on its way (`stage`), for `cause`.
@@ -98,6 +100,7 @@ public indirect enum DownloadError: EngineError, Hashable {
         switch self {
         case .directoryNotAbsolute, .invisibleCharacter, .reservedSuffix: return .invalidParams
         case .unknownPhoto, .unknownJob: return .notFound
+        case .notAPhoto: return .notAPhoto
         case .storage(let error): return error.kind
         case .internalFault: return .internal
         case .noUsableRoot, .folderUnresolvable, .outsideRoots, .climbsOutOfMissingFolder, .climbsOutOfRoot,
@@ -162,6 +165,7 @@ public indirect enum DownloadError: EngineError, Hashable {
             return "\(path) was replaced by something other than the daemon's partial file while the job ran; refused"
         case .partNotRegular(let path): return "\(path) exists and is not a regular file"
         case .unknownPhoto(let id): return "unknown photo id \(id) (search for it first)"
+        case .notAPhoto(let id): return "\(id) is a video, not a photo: only photos are downloaded"
         case .unknownJob(let id): return "no download job \(id)"
         case .folderRefused(let stage, let cause):
             switch stage {

@@ -154,7 +154,8 @@ public actor DownloadManager {
             guard let photo = await dependencies.registry.photo(id: photoID) else {
                 throw .unknownPhoto(id: photoID)
             }
-            url = params.variant == .full ? photo.photo.fullURL : photo.variant(forWidth: Self.regularWidth).url
+            guard !photo.photo.isVideo, let full = photo.photo.fullURL else { throw .notAPhoto(id: photoID) }
+            url = params.variant == .full ? full : photo.variant(forWidth: Self.regularWidth).url
         case .url(let given):
             url = given
         }

@@ -43,6 +43,12 @@ enum FlickrDecoding {
 
     /// A photo of a search or getRecent answer.
     static func searchPhoto(_ json: LenientJSON) throws -> ProviderPhoto {
+        var notes = DecodeNotes()
+        return try searchPhoto(json, notes: &notes)
+    }
+
+    /// A photo of a search answer, noting the fields left out over their bounds.
+    static func searchPhoto(_ json: LenientJSON, notes: inout DecodeNotes) throws -> ProviderPhoto {
         let rawID = try json.requiredString("id")
         let owner = json["owner"].text
         var variants: [ImageVariant] = []
@@ -68,21 +74,32 @@ enum FlickrDecoding {
         }
         let ownerName = json["ownername"].text ?? owner ?? "Unknown"
         let pathOwner = json["pathalias"].text ?? owner
-        let photo = Photo(
+        var photo = Photo(
             id: "flickr:\(rawID)", provider: "flickr", width: width, height: height,
             thumbURL: chooseThumb(variants), fullURL: variants.last!.url,
             author: Photo.Author(name: ownerName, profileURL: owner.map { "https://www.flickr.com/people/\($0)/" }),
             likes: json["count_faves"].int,
             description: json["description"]["_content"].text ?? json["title"].text,
             pageURL: pathOwner.map { "https://www.flickr.com/photos/\($0)/\(rawID)" })
-        var result = ProviderPhoto(photo: photo, variants: variants)
-        result.photo.views = json["views"].int
-        return result
+        photo.views = json["views"].int
+        // The `tags` extra: space-separated, lower-cased machine forms of the tags.
+        photo.tags = (json["tags"].text ?? "").split(separator: " ").map(String.init)
+        photo.uploadedAt = ProviderDates.unix(json["dateupload"])
+        photo.takenAt = ProviderDates.flickrTaken(json["datetaken"], unknown: json["datetakenunknown"])
+        PhotoFieldLimits.bound(&photo, notes: &notes)
+        return ProviderPhoto(photo: photo, variants: variants)
     }
 
     /// The photo of a `flickr.photos.getInfo` answer, with its detail fields. getInfo gives no
     /// sizes, so its URLs are built; the registry merges in the sized URLs a search gave.
     static func infoPhoto(_ json: LenientJSON) throws -> ProviderPhoto {
+        var notes = DecodeNotes()
+        return try infoPhoto(json, notes: &notes)
+    }
+
+    /// The getInfo photo, noting the fields left out over their bounds. A video (`media:
+    /// "video"`) keeps its still frame as its thumbnail but gets no full-image URL.
+    static func infoPhoto(_ json: LenientJSON, notes: inout DecodeNotes) throws -> ProviderPhoto {
         guard json.isObject else { throw LenientJSON.MissingField(field: "photo") }
         let rawID = try json.requiredString("id")
         let secret = try json.requiredString("secret")
@@ -106,12 +123,16 @@ enum FlickrDecoding {
             likes: nil,
             description: json["description"]["_content"].text ?? json["title"]["_content"].text,
             pageURL: pageURL)
-        if let posted = json["dates"]["posted"].int {
-            photo.createdAt = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(posted)))
-        }
-        let tags = (json["tags"]["tag"].array ?? []).compactMap { $0["raw"].text ?? $0["_content"].text }
-        photo.tags = tags.isEmpty ? nil : tags
+        // `posted` is the upload; `taken` the camera's date, unless Flickr says it does not know it.
+        photo.uploadedAt = ProviderDates.unix(json["dates"]["posted"]) ?? ProviderDates.unix(json["dateuploaded"])
+        photo.takenAt = ProviderDates.flickrTaken(json["dates"]["taken"], unknown: json["dates"]["takenunknown"])
+        photo.tags = (json["tags"]["tag"].array ?? []).compactMap { $0["raw"].text ?? $0["_content"].text }
         photo.views = json["views"].int
+        if json["media"].text == "video" {
+            photo.media = .video
+            photo.fullURL = nil
+        }
+        PhotoFieldLimits.bound(&photo, notes: &notes)
         let city = json["location"]["locality"]["_content"].text
         let country = json["location"]["country"]["_content"].text
         photo.location = city == nil && country == nil ? nil : Photo.Location(city: city, country: country)

@@ -16,7 +16,7 @@ package struct FlickrProvider: PhotoProvider {
 
     /// The extras that give image URLs with their sizes, the owner's name, the description and
     /// the original's dimensions in the search answer itself.
-    package static let extras = "description,owner_name,o_dims,views,media,path_alias,count_faves,"
+    package static let extras = "description,owner_name,o_dims,views,media,path_alias,count_faves,date_upload,date_taken,tags,"
         + FlickrDecoding.sizes.map { "url_\($0.key)" }.joined(separator: ",")
 
     public init(settings: ProviderSettings) { self.settings = settings }
@@ -55,16 +55,32 @@ package struct FlickrProvider: PhotoProvider {
             guard photos.isObject else { throw LenientJSON.MissingField(field: "photos") }
             let items = try photos.requiredArray("photo", path: "photos.")
             let reported = try photos.requiredInt("total", path: "photos.")
+            let total = Pagination.reachable(total: reported, cap: reachableResultsCap)
+            // Past the last page Flickr answers the last page again: the protocol's answer there
+            // is an empty page with the totals.
+            if query.page > Pagination.totalPages(total: total, perPage: perPage) {
+                return ProviderSearchPage(photos: [], page: query.page, perPage: perPage, total: total)
+            }
             var decoded: [ProviderPhoto] = []
             var skipped = 0
-            for item in items {
+            var notes = DecodeNotes()
+            for (index, item) in items.enumerated() {
                 // A video slips through `media=photos` in old answers: it is not a photo.
-                if item["media"].text == "video" { skipped += 1; continue }
-                if let photo = try? FlickrDecoding.searchPhoto(item) { decoded.append(photo) } else { skipped += 1 }
+                if item["media"].text == "video" {
+                    skipped += 1
+                    notes.add("flickr:\(item["id"].text ?? "item \(index)"): a video in a photo search")
+                    continue
+                }
+                do {
+                    decoded.append(try FlickrDecoding.searchPhoto(item, notes: &notes))
+                } catch {
+                    skipped += 1
+                    notes.add("item \(index): \(LenientJSON.reason(error))")
+                }
             }
-            return ProviderSearchPage(photos: decoded, page: query.page, perPage: perPage,
-                                      total: Pagination.reachable(total: reported, cap: reachableResultsCap),
-                                      skipped: skipped)
+            var page = ProviderSearchPage(photos: decoded, page: query.page, perPage: perPage, total: total, skipped: skipped)
+            page.notes = notes
+            return page
         }
     }
 

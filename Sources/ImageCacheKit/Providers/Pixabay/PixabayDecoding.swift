@@ -8,6 +8,13 @@ import ImageCacheProtocol
 /// their exact sizes follow from the original's, which every hit gives.
 enum PixabayDecoding {
     static func photo(_ hit: LenientJSON) throws -> ProviderPhoto {
+        var notes = DecodeNotes()
+        return try photo(hit, notes: &notes)
+    }
+
+    /// A hit, noting the fields left out over their bounds. Pixabay dates nothing, so a hit
+    /// has neither `takenAt` nor `uploadedAt`.
+    static func photo(_ hit: LenientJSON, notes: inout DecodeNotes) throws -> ProviderPhoto {
         let rawID = try hit.requiredString("id")
         let preview = try hit.requiredString("previewURL")
         let webformat = try hit.requiredString("webformatURL")
@@ -39,9 +46,10 @@ enum PixabayDecoding {
             likes: hit["likes"].int, description: nil, pageURL: hit["pageURL"].text)
         let tags = (hit["tags"].text ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        photo.tags = tags.isEmpty ? nil : tags
+        photo.tags = tags
         photo.views = hit["views"].int
         photo.downloads = hit["downloads"].int
+        PhotoFieldLimits.bound(&photo, notes: &notes)
         return ProviderPhoto(photo: photo, variants: variants)
     }
 

@@ -53,20 +53,41 @@ package struct PixabayProvider: PhotoProvider {
     }
 
     public func decodeSearch(_ response: HTTPResponse, for query: SearchQuery) throws -> ProviderSearchPage {
-        try checkStatus(response)
         let perPage = clampPerPage(query.perPage)
+        if Self.isPageOutOfRange(response) {
+            // Past the last page Pixabay answers 400 without its totals: an empty page whose
+            // totals the caller learns from page 1 (`needsTotals`).
+            var page = ProviderSearchPage(photos: [], page: query.page, perPage: perPage, total: 0)
+            page.needsTotals = true
+            return page
+        }
+        try checkStatus(response)
         return try decoding(response) { json in
             let hits = try json.requiredArray("hits")
             let totalHits = try json.requiredInt("totalHits")
             var photos: [ProviderPhoto] = []
             var skipped = 0
-            for hit in hits {
-                if let photo = try? PixabayDecoding.photo(hit) { photos.append(photo) } else { skipped += 1 }
+            var notes = DecodeNotes()
+            for (index, hit) in hits.enumerated() {
+                do {
+                    photos.append(try PixabayDecoding.photo(hit, notes: &notes))
+                } catch {
+                    skipped += 1
+                    notes.add("item \(index): \(LenientJSON.reason(error))")
+                }
             }
-            return ProviderSearchPage(photos: photos, page: query.page, perPage: perPage,
-                                      total: Pagination.reachable(total: totalHits, cap: reachableResultsCap),
-                                      skipped: skipped)
+            var page = ProviderSearchPage(photos: photos, page: query.page, perPage: perPage,
+                                          total: Pagination.reachable(total: totalHits, cap: reachableResultsCap),
+                                          skipped: skipped)
+            page.notes = notes
+            return page
         }
+    }
+
+    /// Pixabay's answer to a page past the end: `[ERROR 400] "page" is out of valid range.`
+    static func isPageOutOfRange(_ response: HTTPResponse) -> Bool {
+        guard response.status == 400 else { return false }
+        return String(decoding: response.body.prefix(512), as: UTF8.self).lowercased().contains("out of valid range")
     }
 
     package func decodePhoto(_ response: HTTPResponse, id photoID: String) throws -> ProviderPhoto {

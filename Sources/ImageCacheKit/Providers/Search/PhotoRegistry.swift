@@ -93,7 +93,13 @@ public actor PhotoRegistry {
         result.photo.likes = new.photo.likes ?? old.photo.likes
         result.photo.description = new.photo.description ?? old.photo.description
         result.photo.pageURL = new.photo.pageURL ?? old.photo.pageURL
-        result.photo.createdAt = new.photo.createdAt ?? old.photo.createdAt
+        result.photo.takenAt = new.photo.takenAt ?? old.photo.takenAt
+        result.photo.uploadedAt = new.photo.uploadedAt ?? old.photo.uploadedAt
+        result.photo.blurHash = new.photo.blurHash ?? old.photo.blurHash
+        result.photo.color = new.photo.color ?? old.photo.color
+        // Once any answer said video, it stays one: its still frame never becomes a full image.
+        result.photo.media = new.photo.media ?? old.photo.media
+        if result.photo.isVideo { result.photo.fullURL = nil }
         result.photo.tags = new.photo.tags ?? old.photo.tags
         result.photo.views = new.photo.views ?? old.photo.views
         result.photo.downloads = new.photo.downloads ?? old.photo.downloads

@@ -344,7 +344,8 @@ public actor SearchCoordinator {
         }
         let task = Task<ProviderSearchPage, any Error> {
             do {
-                let page = try await client.search(key.query)
+                var page = try await client.search(key.query)
+                if page.needsTotals { page = try await self.pastTheEnd(client: client, key: key) }
                 await self.completed(key, page)
                 return page
             } catch {
@@ -354,6 +355,18 @@ public actor SearchCoordinator {
         }
         inFlight[key] = task
         return try await task.value
+    }
+
+    /// The empty page past the end of a provider that answered it without totals (Pixabay):
+    /// the totals come from page 1, asked like any page (shared, cached), so a client still
+    /// learns `total` and `totalPages` there.
+    private func pastTheEnd(client: ProviderClient, key: SearchPageKey) async throws -> ProviderSearchPage {
+        let q = key.query
+        guard q.page > 1 else { return ProviderSearchPage(photos: [], page: q.page, perPage: q.perPage, total: 0) }
+        var first = key
+        first.query.page = 1
+        let known = try await shared(client: client, key: first)
+        return ProviderSearchPage(photos: [], page: q.page, perPage: known.perPage, total: known.total)
     }
 
     /// The in-flight entry is dropped only once the page is in the store: a search arriving

@@ -10,6 +10,11 @@ enum UnsplashDecoding {
     static let nominalWidths: [(String, Int)] = [("thumb", 200), ("small", 400), ("regular", 1080)]
 
     static func photo(_ json: LenientJSON, appName: String, details: Bool) throws -> ProviderPhoto {
+        var notes = DecodeNotes()
+        return try photo(json, appName: appName, details: details, notes: &notes)
+    }
+
+    static func photo(_ json: LenientJSON, appName: String, details: Bool, notes: inout DecodeNotes) throws -> ProviderPhoto {
         let rawID = try json.requiredString("id")
         let urls = json["urls"]
         guard urls.isObject else { throw LenientJSON.MissingField(field: "urls") }
@@ -43,10 +48,18 @@ enum UnsplashDecoding {
         // Placeholders as Unsplash sends them, when they are what they claim to be.
         photo.blurHash = json["blur_hash"].text.flatMap { (try? BlurHash.parse($0)) != nil ? $0 : nil }
         photo.color = json["color"].text.flatMap(PlaceholderColor.normalised)
+        // `created_at` is when the photo was posted; Unsplash says nothing of when it was taken.
+        photo.uploadedAt = ProviderDates.iso8601(json["created_at"])
+        // A paid placement: `sponsorship` (since 2019) or the older `sponsored: true`.
+        let sponsorship = json["sponsorship"]
+        if sponsorship.isObject || json["sponsored"].bool == true {
+            photo.sponsored = true
+            photo.sponsor = sponsorship["sponsor"]["name"].text ?? json["sponsored_by"]["name"].text
+        }
+        // Search results carry `tags` in some years' answers; every detail answer does.
+        photo.tags = (json["tags"].array ?? []).compactMap { $0["title"].text }
+        PhotoFieldLimits.bound(&photo, notes: &notes)
         if details {
-            photo.createdAt = json["created_at"].text
-            let tags = (json["tags"].array ?? []).compactMap { $0["title"].text }
-            photo.tags = tags.isEmpty ? nil : tags
             photo.views = json["views"].int
             photo.downloads = json["downloads"].int
             let exif = json["exif"]

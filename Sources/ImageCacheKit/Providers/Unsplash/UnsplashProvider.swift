@@ -63,15 +63,21 @@ public struct UnsplashProvider: PhotoProvider {
             case .query:
                 let results = try json.requiredArray("results")
                 let total = try json.requiredInt("total")
-                let (photos, skipped) = decodeList(results)
-                return ProviderSearchPage(photos: photos, page: query.page, perPage: perPage, total: total, skipped: skipped)
+                let (photos, skipped, notes) = decodeList(results)
+                var page = ProviderSearchPage(photos: photos, page: query.page, perPage: perPage, total: total,
+                                              skipped: skipped)
+                page.notes = notes
+                return page
             case .recent:
                 // The list endpoint answers a bare array; the total is in `X-Total`.
                 guard let items = json.array else { throw LenientJSON.MissingField(field: "[photos]") }
-                let (photos, skipped) = decodeList(items)
+                let (photos, skipped, notes) = decodeList(items)
                 let total = response.header("X-Total").flatMap { Int($0) }
                     ?? ((query.page - 1) * perPage + items.count + (items.count == perPage ? 1 : 0))
-                return ProviderSearchPage(photos: photos, page: query.page, perPage: perPage, total: total, skipped: skipped)
+                var page = ProviderSearchPage(photos: photos, page: query.page, perPage: perPage, total: total,
+                                              skipped: skipped)
+                page.notes = notes
+                return page
             }
         }
     }
@@ -92,17 +98,21 @@ public struct UnsplashProvider: PhotoProvider {
         return try decoding(response) { json in try json.requiredString("url") }
     }
 
-    private func decodeList(_ items: [LenientJSON]) -> ([ProviderPhoto], Int) {
+    /// The photos of a list; an item that is not one (a missing `urls`, a non-object) is left
+    /// out and noted, and the rest of the page is served.
+    private func decodeList(_ items: [LenientJSON]) -> ([ProviderPhoto], Int, DecodeNotes) {
         var photos: [ProviderPhoto] = []
-        var skipped = 0
-        for item in items {
-            if let photo = try? UnsplashDecoding.photo(item, appName: settings.appName, details: false) {
-                photos.append(photo)
-            } else {
-                skipped += 1
+        var notes = DecodeNotes()
+        var dropped = 0
+        for (index, item) in items.enumerated() {
+            do {
+                photos.append(try UnsplashDecoding.photo(item, appName: settings.appName, details: false, notes: &notes))
+            } catch {
+                dropped += 1
+                notes.add("item \(index): \(LenientJSON.reason(error))")
             }
         }
-        return (photos, skipped)
+        return (photos, dropped, notes)
     }
 
     static func sameOrigin(_ a: String, _ b: String) -> Bool {
