@@ -15,7 +15,7 @@ public struct DemoCommand: AsyncParsableCommand {
         temporary config, cache and socket, then runs each step and prints what the daemon \
         answered: hello; a search with pagination; visible thumbnails fetched with progress \
         while recycled ones are cancelled, with the byte counts that prove it; a masonry \
-        layout from decoded dimensions (an SVG is written); the same search answered from the \
+        layout from the photos' dimensions (an SVG is written); the same search answered from the \
         cache; a full-size download to a folder; the stats. A step whose method the daemon \
         does not implement says "not in this build" (an older imagecached).
 

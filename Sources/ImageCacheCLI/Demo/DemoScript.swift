@@ -25,7 +25,7 @@ public enum DemoScript {
         return text
     }
 
-    static let layout = DemoStep("masonry layout from decoded dimensions (SVG written)") { ctx in
+    static let layout = DemoStep("masonry layout from the photos' dimensions (SVG written)") { ctx in
         let photos = try await ctx.state.requirePhotos()
         let result = try await ctx.connection.layout(LayoutParams(photos: photos.map(\.id), columns: 3, width: 900, spacing: 8))
         // Thumbnails the previous step delivered are drawn in their frames, read from the
@@ -35,9 +35,12 @@ public enum DemoScript {
             if let bytes = FileManager.default.contents(atPath: shown.path) { images[photo] = (shown.mime, bytes) }
         }
         try GridSVG.render(result, width: 900, images: images).write(toFile: ctx.svgPath, atomically: true, encoding: .utf8)
-        let decoded = result.frames.filter { $0.dims == .decoded }.count
+        // Where each frame's size came from: the provider's figures (confirmed by a decoded
+        // thumbnail's aspect when one exists), a decoded thumbnail alone, or nothing (a square).
+        let count = { (source: DimensionSource) in result.frames.filter { $0.dims == source }.count }
         return LayoutTable.render(result, width: ctx.width)
-            + "\n\(decoded) of \(result.frames.count) frames use decoded dimensions"
+            + "\n\(result.frames.count) frames sized by: \(count(.provider)) provider, "
+            + "\(count(.decoded)) decoded, \(count(.unknown)) unknown"
             + "\nSVG: \(ctx.svgPath) (\(images.count) thumbnails embedded)"
     }
 

@@ -62,7 +62,7 @@ struct RealDaemonTests {
             #expect(line.contains(": done ") || line.contains(": recycled "), "slot \(slot) ended with: \(line)")
         }
         #expect(lastLine.values.contains { $0.contains(": recycled ") }, "\(lastLine)")
-        #expect(try #require(detail[DemoScript.layout.title]).contains("frames use decoded dimensions"))
+        #expect(try #require(detail[DemoScript.layout.title]).contains(" decoded, 0 unknown"))
         #expect(try #require(detail[DemoScript.searchAgain.title]).contains("from cache"))
         #expect(try #require(detail[DemoScript.download.title]).contains("1 of 1 saved"))
         #expect(try String(contentsOfFile: svg, encoding: .utf8).contains("<image"))
