@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageCacheKit
+import ImageCacheProtocol
 import Logging
 
 /// `imagecached`: reads the configuration, applies the command line's overrides, then either

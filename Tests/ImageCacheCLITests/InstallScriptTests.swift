@@ -66,8 +66,22 @@ struct InstallScriptTests {
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("install -D -m 0755 /nonexistent-bin/imagecache /usr/local/bin/imagecache"))
         #expect(result.output.contains("systemd-sysusers /etc/sysusers.d/imagecached.conf"))
+        #expect(result.output.contains("systemd-tmpfiles --create /etc/tmpfiles.d/imagecached.conf"))
         #expect(!result.output.contains("swift build"))
         #expect(result.output.contains("Dry run: nothing was installed") && !result.output.contains("Installed."), "\(result.output)")
+    }
+
+    @Test func snippetDirPutsTheSysusersAndTmpfilesEntriesWhereAPackageKeepsThem() async throws {
+        let dir = try stagingRoot()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try await Self.install(["--destdir", dir.path, "--prefix", "/usr", "--bin-dir", Self.binDir,
+                                             "--unitdir", "/usr/lib/systemd/system", "--snippet-dir", "/usr/lib"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(try text(dir, "usr/lib/sysusers.d/imagecached.conf").contains("u imagecached"))
+        #expect(try text(dir, "usr/lib/tmpfiles.d/imagecached.conf").contains("d /srv/imagecached/downloads 0750 imagecached imagecached"))
+        #expect(try text(dir, "usr/lib/systemd/system/imagecached.service").contains("ExecStart=/usr/bin/imagecached --config /etc/imagecached/cache.conf"))
+        // Only the administrator's config is left in /etc.
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: dir.appendingPathComponent("etc").path).sorted() == ["imagecached", "imagecached/cache.conf"])
     }
 
     @Test func aStagingRootGetsTheWholeTreeWithUnitsPointingAtThePrefix() async throws {

@@ -44,7 +44,7 @@ public struct ImageCacheRoot: AsyncParsableCommand {
         SEE ALSO
           imagecached(8)
         """,
-        version: "0.1.0",
+        version: ImageCacheVersion.current,
         subcommands: [
             StatusCommand.self, StatsCommand.self, SearchCommand.self, PhotoCommand.self, ShowCommand.self,
             PrefetchCommand.self, DownloadCommand.self, LayoutCommand.self, CacheCommand.self,

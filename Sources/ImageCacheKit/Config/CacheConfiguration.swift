@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheProtocol
 import Logging
 
 /// The daemon's whole configuration, typed: every key of `cache.conf` (the annotated
@@ -223,10 +224,4 @@ public struct CacheConfiguration: Sendable, Equatable {
         default: nil
         }
     }
-}
-
-/// The version the daemon reports in `hello` and the CLI in `--version`.
-package enum ImageCacheVersion {
-    /// Semantic version of this build.
-    package static let current = "0.1.0"
 }

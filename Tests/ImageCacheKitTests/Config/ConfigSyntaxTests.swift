@@ -1,4 +1,5 @@
 @testable import ImageCacheKit
+import ImageCacheProtocol
 import Testing
 
 @Suite("cache.conf syntax", .timeLimit(.minutes(1)))
