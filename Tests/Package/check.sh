@@ -17,23 +17,8 @@ config=/etc/imagecached/cache.conf
 unit=imagecached.service
 downloads=/srv/imagecached/downloads
 
-ok() { echo "ok - $1" >>"$results"; }
-not_ok() { echo "not ok - $1: $2" >>"$results"; }
-# check NAME COMMAND...: ok when the command succeeds; otherwise its last lines are the reason.
-check() {
-  local name=$1 out
-  shift
-  if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(tail -n 5 <<<"$out" | tr '\n' ' ')"; fi
-}
-# wait_for SECONDS COMMAND...: polls every 0.1 s until the command succeeds, at most SECONDS.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.1
-  done
-}
+# shellcheck disable=SC1091
+source /report/checks.sh   # ok, not_ok, check, wait_for (Tests/ContainerChecks/checks.sh)
 # apt as a script runs it: no questions; a changed conffile is answered with dpkg's default
 # (keep the administrator's file).
 apt() {
