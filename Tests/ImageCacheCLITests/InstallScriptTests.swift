@@ -103,7 +103,7 @@ struct InstallScriptTests {
         #expect(try text(dir, "etc/systemd/user/imagecached.socket").contains("ListenStream=%t/imagecached.sock"))
         #expect(try text(dir, "etc/sysusers.d/imagecached.conf").contains("u imagecached"))
         #expect(try text(dir, "etc/imagecached/cache.conf") == String(contentsOf: Self.repository.appendingPathComponent("cache.conf"), encoding: .utf8))
-        for doc in ["README.md", "protocol.md", "cache.conf"] {
+        for doc in ["README.md", "protocol.md", "operating.md", "cache.conf"] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("opt/ic/share/doc/imagecached/\(doc)").path), "\(doc)")
         }
         for unit in ["etc/systemd/system/imagecached.service", "etc/sysusers.d/imagecached.conf", "etc/imagecached/cache.conf"] {

@@ -43,6 +43,20 @@ final class FolderLock: Sendable {
         descriptor = fd
     }
 
+    /// Whether a live process holds the lock of `lockFile` now (a daemon runs on the folder),
+    /// found without creating the file or disturbing the holder: a shared lock tried once and
+    /// dropped at once. False when the file does not exist or nobody holds it.
+    static func isHeld(lockFile: String) -> Bool {
+        let fd = open(lockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        while flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            return errno == EWOULDBLOCK
+        }
+        return false
+    }
+
     /// Releases the lock (closing the descriptor drops it).
     func release() {
         close(descriptor)

@@ -24,7 +24,8 @@ package enum ConfigurationCheck {
     ///   - socketActivated: true when systemd passes the listening socket (its folder is then
     ///     systemd's business, not the daemon's).
     ///   - environment: the process's; `$MAINPID` marks a check run by `ExecReload=` while the
-    ///     daemon runs (it holds its own metrics address then).
+    ///     daemon runs (it holds its own metrics address then), as does a held lock on
+    ///     `cache_dir` for a check run by hand.
     package static func problems(of configuration: CacheConfiguration, socketActivated: Bool,
                                  environment: [String: String] = [:]) -> [ConfigurationError] {
         let file = configuration.sourcePath ?? "defaults"
@@ -66,8 +67,13 @@ package enum ConfigurationCheck {
                 report("daemon", "socket_group", problem, withLine: true)
             }
         }
+        // The daemon of this very configuration may be running (a reload's check, or an
+        // operator checking by hand): it holds its own metrics address, which is then no fault.
+        // systemd says so with $MAINPID; by hand, the cache folder's lock tells.
+        let runningDaemon = (environment["MAINPID"].map { !$0.isEmpty } ?? false)
+            || FolderLock.isHeld(lockFile: configuration.resolvedCacheDirectory + "/lock")
         if let address = configuration.daemon.metricsListen,
-           let problem = metricsProblem(address, runningDaemon: environment["MAINPID"].map { !$0.isEmpty } ?? false) {
+           let problem = metricsProblem(address, runningDaemon: runningDaemon) {
             report("daemon", "metrics_listen", problem, withLine: true)
         }
         return found

@@ -93,6 +93,26 @@ struct DaemonConfigMessageTests {
         #expect(free.status == 0, "\(free.stderr)")
     }
 
+    @Test func aCheckByHandBesideTheRunningDaemonAcceptsItsOwnMetricsAddress() async throws {
+        let busy = try BusyPort()
+        let space = try Workspace(daemonLines: ["metrics_listen = 127.0.0.1:\(busy.port)"])
+        defer { space.remove() }
+        // The daemon of this configuration holds its cache folder's lock while it runs; here
+        // the test holds it, as that daemon would, beside the address in use.
+        try FileManager.default.createDirectory(atPath: space.dir + "/cache", withIntermediateDirectories: true)
+        let lock = open(space.dir + "/cache/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #expect(lock >= 0)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let beside = try await runTool(Self.daemon, ["--config", space.config, "--check-config"])
+        #expect(beside.status == 0, "\(beside.stderr)")
+        // Without a daemon on the folder, the same address in use is a fault again.
+        #expect(flock(lock, LOCK_UN) == 0)
+        let alone = try await runTool(Self.daemon, ["--config", space.config, "--check-config"])
+        #expect(alone.status == 78, "\(alone.stderr)")
+        #expect(alone.stderr.contains("Address already in use"), "\(alone.stderr)")
+    }
+
     @Test func aMetricsBindFailureAtStartSaysWhatFailedInWords() async throws {
         let busy = try BusyPort()
         let space = try Workspace(daemonLines: ["metrics_listen = 127.0.0.1:\(busy.port)"])
