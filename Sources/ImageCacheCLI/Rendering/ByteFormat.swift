@@ -29,9 +29,11 @@ public enum Units {
     /// `"42s"`. Under a second the milliseconds are shown: a fast download ends "in 260 ms",
     /// not "in 0s", which reads as nothing having happened.
     public static func duration(_ seconds: Double) -> String {
+        // A daemon's figure, never trusted to fit an Int: bounded before any conversion.
         guard seconds.isFinite, seconds >= 0 else { return "--" }
-        if seconds < 0.9995 { return "\(Int((seconds * 1000).rounded())) ms" }
-        let s = Int(min(seconds, 1e12).rounded())  // a daemon's figure, never trusted to fit an Int
+        let bounded = min(seconds, 1e12)
+        if bounded < 0.9995 { return "\(Int((bounded * 1000).rounded())) ms" }
+        let s = Int(bounded.rounded())
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m\(String(format: "%02d", s % 60))s" }
         if s < 86400 { return "\(s / 3600)h\(String(format: "%02d", (s % 3600) / 60))m" }
