@@ -280,6 +280,22 @@ struct CLIHabitsTests {
         uploadedOnly.uploadedAt = "2021-02-02T08:10:25Z"
         #expect(!PhotoSummary.render(uploadedOnly).contains("taken"))
     }
+
+    @Test func photoSummaryPrintsNoControlOrBidiCharacterAProviderSent() {
+        var photo = Fixtures.photo("unsplash:hostile")
+        photo.sponsor = "Acme\u{1B}[2J\u{1B}]0;owned\u{07}"
+        photo.tags = ["gpj.\u{202E}exe", "a\u{2066}b\u{2069}", "bell\u{07}"]
+        photo.sponsored = true
+        photo.description = "line one\nline two\u{9B}31m"
+        let text = PhotoSummary.render(photo)
+        let forbidden: Set<UInt32> = [0x1B, 0x07, 0x9B, 0x202E, 0x2066, 0x2069]
+        #expect(!text.unicodeScalars.contains { forbidden.contains($0.value) }, "\(text.debugDescription)")
+        #expect(text.contains("sponsored by Acme\u{FFFD}[2J\u{FFFD}]0;owned\u{FFFD}"), "\(text)")
+        #expect(text.contains("tags      gpj.\u{FFFD}exe, a\u{FFFD}b\u{FFFD}, bell\u{FFFD}"), "\(text)")
+        #expect(text.contains("line one line two\u{FFFD}31m"), "\(text)")
+        // Each field stays on its own line: no newline a provider sent splits one.
+        #expect(text.split(separator: "\n").allSatisfy { $0.first != " " })
+    }
 }
 
 extension ParsableCommand {

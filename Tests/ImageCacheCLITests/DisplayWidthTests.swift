@@ -14,6 +14,14 @@ struct DisplayWidthTests {
         #expect(DisplayWidth.of("👩‍👩‍👧") == 2)
     }
 
+    @Test func printableKeepsTextButNotControlsOrBidiOverrides() {
+        #expect(DisplayWidth.printable("日本 🌅 👩‍👩‍👧 e\u{301}") == "日本 🌅 👩‍👩‍👧 e\u{301}")
+        #expect(DisplayWidth.printable("a\r\nb\tc") == "a b c")
+        #expect(DisplayWidth.printable("\u{1B}[31m\u{7F}\u{85}") == "\u{FFFD}[31m\u{FFFD} ")
+        #expect(DisplayWidth.printable("x\u{202E}y\u{200F}z\u{061C}") == "x\u{FFFD}y\u{FFFD}z\u{FFFD}")
+        #expect(DisplayWidth.truncate("\u{1B}]0;title\u{07}", to: 40) == "\u{FFFD}]0;title\u{FFFD}")
+    }
+
     @Test func combiningMarksAddNoColumn() {
         #expect(DisplayWidth.of("e\u{301}te\u{301}") == 3)
     }

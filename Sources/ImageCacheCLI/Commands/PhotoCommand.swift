@@ -74,6 +74,6 @@ public enum PhotoSummary {
         if let page = p.pageURL { lines.append(("page", page)) }
         if let full = p.fullURL { lines.append(("full", full)) }
         lines.append(("thumb", p.thumbURL))
-        return lines.map { DisplayWidth.pad($0.0, to: 9) + " " + $0.1 }.joined(separator: "\n")
+        return lines.map { DisplayWidth.pad($0.0, to: 9) + " " + DisplayWidth.printable($0.1) }.joined(separator: "\n")
     }
 }

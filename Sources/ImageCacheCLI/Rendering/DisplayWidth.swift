@@ -16,6 +16,30 @@ public enum DisplayWidth {
         return 1
     }
 
+    /// `text` safe to print on one line of a terminal: newlines and tabs become spaces, and
+    /// every other control character and every bidirectional override or isolate becomes
+    /// U+FFFD. Descriptions, names and tags come from providers: an escape sequence in one
+    /// could clear the screen or rewrite what was printed before it, and a right-to-left
+    /// override could make a file name read as another.
+    public static func printable(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for character in text {
+            if character.isNewline || character == "\t" {
+                out.append(" ")
+                continue
+            }
+            for scalar in character.unicodeScalars {
+                switch scalar.value {
+                case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                    out.append("\u{FFFD}")
+                default:
+                    out.append(scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar)
+                }
+            }
+        }
+        return String(out)
+    }
+
     /// Columns of a whole string.
     public static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }
@@ -25,7 +49,7 @@ public enum DisplayWidth {
     /// Newlines and tabs become spaces first, so one description stays on one table row.
     public static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
-        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        let flat = printable(text)
         if of(flat) <= width { return flat }
         var result = ""
         var used = 0
@@ -42,7 +66,7 @@ public enum DisplayWidth {
     /// so a path keeps the root that says where and the file name that says what. The end
     /// gets three quarters; a file name longer than that keeps its end.
     public static func truncateMiddle(_ text: String, to width: Int) -> String {
-        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        let flat = printable(text)
         if of(flat) <= width { return flat }
         guard width > 1 else { return width == 1 ? "…" : "" }
         let available = width - 1
@@ -70,7 +94,7 @@ public enum DisplayWidth {
     /// what a reader looks for, so it goes last to be cut (then it keeps its end, the
     /// extension): never `…g` while there are columns for more.
     public static func truncatePath(_ path: String, to width: Int) -> String {
-        let flat = String(path.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        let flat = printable(path)
         if of(flat) <= width { return flat }
         guard width > 1 else { return width == 1 ? "…" : "" }
         var parts = flat.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
