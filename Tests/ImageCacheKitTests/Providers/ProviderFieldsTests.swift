@@ -46,6 +46,36 @@ struct ProviderFieldsTests {
         #expect(p.photo.media == nil && p.photo.fullURL != nil)
     }
 
+    @Test("Flickr dates that are not a time are left out, never guessed", arguments: [
+        ("0000-00-00 00:00:00", "0"), ("2015-13-16 10:20:30", "0"), ("2015-12-16 10:20:30x", "0"),
+        ("2015-12-16", "0"), ("1969-12-31 23:59:59", "0"), ("2015-12-16\u{202E}10:20:30", "0"),
+        ("", "0"), ("1e400", "0"), ("-1", "0"),
+    ])
+    func flickrHostileDates(taken: String, posted: String) throws {
+        let info: [String: Any] = [
+            "stat": "ok",
+            "photo": ["id": "1", "secret": "abc", "server": "1", "owner": ["nsid": "1@N00"],
+                      "dates": ["posted": posted, "taken": taken, "takenunknown": "0"]],
+        ]
+        let p = try flickr.decodePhoto(try body(info), id: "1")
+        #expect(p.photo.takenAt == nil, "\(taken) → \(p.photo.takenAt ?? "nil")")
+        #expect(p.photo.uploadedAt == nil)
+    }
+
+    @Test("a Flickr posted time past year 9999 or negative is left out; a huge one does not trap", arguments: [
+        "253402300800", "-5", "99999999999999999999999", "1e300", "nan",
+    ])
+    func flickrHostilePosted(posted: String) throws {
+        let info: [String: Any] = [
+            "stat": "ok",
+            "photo": ["id": "1", "secret": "abc", "server": "1", "owner": ["nsid": "1@N00"],
+                      "dates": ["posted": posted, "taken": "2015-12-16 10:20:30", "takenunknown": "0"]],
+        ]
+        let p = try flickr.decodePhoto(try body(info), id: "1")
+        #expect(p.photo.uploadedAt == nil)
+        #expect(p.photo.takenAt == "2015-12-16T10:20:30Z")
+    }
+
     @Test("a Flickr page past the last one is empty with the totals (Flickr repeats its last page there)")
     func flickrPastTheEnd() throws {
         let page = try flickr.decodeSearch(CorpusAPI.response("flickr/flickrie_photos_search_all_url_extras"),
