@@ -29,20 +29,14 @@ package enum PeerDestinationCheck {
     /// Refuses `folder` unless `identity` can reach it (search permission on every folder above
     /// it), owns it, and may write and search in it, as `access(2)` would judge for that uid.
     static func checkFolder(_ folder: DirectoryHandle, for identity: PeerIdentity) throws(DownloadError) {
+        // Every folder above it, from "/" to its parent, each checked before going into it.
         var prefix = "/"
-        let components = folder.path.split(separator: "/").map(String.init)
-        for component in components.dropLast() {
+        for component in folder.path.split(separator: "/") {
             var above = stat()
             guard lstat(prefix, &above) == 0, identity.may(X_OK, above) else {
                 throw .folderNotReachable(folder.path, blocker: prefix, uid: identity.uid)
             }
             prefix = prefix == "/" ? "/" + component : prefix + "/" + component
-        }
-        if !components.isEmpty {
-            var above = stat()
-            guard lstat(prefix, &above) == 0, identity.may(X_OK, above) else {
-                throw .folderNotReachable(folder.path, blocker: prefix, uid: identity.uid)
-            }
         }
         var info = stat()
         guard fstat(folder.fd, &info) == 0 else {
