@@ -10,18 +10,11 @@ import Foundation
 /// be on a pseudo file system. Each would otherwise pass `--check-config` and then stop the
 /// start (exit 78) or, worse, let a root daemon write into the kernel's interfaces.
 extension ConfigurationCheck {
-    /// Why `socket_group` cannot be given the socket, or nil: a name (or a number) that is
-    /// not a group of this system.
+    /// Why `socket_group` or `admin_group` names no group, or nil: a name (or a number) that
+    /// is not a group of this system.
     static func groupProblem(_ name: String) -> String? {
-        if UInt32(name) != nil { return nil }
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let code = getgrnam_r(name, &entry, &buffer, buffer.count, &result)
-        guard code == 0, result != nil else {
-            return "\"\(name)\" is not a group on this system (see `getent group`; create it with `groupadd \(name)`)"
-        }
-        return nil
+        guard SystemGroup.id(named: name) == nil else { return nil }
+        return "\"\(name)\" is not a group on this system (see `getent group`; create it with `groupadd \(name)`)"
     }
 
     /// Why the daemon could not listen on `address`, or nil. A TCP address is bound for a

@@ -8,7 +8,7 @@ import Musl
 /// `cache_dir`, `state_dir` and every download root usable (a writable folder, or creatable under a
 /// writable one; for root, not on a pseudo file system such as /proc), `ca_bundle` a readable
 /// file, the socket's folder usable and `socket_group` a group unless systemd passes the
-/// socket, and `metrics_listen` bindable (ConfigurationCheck+Names).
+/// socket, `admin_group` a group, and `metrics_listen` bindable (ConfigurationCheck+Names).
 ///
 /// The same checks run for `imagecached --check-config` (which the units run as `ExecStartPre=`
 /// and before `ExecReload=`, as `nginx -t` is run) and at every start, so a configuration that
@@ -66,6 +66,9 @@ package enum ConfigurationCheck {
             if let group = configuration.daemon.socketGroup, let problem = groupProblem(group) {
                 report("daemon", "socket_group", problem, withLine: true)
             }
+        }
+        if let group = configuration.daemon.adminGroup, let problem = groupProblem(group) {
+            report("daemon", "admin_group", problem, withLine: true)
         }
         // The daemon of this very configuration may be running (a reload's check, or an
         // operator checking by hand): it holds its own metrics address, which is then no fault.

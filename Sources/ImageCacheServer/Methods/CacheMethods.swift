@@ -67,7 +67,7 @@ public struct CacheMethods: MethodFamily {
 
     /// The gid of `admin_group` (a name, or a number), nil when it names no group of this system.
     static func adminGroupID(_ name: String) -> UInt32? {
-        try? SocketBinder.lookUpGroup(name)
+        SystemGroup.id(named: name)
     }
 
     /// `stats.memory`, `stats.disk` (sizes from the cache, hits and misses from the pipeline's

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ImageCacheKit
 import Logging
 
 /// Creates the daemon's socket at its path without ever taking over a live daemon's.
@@ -124,12 +125,7 @@ public enum SocketBinder {
 
     /// A group by name, or by number when the name is all digits.
     static func lookUpGroup(_ name: String) throws(DaemonStartError) -> gid_t {
-        if let number = UInt32(name) { return gid_t(number) }
-        var entry = Glibc.group()
-        var result: UnsafeMutablePointer<Glibc.group>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let code = getgrnam_r(name, &entry, &buffer, buffer.count, &result)
-        guard code == 0, let result else { throw .unknownGroup(name) }
-        return result.pointee.gr_gid
+        guard let id = SystemGroup.id(named: name) else { throw .unknownGroup(name) }
+        return gid_t(id)
     }
 }

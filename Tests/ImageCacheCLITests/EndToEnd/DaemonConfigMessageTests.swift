@@ -73,6 +73,21 @@ struct DaemonConfigMessageTests {
                 "\(result.stderr)")
     }
 
+    @Test func checkConfigRefusesAnAdminGroupThatDoesNotExistNamingFileLineAndKey() async throws {
+        let space = try Workspace(daemonLines: ["admin_group = no-such-admins-7f3a"])
+        defer { space.remove() }
+        let result = try await runTool(Self.daemon, ["--config", space.config, "--check-config"])
+        #expect(result.status == 78, "\(result.stderr)")
+        let line = try space.line(of: "admin_group")
+        #expect(result.stderr.contains("\(space.config):\(line): admin_group in [daemon]: \"no-such-admins-7f3a\" is not a group"),
+                "\(result.stderr)")
+        // A group of this system, by name or by number, passes.
+        try space.write(daemonLines: ["admin_group = root"])
+        #expect(try await runTool(Self.daemon, ["--config", space.config, "--check-config"]).status == 0)
+        try space.write(daemonLines: ["admin_group = 0"])
+        #expect(try await runTool(Self.daemon, ["--config", space.config, "--check-config"]).status == 0)
+    }
+
     @Test func checkConfigRefusesAMetricsAddressInUseOrNotOfThisHost() async throws {
         let busy = try BusyPort()
         let space = try Workspace(daemonLines: ["metrics_listen = 127.0.0.1:\(busy.port)"])
