@@ -2,6 +2,7 @@ import CCurl
 import Foundation
 @testable import ImageCacheKit
 import ImageCacheProtocol
+import ProviderSimulator
 import Testing
 import TestSupport
 
@@ -124,6 +125,33 @@ struct MalformedAnswerTests {
             let next = try await get(engine, server.url("/photo.jpg"))
             #expect(next.body == .memory(photo))
         }
+    }
+
+    @Test("a provider's malformed answer: an expired stored search page answers, flagged stale, as for a 5xx")
+    func staleSearchPageOnMalformedAnswer() async throws {
+        let sim = try await SimulatedProviders.start()
+        let store = InMemorySearchPageStore()
+        let wallClock = WallClock()
+        try await withScript([.raw("garbage, not HTTP\r\n", close: true)]) { server, engine in
+            // Two coordinators over one page store: the first reaches the simulator, the second a
+            // provider that answers garbage.
+            func coordinator(_ apiURL: String) -> SearchCoordinator {
+                let settings = ProviderSettings(apiKey: ProviderAPISimulator.defaultKeys["unsplash"], apiURL: apiURL)
+                let client = ProviderClient(provider: makePhotoProvider(.unsplash, settings: settings), fetcher: engine,
+                                            limiter: RateLimiter(provider: .unsplash, burst: 100, perSecond: 100))
+                return SearchCoordinator(clients: [client], store: store, searchTTL: .seconds(3600), wallClock: { wallClock.now })
+            }
+            let search = SearchParameters(query: "lighthouse")
+            let reaching = coordinator(sim.apiURL(for: "unsplash"))
+            let garbled = coordinator(server.url("/unsplash"))
+            let fresh = try await withTimeout(seconds: 60) { try await reaching.search(search) }
+            wallClock.advance(seconds: 7200)
+            let stale = try await withTimeout(seconds: 60) { try await garbled.search(search) }
+            #expect(stale.stale && stale.fromCache)
+            #expect(stale.photos == fresh.photos)
+            #expect(server.requests == 1)
+        }
+        await sim.shutdown()
     }
 
     @Test("curl refusing a protocol: forbidden before the request went out, upstream_error after it")
