@@ -106,6 +106,21 @@ struct MalformedAnswerTests {
         }
     }
 
+    @Test("a transfer that failed mid-answer leaves its connection closed: the host's next answer arrives whole")
+    func failedTransferNotReused() async throws {
+        let photo = try NetworkFixture.photo()
+        // The broken chunk leaves the rest of its answer unread, on a connection kept open.
+        try await withScript([.raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nrest of it\r\n0\r\n\r\n"),
+                              .ok(photo)]) { server, engine in
+            let error = await rpcError { _ = try await get(engine, server.url("/broken.jpg")) }
+            #expect(error?.kind == .upstreamError, "\(String(describing: error))")
+            let next = try await get(engine, server.url("/photo.jpg"))
+            #expect(next.body == .memory(photo))
+            #expect(server.requests == 2)
+            #expect(server.connections == 2)
+        }
+    }
+
     @Test("no answer at all → upstream_error, after the bounded retries")
     func emptyReply() async throws {
         try await withScript([.raw("", close: true)]) { server, engine in
