@@ -58,6 +58,42 @@ struct HostileUpstreamTests {
         await f.finish()
     }
 
+    @Test("an image host's 204 followed by a body: that thumbnail is 1003, the host's next thumbnail arrives")
+    func bodylessAnswerWithBody() async throws {
+        let f = try await ThumbnailFixture.start()
+        let host = try ScriptedHTTPServer(script: [
+            .raw("HTTP/1.1 204 No Content\r\nContent-Length: 11\r\n\r\n", leftover: "hello there"),
+            .ok(SyntheticImages.jpeg(width: 300, height: 200)),
+        ])
+        let client = try await f.connect()
+        try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": host.url("/empty.jpg")]))
+        let empty = try await client.answer(1).answer
+        #expect(empty.errorCode == 1003 && empty.errorKind == "upstream_error", "\(empty)")
+        #expect(empty.errorData["status"] as? Int == 204, "\(empty)")
+        try await client.send(rpcLine(2, "thumbnail.show", ["slot": 2, "url": host.url("/photo.jpg")]))
+        let photo = try await client.answer(2).answer
+        #expect(photo.resultObject != nil, "\(photo)")
+        #expect(host.requests == 2)
+        #expect(host.connections == 2)
+        await client.close()
+        await f.finish()
+        host.stop()
+    }
+
+    @Test("an image host answering with no HTTP at all (HTTP/0.9): 1003 with the reason, never 1010")
+    func notHTTPAnswer() async throws {
+        let f = try await ThumbnailFixture.start()
+        let host = try ScriptedHTTPServer(script: [.raw("JFIF garbage, no status line\r\n", close: true)])
+        let client = try await f.connect()
+        try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": host.url("/x.jpg")]))
+        let answer = try await client.answer(1).answer
+        #expect(answer.errorCode == 1003 && answer.errorKind == "upstream_error", "\(answer)")
+        #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.contains("HTTP/0.9") == true, "\(answer)")
+        await client.close()
+        await f.finish()
+        host.stop()
+    }
+
     @Test("a provider's 429 with hostile Retry-After is 1004 with a sane retryAfter", arguments: hostile)
     func providerRetryAfter(value: String) async throws {
         let fixture = try await SearchFixture.make()

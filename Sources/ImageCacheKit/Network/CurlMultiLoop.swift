@@ -173,6 +173,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         if let caBundle = network.caBundle { _ = ic_easy_setopt_string(easy, CURLOPT_CAINFO, caBundle) }
         _ = ic_easy_setopt_string(easy, CURLOPT_USERAGENT, network.userAgent)
         _ = ic_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, IC_CURL_HTTP_VERSION_2TLS)
+        if job.freshConnection { _ = ic_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) }
         if job.target.url.utf8.starts(with: "https:".utf8) {
             // Wait for a connection being set up to a host rather than opening another, so that
             // when the host speaks HTTP/2 every transfer multiplexes over one connection. Not for
@@ -231,7 +232,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         var version = 0
         _ = ic_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         job.httpVersion = CurlMultiLoop.versionName(version)
-        countConnections(of: easy)
+        var requestSize = 0
+        _ = ic_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &requestSize)
+        let reused = countConnections(of: easy) == 0
         releaseEasy(of: job)
         scheduler.finished(job.id)
         environment.stats.update { $0.inFlight -= 1 }
@@ -243,6 +246,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         if let abort = job.abort {
             return fail(job, TransferFailure.error(for: abort, url: job.target.url))
         }
+        let code = job.endedAtHead ? CURLE_OK : code
         if code == CURLE_COULDNT_CONNECT, let refusal = job.refusalReason {
             return fail(job, TransferFailure.error(for: .refusedAddress(refusal), url: job.target.url))
         }
@@ -250,7 +254,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             if TransferFailure.mayBeDescriptorShortage(code), DescriptorLimit.isExhausted {
                 return fail(job, TransferFailure.error(for: .outOfDescriptors, url: job.target.url))
             }
-            let (error, retryable) = TransferFailure.error(for: code, url: job.target.url, detail: detail)
+            let (error, retryable) = TransferFailure.error(for: code, url: job.target.url, detail: detail,
+                                                           requestSent: requestSize > 0)
+            if case .malformedAnswer = error.failure, reused, !job.freshConnection {
+                // Garbage on a kept-alive connection may be what an earlier answer left on it
+                // (bytes past its announced end): curl has closed that connection, and the same
+                // request on a new one, at once, is the host's real answer.
+                job.freshConnection = true
+                if let delay = retryDelay(job, wanted: .zero) { return retry(job, after: delay, reason: error.description) }
+            }
             if retryable, let delay = retryDelay(job, wanted: environment.retry.backoff(retry: job.retries + 1)) {
                 return retry(job, after: delay, reason: error.description)
             }
@@ -289,9 +301,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         finish(job, status: status, retryAfter: nil)
     }
 
-    /// The final answer: a success, or a status error for an image transfer.
+    /// The final answer: a success, or a status error for an image transfer (any status but a
+    /// 2xx, and a 204 or 205, which by definition carry no content where an image was asked).
     private func finish(_ job: TransferJob, status: Int, retryAfter: Double?) {
-        if !(200..<300).contains(status) && job.request.statusHandling == .mapErrors {
+        let delivers = (200..<300).contains(status) && status != 204 && status != 205
+        if !delivers && job.request.statusHandling == .mapErrors {
             return fail(job, TransferFailure.error(forStatus: status, url: job.target.url, excerpt: job.excerpt, retryAfter: retryAfter))
         }
         jobs[job.id] = nil
@@ -302,11 +316,14 @@ final class CurlMultiLoop: @unchecked Sendable {
                                                   httpVersion: job.httpVersion)))
     }
 
-    /// Adds the connections curl opened for this attempt (0 when it reused one) to the stats.
-    private func countConnections(of easy: UnsafeMutableRawPointer) {
+    /// Adds the connections curl opened for this attempt (0 when it reused one) to the stats,
+    /// and returns their number.
+    @discardableResult
+    private func countConnections(of easy: UnsafeMutableRawPointer) -> Int {
         var opened = 0
         _ = ic_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &opened)
         if opened > 0 { environment.stats.update { $0.connectionsOpened += opened } }
+        return opened
     }
 
     /// `CURLINFO_HTTP_VERSION`'s value as the version's usual name ("" when none was spoken).

@@ -27,8 +27,12 @@ public struct TransferError: EngineError, Hashable {
         case connectionFailed(String)
         /// The body ended before its announced length.
         case truncated(String)
-        /// A protocol curl may not speak here.
+        /// A protocol curl may not speak here, refused before a request was sent.
         case protocolNotAllowed(String)
+        /// The host's answer was not well-formed HTTP (an HTTP/0.9 or garbage reply, no answer
+        /// at all, a broken chunked or content encoding): the host answered badly, so it is
+        /// `upstream_error`, never `forbidden` (no policy refused anything).
+        case malformedAnswer(String)
         /// curl's own redirect limit.
         case curlRedirectLimit
         /// Any other curl failure.
@@ -78,7 +82,7 @@ public struct TransferError: EngineError, Hashable {
             }
         case .cannotConnect, .connectionFailed, .otherCurl: return .networkUnavailable
         case .timedOut: return .timeout
-        case .truncated, .curlRedirectLimit, .wrongSize, .tooManyRedirects, .redirectLoop: return .upstreamError
+        case .truncated, .malformedAnswer, .curlRedirectLimit, .wrongSize, .tooManyRedirects, .redirectLoop: return .upstreamError
         case .status(let status, _, _):
             switch status {
             case 404, 410: return .notFound
@@ -93,6 +97,13 @@ public struct TransferError: EngineError, Hashable {
     public var status: Int? {
         if case .status(let status, _, _) = failure { return status }
         return nil
+    }
+
+    /// Whether the host answered with something that is not well-formed HTTP: like a 5xx,
+    /// the host failing on its side (a stored search page may stand in for it).
+    package var isMalformedAnswer: Bool {
+        if case .malformedAnswer = failure { return true }
+        return false
     }
 
     /// The start of the upstream body (redacted), for an `upstream_error` status.
@@ -132,6 +143,7 @@ public struct TransferError: EngineError, Hashable {
         case .connectionFailed(let detail): text = "connection failed (\(detail))" + at
         case .truncated(let detail): text = "truncated body (\(detail))" + at
         case .protocolNotAllowed(let detail): text = "protocol not allowed (\(detail))" + at
+        case .malformedAnswer(let detail): text = "the host's answer is not well-formed HTTP (\(detail))" + at
         case .curlRedirectLimit: text = "too many redirects" + at
         case .otherCurl(let detail): text = "transfer failed (\(detail))" + at
         case .status(let status, _, _): text = "HTTP \(status)" + at

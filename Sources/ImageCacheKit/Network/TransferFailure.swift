@@ -33,17 +33,32 @@ enum TransferFailure {
     }
 
     /// The error for a curl failure code, and whether a retry may help.
-    static func error(for code: CURLcode, url: String, detail: String) -> (TransferError, retryable: Bool) {
+    ///
+    /// - Parameter requestSent: whether the request went out before curl failed. Every URL
+    ///   curl is given has passed the URL policy (and the engine follows redirects itself), so
+    ///   `CURLE_UNSUPPORTED_PROTOCOL` after the request was sent is curl refusing the *answer*
+    ///   (an HTTP/0.9 or garbage reply), the host's fault; before it, curl refused the URL.
+    static func error(for code: CURLcode, url: String, detail: String, requestSent: Bool) -> (TransferError, retryable: Bool) {
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             return (TransferError(.cannotConnect(text), url: url), true)
         case CURLE_OPERATION_TIMEDOUT:
             return (TransferError(.timedOut(text), url: url), true)
-        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        case CURLE_RECV_ERROR where isBrokenChunking(text):
+            return (TransferError(.malformedAnswer(text), url: url), false)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return (TransferError(.connectionFailed(text), url: url), true)
+        case CURLE_GOT_NOTHING:
+            // The host accepted the request and closed without a byte: its fault, but a
+            // restarting server does that too, so it is worth another try.
+            return (TransferError(.malformedAnswer(text), url: url), true)
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
+            return (TransferError(.malformedAnswer(text), url: url), false)
         case CURLE_PARTIAL_FILE:
             return (TransferError(.truncated(text), url: url), true)
+        case CURLE_UNSUPPORTED_PROTOCOL where requestSent:
+            return (TransferError(.malformedAnswer(text), url: url), false)
         case CURLE_UNSUPPORTED_PROTOCOL:
             return (TransferError(.protocolNotAllowed(text), url: url), false)
         case CURLE_TOO_MANY_REDIRECTS:
@@ -51,6 +66,13 @@ enum TransferFailure {
         default:
             return (TransferError(.otherCurl(text), url: url), false)
         }
+    }
+
+    /// Whether curl's message for a `CURLE_RECV_ERROR` names a broken chunked body: curl gives
+    /// a malformed chunk the code of a failed socket read, and its message ("… in
+    /// chunked-encoding") is the one thing telling the host's fault from the network's.
+    private static func isBrokenChunking(_ text: String) -> Bool {
+        text.contains("chunked-encoding")
     }
 
     /// The error for a final HTTP status of an image transfer (`StatusHandling.mapErrors`):

@@ -55,6 +55,13 @@ final class TransferJob {
     private(set) var rangeSent = false
     /// The answer's head was read to its end (`headersComplete` ran for this response).
     private var headDone = false
+    /// The answer's status line says HTTP/1.x, whose bodies are framed by the headers alone.
+    private var http1 = false
+    /// The attempt was stopped at the end of a bodyless answer's head (`bodylessStatuses`):
+    /// the answer is complete, and curl's failure code only closes the connection it came on.
+    private(set) var endedAtHead = false
+    /// Every further attempt opens a new connection (one answer came garbled on a reused one).
+    var freshConnection = false
     /// The body's complete length as this answer announced it (`Content-Range` total of a
     /// checked 206, else `Content-Length`): the size the body must end at.
     private(set) var answerTotal: Int?
@@ -110,6 +117,8 @@ final class TransferJob {
         keepsBody = false
         rangeSent = false
         headDone = false
+        http1 = false
+        endedAtHead = false
         answerTotal = nil
         bodySizeAtStart = nil
         lastActivity = .now
@@ -192,6 +201,7 @@ final class TransferJob {
                 index += 1
             }
             status = code
+            http1 = end > 5 && line[5] == 0x31  // "HTTP/1"
             headers = []
             contentLength = nil
             headDone = false
@@ -202,7 +212,15 @@ final class TransferJob {
             // checked before its first body byte (trailers after a chunked body end the same way).
             guard status >= 200, !headDone else { return true }
             headDone = true
-            return headersComplete()
+            guard headersComplete() else { return false }
+            if http1, TransferJob.bodylessStatuses.contains(status) {
+                // Whatever a host sends after this head is no part of this answer, and would be
+                // read as the start of the next answer on the connection: stop here, which makes
+                // curl close the connection instead of keeping it for the next request.
+                endedAtHead = true
+                return false
+            }
+            return true
         }
         guard let colon = line[..<end].firstIndex(of: 0x3A) else { return true }
         var valueStart = colon + 1
@@ -234,6 +252,11 @@ final class TransferJob {
     }
 
     private static let contentLengthName = Array("content-length".utf8)
+
+    /// Statuses whose answer ends with its head, whatever its headers say (RFC 9112 §6.3):
+    /// bytes a host sends after such a head (a "204 with a body") would be taken for the next
+    /// answer on a kept-alive HTTP/1.1 connection.
+    static let bodylessStatuses: Set<Int> = [204, 304]
 
     private static func isContentLength(_ name: UnsafeRawBufferPointer) -> Bool {
         guard name.count == contentLengthName.count else { return false }

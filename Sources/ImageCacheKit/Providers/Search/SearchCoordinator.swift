@@ -442,11 +442,12 @@ public actor SearchCoordinator {
     }
 
     /// The failures a stale copy may stand in for: the provider could not be reached, timed
-    /// out, or failed on its side (5xx).
+    /// out, or failed on its side (5xx, or an answer that is not well-formed HTTP).
     static func isUnreachable(_ error: any Error) -> Bool {
         switch engineKind(of: error) {
         case .networkUnavailable, .timeout: return true
         case .upstreamError:
+            if (error as? TransferError)?.isMalformedAnswer == true { return true }
             let status = (error as? ProviderError)?.status ?? (error as? TransferError)?.status
             return status.map { $0 >= 500 } ?? false
         default: return false
