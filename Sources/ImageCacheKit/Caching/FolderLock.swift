@@ -29,7 +29,9 @@ final class FolderLock: Sendable {
     /// - Parameter refused: called after each attempt that found the lock held and will be
     ///   retried (tests release their own hold on it then).
     init(lockFile: String, folder: String, refused: (() -> Void)? = nil) throws(CacheOpenError) {
-        let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // O_NOFOLLOW: a symlink at the lock's name would have the lock made (or a file
+        // created) wherever it points; it is refused (ELOOP) instead.
+        let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw .fileSystem(CacheFileSystemError(operation: "open", path: lockFile, code: errno))
         }
