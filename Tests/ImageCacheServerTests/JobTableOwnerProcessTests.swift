@@ -70,6 +70,9 @@ struct JobTableOwnerProcessTests {
         let second = try DaemonProcess(arguments: ["--config", b.config], environment: environment)
         defer { second.kill() }
         try await second.waitForLog("serving")
+        // Each names its own table in its start-up line (logged just after "serving").
+        try await first.waitForLog("job_table=\(a.table)", timeout: 30)
+        try await second.waitForLog("job_table=\(b.table)", timeout: 30)
         let clientB = try await DownloadClient.connect(b.socket)
         // The second has nothing of the first's: not listed, not known by id.
         #expect(try await jobIDs(clientB).isEmpty)
