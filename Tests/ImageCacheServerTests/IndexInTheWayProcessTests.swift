@@ -5,7 +5,7 @@ import TestSupport
 
 /// The real `imagecached` with something other than a file at its cache index's path: moved
 /// aside and the index rebuilt, or, when it cannot be moved, a start refused with exit 78 and
-/// the path to remove (docs/operating.md, "The cache folder").
+/// the path to remove (docs/operating.md, "Configuration").
 @Suite("imagecached: what stands in the cache index's way", .serialized, .timeLimit(.minutes(3)))
 struct IndexInTheWayProcessTests {
     /// A configuration with its own socket and cache folder under `folder`.

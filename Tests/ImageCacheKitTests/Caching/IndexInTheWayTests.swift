@@ -9,8 +9,8 @@ import Glibc
 
 /// Something other than a regular file at the index's paths (a folder, a FIFO, a symlink) is
 /// moved aside, never followed nor deleted, and the index is rebuilt from the content files;
-/// when it cannot be moved, opening fails naming what to remove (docs/operating.md, "The
-/// cache folder").
+/// when it cannot be moved, opening fails naming what to remove (docs/operating.md,
+/// "Configuration").
 @Suite("Caching: what stands in the index's way", .timeLimit(.minutes(5)))
 struct IndexInTheWayTests {
     typealias T = CacheTesting
