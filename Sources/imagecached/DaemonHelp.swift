@@ -39,6 +39,10 @@ enum DaemonHelp {
                             (~/.cache/imagecached when unset)
           XDG_DOWNLOAD_DIR  default download root (~/Downloads when unset)
           XDG_CONFIG_HOME   where the user's cache.conf is looked up
+          STATE_DIRECTORY   default state_dir under systemd (StateDirectory=)
+          XDG_STATE_HOME    default state_dir otherwise:
+                            $XDG_STATE_HOME/imagecached
+                            (~/.local/state/imagecached when unset)
           Proxy variables (http_proxy, ...) are ignored: set proxy = in
           cache.conf.
 
@@ -53,12 +57,21 @@ enum DaemonHelp {
           /etc/imagecached/cache.conf        system-wide configuration
           ~/.config/imagecached/cache.conf   per-user configuration
           ~/.cache/imagecached/              thumbnails, search pages, index
+          ~/.cache/imagecached/index.sqlite  the index; anything but a file
+                                             there is moved aside to
+                                             index.sqlite.in-the-way.<time>
+                                             and the index rebuilt
+          ~/.local/state/imagecached/        download job tables, one per
+                                             cache_dir (jobs-<digits>.json),
+                                             each locked by its daemon
 
         EXIT STATUS
           0 on a clean stop or a valid --check-config; 78 on a configuration
           error (in the file or in a place it names; systemd does not restart
-          on it); another non-zero status on any other failure (a socket
-          already in use).
+          on it), and when something that is not a file stands at the cache
+          index's path and cannot be moved aside (the message names it:
+          remove it); 1 on any other failure (a socket, a cache_dir or its
+          download job table already in use by another daemon).
 
         EXAMPLES
           Check a configuration file before installing it:

@@ -11,9 +11,10 @@ import Logging
 ///   - reload: reads the configuration again for SIGHUP, with the same file and the same
 ///     command-line overrides (so `--socket` and `--log-level` survive a reload).
 /// - Throws: `ExitCode(78)` after printing why when the configuration keeps the daemon from
-///   starting (`socket_group` unknown, a socket path that is not a socket), `ExitCode(1)`
-///   when something else does (socket in use, cache folder held by another daemon). A clean
-///   stop returns, and the process exits 0.
+///   starting (`socket_group` unknown, a socket path that is not a socket, something at the
+///   cache index's path that cannot be moved aside), `ExitCode(1)` when something else does
+///   (socket in use, cache folder or its job table held by another daemon). A clean stop
+///   returns, and the process exits 0.
 func runDaemon(configuration: CacheConfiguration,
                reload: (@Sendable () throws -> CacheConfiguration)? = nil) async throws {
     // Before any other thread reads the environment: systemd's variables are for us alone.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ImageCacheKit
 import ImageCacheServer
 import ProviderSimulator
 import Testing
@@ -46,7 +47,7 @@ struct DownloadCrashTests {
         // The validator reaches the job table a moment after the first body bytes reach the
         // .part (the table is written off the transfer's thread): a kill before that restarts
         // from byte 0, safely. This test is about the resume, so it kills after.
-        try await FileGrowth.waitUntil(folder + "/state/jobs.json", contains: "k1")
+        try await FileGrowth.waitUntil(folder + "/state/" + DownloadJobStore.tableName(cacheDirectory: folder + "/cache"), contains: "k1")
         await client.close()
         first.signal(SIGKILL)
         _ = try await first.waitForExit()

@@ -402,7 +402,9 @@ struct DownloadMethodTests {
         await client.close()
         await first.stop()
         // As if the daemon had died between the move and the table write.
-        let store = try DownloadJobStore(stateDirectory: fixture.folder + "/state")
+        let configuration = fixture.configuration()
+        let store = try DownloadJobStore(stateDirectory: configuration.resolvedStateDirectory,
+                                         cacheDirectory: configuration.resolvedCacheDirectory)
         let logger = Logger(label: "test")
         try store.save(store.load(logger: logger).map { record in
             var record = record
@@ -410,6 +412,7 @@ struct DownloadMethodTests {
             record.endedAt = nil
             return record
         })
+        store.release()  // the next daemon takes the table's lock
         let requests = fixture.images.counters.requests("/m.jpg")
         let second = try await fixture.start()
         let again = try await DownloadClient.connect(second.socketPath)

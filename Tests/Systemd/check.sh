@@ -99,7 +99,7 @@ check "a slow download is under way" wait_for 20 bash -c "[[ -s $root/slow.jpg.p
 check "systemctl stop returns with the daemon stopped cleanly" systemctl stop "$unit"
 check "the stop was clean (exit 0)" bash -c "[[ \$(systemctl show -p ExecMainStatus --value $unit) == 0 ]]"
 check "the partial file is kept for the resume" bash -c "[[ -s $root/slow.jpg.part ]]"
-check "the job table is state (StateDirectory=), not cache" bash -c "[[ -s /var/lib/imagecached/jobs.json && ! -e /var/cache/imagecached/downloads/jobs.json ]]"
+check "the job table is state (StateDirectory=), not cache" bash -c "tables=(/var/lib/imagecached/jobs-*.json); [[ \${#tables[@]} == 1 && -s \${tables[0]} && ! -e /var/cache/imagecached/downloads/jobs.json ]]"
 check "the next start resumes the job" systemctl start "$unit"
 check "the resumed download finishes, byte for byte" wait_for 60 same_file "$SLOW_SHA256" "$root/slow.jpg"
 check "the resume asked for the rest, not the whole file" grep -Eq '^/slow.jpg range=bytes=[1-9][0-9]*-' /report/server.log

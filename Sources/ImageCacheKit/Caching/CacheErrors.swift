@@ -9,6 +9,9 @@ public enum CacheOpenError: Error, Sendable, CustomStringConvertible {
     case fileSystem(CacheFileSystemError)
     /// The index could neither be opened nor rebuilt.
     case index(path: String, reason: String)
+    /// Something other than a regular file (`kind`: "a folder", "a symlink"…) stands at one of
+    /// the index's paths and could not be moved aside to `aside`; the operator must remove it.
+    case inTheWay(path: String, kind: String, aside: String, error: CacheFileSystemError)
 
     public var description: String {
         switch self {
@@ -19,6 +22,9 @@ public enum CacheOpenError: Error, Sendable, CustomStringConvertible {
             return "cache folder cannot be used: \(error)"
         case .index(let path, let reason):
             return "cache index \(path) cannot be opened or rebuilt: \(reason)"
+        case .inTheWay(let path, let kind, let aside, let error):
+            return "\(path) is \(kind), where the cache index must be a file, and it cannot be moved aside to \(aside) "
+                + "(\(error)); remove or rename \(path) yourself (the daemon never makes it), then start again"
         }
     }
 }

@@ -1,11 +1,16 @@
 import Foundation
 
 extension DiskCache {
-    /// Opens the index and reads it whole; rebuilds it from the sidecars when it is missing
-    /// or cannot be read (logged either way).
+    /// Opens the index and reads it whole; rebuilds it from the sidecars when it is missing,
+    /// cannot be read, or something other than a file stood at its paths (moved aside:
+    /// `moveAsideWhatIsInTheWay`); logged either way.
     func openIndex() throws(CacheOpenError) -> (CacheIndex, [CacheIndex.Loaded]) {
+        let movedAside = try moveAsideWhatIsInTheWay()
         let existed = fileSystem.fileSize(atPath: indexPath) != nil
-        if existed {
+        if movedAside {
+            // What is left of the index lacks a part it was written with: rebuilt like a damaged one.
+            for path in indexPaths { try? fileSystem.removeFile(atPath: path) }
+        } else if existed {
             do {
                 let index = try CacheIndex(path: indexPath)
                 do {
@@ -26,7 +31,7 @@ extension DiskCache {
         do {
             let index = try CacheIndex(path: indexPath)
             let rows = try rebuild(into: index)
-            if existed || !rows.isEmpty {
+            if movedAside || existed || !rows.isEmpty {
                 logger.warning("cache index rebuilt from the content files",
                                metadata: ["index": "\(indexPath)", "entries": "\(rows.count)"])
             }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,17 +14,24 @@ import Glibc
 /// A refusal is retried for a quarter of a second before it counts: a process that spawns a
 /// child shares the lock's file description with it from fork until exec (close-on-exec acts
 /// only then), so a lock released just before could still look held for that moment.
+///
+/// The lock goes with its last reference too, so a holder dropped without `release()` never
+/// keeps the folder from its next owner.
 final class FolderLock: Sendable {
     /// How long a held lock is retried before the folder counts as in use.
     static let patience: Duration = .milliseconds(250)
 
     private let descriptor: Int32
+    /// Set by the first `release()`: the descriptor is closed once, never a number reused since.
+    private let released = Atomic<Bool>(false)
 
     /// Takes the lock, or throws `folderInUse` when another holder has it.
     /// - Parameter refused: called after each attempt that found the lock held and will be
     ///   retried (tests release their own hold on it then).
     init(lockFile: String, folder: String, refused: (() -> Void)? = nil) throws(CacheOpenError) {
-        let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // O_NOFOLLOW: a symlink at the lock's name would have the lock made (or a file
+        // created) wherever it points; it is refused (ELOOP) instead.
+        let fd = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw .fileSystem(CacheFileSystemError(operation: "open", path: lockFile, code: errno))
         }
@@ -57,8 +65,13 @@ final class FolderLock: Sendable {
         return false
     }
 
-    /// Releases the lock (closing the descriptor drops it).
+    /// Releases the lock (closing the descriptor drops it); later calls do nothing.
     func release() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         close(descriptor)
+    }
+
+    deinit {
+        release()
     }
 }

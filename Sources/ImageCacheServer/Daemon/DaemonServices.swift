@@ -35,6 +35,10 @@ public final class DaemonServices: Sendable {
     /// The thumbnail pipeline (memory → disk → shared tier → one fetch per cache key) over the
     /// parts above; slots, prefetches and `cache.evict` go through it.
     public let pipeline: ImagePipeline
+    /// The download job table of `cache_dir`, in `state_dir`, with its lock held until
+    /// `shutdown()`; nil when the state folder cannot be used (the download manager then
+    /// tries once more and says why).
+    package let jobStore: DownloadJobStore?
     /// Where the parts log.
     public let logger: Logger
     /// Search-result pages, in `cache` (namespace `search`): they count against `disk_limit`
@@ -44,10 +48,12 @@ public final class DaemonServices: Sendable {
     /// the server for its answers (`InlineDataCache`): at most half of `memory_limit`.
     let inlineData: InlineDataCache
 
-    /// Opens the cache (taking the lock on `cache_dir`) and starts the engine.
+    /// Opens the cache (taking the lock on `cache_dir`) and its download job table (taking
+    /// that table's lock in `state_dir`), and starts the engine.
     ///
     /// - Throws: `DaemonStartError.cacheUnavailable` when the cache folder is held by another
-    ///   daemon or cannot be opened: the daemon must not run beside another on one folder.
+    ///   daemon or cannot be opened: the daemon must not run beside another on one folder;
+    ///   `.jobTableInUse` when another process holds the cache folder's job table.
     /// - Parameter metrics: where the parts record their figures (the daemon's own registry);
     ///   by default the process-wide `MetricsSystem.factory`.
     public init(configuration: ConfigurationStore, logger: Logger,
@@ -59,6 +65,14 @@ public final class DaemonServices: Sendable {
             cache = try ImageCache(configuration: config.cache, directory: folder, logger: logger)
         } catch {
             throw .cacheUnavailable(error)
+        }
+        do {
+            jobStore = try DownloadJobStore(stateDirectory: config.resolvedStateDirectory, cacheDirectory: folder)
+        } catch let inUse as DownloadJobStore.InUse {
+            cache.close()
+            throw .jobTableInUse(inUse.description)
+        } catch {
+            jobStore = nil
         }
         var options = TransferEngine.Options()
         options.logger = logger
@@ -112,10 +126,12 @@ public final class DaemonServices: Sendable {
         shared.apply(configuration.shared)
     }
 
-    /// Stops every transfer and releases the cache folder (after the server has stopped).
+    /// Stops every transfer and releases the cache folder and its job table (after the
+    /// server has stopped).
     public func shutdown() {
         transfers.shutdown()
         dimensions.close()
         cache.close()
+        jobStore?.release()
     }
 }

@@ -198,8 +198,8 @@ public final class ImageCacheDaemon: Sendable {
         return listener
     }
 
-    /// The start-up line an operator reads first: which file, where the cache and the
-    /// download roots are, which providers have a key (and where each came from, never the
+    /// The start-up line an operator reads first: which file, where the cache, its download
+    /// job table (in `state_dir`, one per cache folder) and the download roots are, which providers have a key (and where each came from, never the
     /// key itself); a warning when none has, since every search would then fail.
     private func logStartup(_ configuration: CacheConfiguration) {
         let providers: [(String, CacheConfiguration.Provider)] = [
@@ -209,6 +209,7 @@ public final class ImageCacheDaemon: Sendable {
         logger.notice("configuration", metadata: [
             "file": "\(configuration.sourcePath ?? "none (defaults)")",
             "cache_dir": "\(configuration.resolvedCacheDirectory)",
+            "job_table": "\(services.jobStore?.path ?? "none (state_dir \(configuration.resolvedStateDirectory) cannot be used)")",
             "download_roots": "\(configuration.resolvedDownloadRoots.joined(separator: ","))",
             "providers_with_keys": "\(keyed.isEmpty ? "none" : keyed.map { "\($0.0)(\($0.1.apiKeySource.map { "\($0)" } ?? "set"))" }.joined(separator: ","))",
         ])

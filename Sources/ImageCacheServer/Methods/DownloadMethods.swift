@@ -22,15 +22,16 @@ public final class DownloadMethods: MethodFamily {
     private let hooked = LockedState<Set<UInt64>>([])
 
     /// Builds the manager over the daemon's shared engine, registry and decode bound, with its
-    /// job table under `cache_dir`, and starts it (unfinished jobs resume now).
+    /// job table (`services.jobStore`), and starts it (unfinished jobs resume now).
     public init(services: DaemonServices) {
         let watchers = LockedState<[String: [UInt64: Session]]>([:])
         self.watchers = watchers
         let configuration = services.configuration
-        let dependencies = DownloadManager.Dependencies(
+        var dependencies = DownloadManager.Dependencies(
             transfers: services.transfers, registry: services.registry, decodes: services.decodes,
             configuration: { configuration.current }, cacheDirectory: configuration.current.resolvedCacheDirectory,
             logger: services.logger, wireError: WireErrorMapping.rpcError(for:))
+        dependencies.jobStore = services.jobStore
         manager = DownloadManager(dependencies: dependencies) { event in
             Self.deliver(event, to: watchers)
         }

@@ -20,18 +20,23 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
     case badInheritedSocket(String)
     /// The cache folder is held by another daemon, or cannot be opened.
     case cacheUnavailable(CacheOpenError)
+    /// Another process holds the lock of this cache folder's download job table in
+    /// `state_dir` (the message names the table and the key to change).
+    case jobTableInUse(String)
     /// A system call failed.
     case system(call: String, path: String?, errno: Int32)
     /// `metrics_listen` could not be bound (address in use, not this host's, no permission).
     case metricsUnavailable(address: String, reason: String)
 
-    /// Whether the configuration caused it (a path or group it names is unusable), so the
+    /// Whether the configuration caused it (a path or group it names is unusable, or
+    /// something the daemon may not remove stands where it must create a file), so the
     /// process exits 78 (EX_CONFIG) and systemd does not restart it in a loop; false for a
     /// state of the system (another daemon on the socket or the cache, a failed call).
     public var isConfigurationError: Bool {
         switch self {
         case .notASocket, .socketPathTooLong, .unknownGroup, .unknownAdminGroup, .metricsUnavailable: true
-        case .socketInUse, .badInheritedSocket, .cacheUnavailable, .system: false
+        case .cacheUnavailable(.inTheWay): true
+        case .socketInUse, .badInheritedSocket, .cacheUnavailable, .jobTableInUse, .system: false
         }
     }
 
@@ -52,6 +57,8 @@ public enum DaemonStartError: Error, Sendable, CustomStringConvertible {
             return "the socket passed by systemd is unusable: \(why)"
         case .cacheUnavailable(let error):
             return error.description
+        case .jobTableInUse(let message):
+            return message
         case .metricsUnavailable(let address, let reason):
             return "metrics_listen \(address) cannot be served (\(reason)); choose another address or leave metrics_listen empty"
         case .system(let call, let path, let code):

@@ -70,4 +70,20 @@ struct FolderLockTests {
         }
         #expect(named == folder.path)
     }
+
+    @Test("a symlink at the lock's name is refused, and nothing is made where it points")
+    func symlinkRefused() throws {
+        let folder = TemporaryFolder("lock")
+        defer { folder.remove() }
+        let path = folder.path + "/lock"
+        let target = folder.path + "/elsewhere"
+        #expect(symlink(target, path) == 0)
+        #expect {
+            try FolderLock(lockFile: path, folder: folder.path).release()
+        } throws: { error in
+            guard case .fileSystem(let failure) = error as? CacheOpenError else { return false }
+            return failure.code == ELOOP && failure.path == path
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
 }

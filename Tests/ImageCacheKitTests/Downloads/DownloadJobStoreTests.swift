@@ -28,35 +28,37 @@ struct DownloadJobStoreTests {
     func roundTrip() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try DownloadJobStore(stateDirectory: folder)
+        let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
         let records = [record("a", state: .failed, ended: Date(timeIntervalSince1970: 1_700_000_000), folder: folder),
                        record("b", state: .queued, ended: nil, folder: folder)]
         try store.save(records)
         let loaded = store.load(logger: Logger(label: "test")).sorted { $0.id < $1.id }
         #expect(loaded == records)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder) == ["jobs.json"])
+        let lock = String(store.name.dropLast(".json".count)) + ".lock"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder).sorted() == [store.name, lock].sorted())
     }
 
     @Test("a torn or garbage table is moved aside and the daemon starts with none")
     func garbageTable() throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try DownloadJobStore(stateDirectory: folder)
-        try Data("[{\"id\": ".utf8).write(to: URL(fileURLWithPath: store.folder + "/jobs.json"))
+        let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
+        try Data("[{\"id\": ".utf8).write(to: URL(fileURLWithPath: store.path))
         #expect(store.load(logger: Logger(label: "test")).isEmpty)
-        #expect(FileManager.default.fileExists(atPath: store.folder + "/jobs.json.bad"))
+        #expect(FileManager.default.fileExists(atPath: store.path + ".bad"))
     }
 
     @Test("jobs that ended more than 24 h ago are dropped at start; younger ones stay listed")
     func retention() async throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try DownloadJobStore(stateDirectory: folder)
+        let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
         let now = Date()
         try store.save([
             record("old", state: .finished, ended: now.addingTimeInterval(-25 * 3600), folder: folder),
             record("young", state: .failed, ended: now.addingTimeInterval(-23 * 3600), folder: folder),
         ])
+        store.release()  // the manager takes the table's lock
         var settings = CacheConfiguration()
         settings.cache.cacheDir = folder
         settings.daemon.stateDir = folder
@@ -90,8 +92,9 @@ struct DownloadJobStoreTests {
         var running = record("moved", state: .running, ended: nil, folder: folder)
         running.reservation.partInode = inode.uint64Value
         running.total = body.count
-        let store = try DownloadJobStore(stateDirectory: folder)
+        let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
         try store.save([running])
+        store.release()  // the manager takes the table's lock
 
         var settings = CacheConfiguration()
         settings.cache.cacheDir = folder

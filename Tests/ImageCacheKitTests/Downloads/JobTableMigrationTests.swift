@@ -16,7 +16,7 @@ struct JobTableMigrationTests {
         var cache: String { root + "/cache" }
         var state: String { root + "/state" }
         var oldTable: String { cache + "/downloads/jobs.json" }
-        var newTable: String { state + "/jobs.json" }
+        var newTable: String { state + "/" + DownloadJobStore.tableName(cacheDirectory: cache) }
 
         func writeOld(_ text: String) throws {
             try FileManager.default.createDirectory(atPath: cache + "/downloads", withIntermediateDirectories: true)
@@ -43,7 +43,7 @@ struct JobTableMigrationTests {
         defer { place.remove() }
         let records = [record("dl-000000000001", folder: place.root), record("dl-000000000002", folder: place.root)]
         try place.writeOld(try encoded(records))
-        let store = try DownloadJobStore(stateDirectory: place.state)
+        let store = try DownloadJobStore(stateDirectory: place.state, cacheDirectory: place.cache)
         store.migrate(fromCacheDirectory: place.cache, logger: Logger(label: "test"))
         #expect(store.load(logger: Logger(label: "test")).map(\.id).sorted() == ["dl-000000000001", "dl-000000000002"])
         #expect(!FileManager.default.fileExists(atPath: place.oldTable))
@@ -56,7 +56,7 @@ struct JobTableMigrationTests {
     func halfMoved() throws {
         let place = Place()
         defer { place.remove() }
-        let store = try DownloadJobStore(stateDirectory: place.state)
+        let store = try DownloadJobStore(stateDirectory: place.state, cacheDirectory: place.cache)
         try store.save([record("dl-00000000000a", folder: place.root)])
         try place.writeOld(try encoded([record("dl-0000000000ff", folder: place.root)]))
         try Data("torn".utf8).write(to: URL(fileURLWithPath: place.oldTable + ".tmp"))
@@ -71,7 +71,7 @@ struct JobTableMigrationTests {
         let place = Place()
         defer { place.remove() }
         try place.writeOld("[{\"id\": ")
-        let store = try DownloadJobStore(stateDirectory: place.state)
+        let store = try DownloadJobStore(stateDirectory: place.state, cacheDirectory: place.cache)
         store.migrate(fromCacheDirectory: place.cache, logger: Logger(label: "test"))
         #expect(store.load(logger: Logger(label: "test")).isEmpty)
         #expect(try String(contentsOfFile: place.newTable + ".bad", encoding: .utf8) == "[{\"id\": ")
@@ -82,9 +82,10 @@ struct JobTableMigrationTests {
     func nothingToMove() throws {
         let place = Place()
         defer { place.remove() }
-        let store = try DownloadJobStore(stateDirectory: place.state)
+        let store = try DownloadJobStore(stateDirectory: place.state, cacheDirectory: place.cache)
         store.migrate(fromCacheDirectory: place.cache, logger: Logger(label: "test"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: place.state).isEmpty)
+        // Only the table's lock: no table was made.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: place.state) == [String(store.name.dropLast(".json".count)) + ".lock"])
         #expect(!FileManager.default.fileExists(atPath: place.cache))
     }
 

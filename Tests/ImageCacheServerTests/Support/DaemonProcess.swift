@@ -10,6 +10,8 @@ import ImageCacheSupport
 final class DaemonProcess: Sendable {
     let child: ChildProcess
     private let shared = Shared()
+    /// The stderr reader: its end (EOF) says every line the process wrote is in `log`.
+    private let drain: PipeDrain
 
     /// What the stderr reader and the tests share.
     private final class Shared: Sendable {
@@ -44,7 +46,7 @@ final class DaemonProcess: Sendable {
             throw error
         }
         close(stderr.write)
-        _ = PipeDrain(stderr.read) { [shared] chunk in
+        drain = PipeDrain(stderr.read) { [shared] chunk in
             let lines = shared.pending.withLock { pending -> [String] in
                 pending += chunk
                 var lines: [String] = []
@@ -103,9 +105,11 @@ final class DaemonProcess: Sendable {
     }
 
     /// The exit status, once the process has exited (at most `timeout` seconds: then
-    /// `TimeoutError`).
+    /// `TimeoutError`) and its stderr has been read to the end (bounded too), so `log` then
+    /// holds its last lines: the exit can be seen before the pipe's last bytes are read.
     func waitForExit(timeout: Double = 60) async throws -> Int32 {
         guard let status = await child.exit(within: timeout) else { throw TimeoutError(seconds: timeout) }
+        _ = await drain.text(within: 10)
         return status
     }
 

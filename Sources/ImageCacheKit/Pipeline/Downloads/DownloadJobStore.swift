@@ -5,24 +5,80 @@ import Glibc
 import ImageCacheProtocol
 import Logging
 
-/// The persisted job table: `state_dir/jobs.json`, rewritten whole on every change
-/// of a job's state (not of its byte count: the `.part` file's size is the truth for that).
+/// The persisted job table of one cache folder: `state_dir/jobs-<16 hex digits>.json`, the
+/// digits the start of the SHA-256 of the cache folder's real path, rewritten whole on every
+/// change of a job's state (not of its byte count: the `.part` file's size is the truth for that).
 ///
-/// Crash safety by the classic recipe: write `jobs.json.tmp`, fsync it, rename it over the
+/// **One owner**: daemons of one user with their own caches share the default `state_dir`,
+/// and a shared table would let each fail and list the other's jobs (last writer wins). So
+/// each cache folder has its own table, and the table has the cache folder's one-owner rule:
+/// an exclusive `flock` on `jobs-<digits>.lock` (`FolderLock`), held while the store lives.
+///
+/// Crash safety by the classic recipe: write `<table>.tmp`, fsync it, rename it over the
 /// table, fsync the folder. After `kill -9` at any moment the table is the old one or the new
 /// one, never a torn mix. The table is small (jobs are dropped a day after they end), so a
 /// JSON file costs less than a database and can be read by a person.
 package struct DownloadJobStore: Sendable {
-    /// The folder holding the table.
+    /// The folder holding the table (`state_dir`).
     public let folder: String
-    private var path: String { folder + "/jobs.json" }
+    /// The table's file name in `folder`, `jobs-<16 hex digits>.json`.
+    package let name: String
+    /// The table's path.
+    package var path: String { folder + "/" + name }
+    private let lock: FolderLock
 
-    /// Creates the state folder if needed (0700: the table names the user's files).
-    public init(stateDirectory: String) throws {
+    /// Another process holds the lock of this cache folder's job table.
+    package struct InUse: Error, Sendable, CustomStringConvertible {
+        /// The table's path.
+        package var table: String
+        /// The state folder it is in.
+        package var stateDirectory: String
+
+        package var description: String {
+            "the download job table \(table) is in use by another process (its lock is held); "
+                + "only one imagecached may use a cache folder's job table at a time: "
+                + "give this daemon its own state_dir (or its own cache_dir)"
+        }
+    }
+
+    /// Creates the state folder if needed (0700: the table names the user's files) and takes
+    /// the lock of `cacheDirectory`'s table in it.
+    ///
+    /// - Throws: `InUse` when another process holds that lock; the file system's error when
+    ///   the folder or the lock file cannot be made.
+    package init(stateDirectory: String, cacheDirectory: String) throws {
         folder = stateDirectory
+        name = Self.tableName(cacheDirectory: cacheDirectory)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
+        let lockFile = folder + "/" + String(name.dropLast(".json".count)) + ".lock"
+        do {
+            lock = try FolderLock(lockFile: lockFile, folder: folder)
+        } catch {
+            if case .folderInUse = error { throw InUse(table: folder + "/" + name, stateDirectory: folder) }
+            throw error
+        }
     }
+
+    /// `jobs-<the first 16 hex digits of the SHA-256 of the cache folder's real path>.json`:
+    /// the same folder named through a symlink or with a doubled or trailing slash has the
+    /// same table (a folder not made yet: its path with those slashes and dots removed).
+    package static func tableName(cacheDirectory: String) -> String {
+        var canonical = URL(fileURLWithPath: cacheDirectory).standardizedFileURL.path
+        if let resolved = realpath(cacheDirectory, nil) {
+            canonical = String(cString: resolved)
+            free(resolved)
+        }
+        return "jobs-" + CacheDigest(of: canonical).hex.prefix(16) + ".json"
+    }
+
+    /// Releases the table's lock (at the daemon's stop; dropping the store does it too).
+    package func release() {
+        lock.release()
+    }
+
+    /// The one table every daemon of a state folder shared before each cache folder had its own.
+    package static let sharedName = "jobs.json"
 
     /// Where an older daemon kept the table: `cache_dir/downloads/`.
     package static func legacyFolder(cacheDirectory: String) -> String { cacheDirectory + "/downloads" }
@@ -33,8 +89,9 @@ package struct DownloadJobStore: Sendable {
     /// new table (`save`) followed by the removal of the old, never a `rename`. A crash in
     /// between leaves both: the new one then wins and the old is removed on the next start.
     /// An old table that cannot be read is not lost: it lands beside the new one as
-    /// `jobs.json.bad` (as `load` would have put it), and the start goes on with no jobs.
+    /// `<table>.bad` (as `load` would have put it), and the start goes on with no jobs.
     package func migrate(fromCacheDirectory cacheDirectory: String, logger: Logger) {
+        adoptSharedTable(logger: logger)
         let legacy = Self.legacyFolder(cacheDirectory: cacheDirectory)
         let oldPath = legacy + "/jobs.json"
         guard legacy != folder, let data = FileManager.default.contents(atPath: oldPath) else { return }
@@ -67,8 +124,23 @@ package struct DownloadJobStore: Sendable {
         rmdir(legacy)  // only when empty: nothing else ever lived there
     }
 
+    /// Takes the state folder's shared `jobs.json` as this cache folder's table when it has
+    /// none yet: the first daemon to start after tables became per cache folder inherits the
+    /// jobs, as it would have before. A `rename` in one folder, so two daemons starting at once
+    /// cannot both take it.
+    private func adoptSharedTable(logger: Logger) {
+        let shared = folder + "/" + Self.sharedName
+        var status = stat()
+        guard lstat(path, &status) != 0, errno == ENOENT, lstat(shared, &status) == 0,
+              status.st_mode & S_IFMT == S_IFREG, rename(shared, path) == 0 else { return }
+        unlink(shared + ".tmp")
+        FileOps.syncDirectory(folder)
+        logger.notice("the state folder's shared download job table is now this cache folder's own",
+                      metadata: ["from": "\(shared)", "to": "\(path)"])
+    }
+
     /// The jobs saved last; empty when there is no table. An unreadable table is moved
-    /// aside (`jobs.json.bad`) and reported, so one bad file never stops the daemon.
+    /// aside (`<table>.bad`) and reported, so one bad file never stops the daemon.
     public func load(logger: Logger) -> [DownloadRecord] {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         do {

@@ -49,9 +49,14 @@ public actor DownloadManager {
         public var decodes: DecodeBudget
         /// The configuration now (roots, pixel limit, keys), read per job.
         public var configuration: @Sendable () -> CacheConfiguration
-        /// `cache_dir`: where an older daemon kept the job table (`downloads/jobs.json`),
-        /// moved from there into `configuration().resolvedStateDirectory` on first start.
+        /// `cache_dir`: the folder whose job table (`DownloadJobStore`, in
+        /// `configuration().resolvedStateDirectory`) this manager keeps, and where an older
+        /// daemon kept the table (`downloads/jobs.json`), moved from there on first start.
         package var cacheDirectory: String
+        /// The job table, opened (its lock taken) by the daemon at start, so that a table
+        /// in use stops start-up; nil: the manager opens it itself, and keeps no jobs across
+        /// restarts when it cannot.
+        package var jobStore: DownloadJobStore?
         /// Job events (queued, finished, failed, resumed) at `info`/`notice`.
         public var logger: Logger
         /// The wire's error object for what ended a job: a failed job keeps it (in the job
@@ -106,7 +111,8 @@ public actor DownloadManager {
         var loaded: [String: DownloadRecord] = [:]
         let stateDirectory = dependencies.configuration().resolvedStateDirectory
         do {
-            let store = try DownloadJobStore(stateDirectory: stateDirectory)
+            let store = try dependencies.jobStore
+                ?? DownloadJobStore(stateDirectory: stateDirectory, cacheDirectory: dependencies.cacheDirectory)
             store.migrate(fromCacheDirectory: dependencies.cacheDirectory, logger: dependencies.logger)
             for record in store.load(logger: dependencies.logger) { loaded[record.id] = record }
             self.store = store
