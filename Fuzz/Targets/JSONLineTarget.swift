@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Every line the parser takes, `JSONDecoder` reads to the same value. The other way round,
 /// a line only `JSONDecoder` takes must be one of the documented differences (a trailing
-/// comma, NUL bytes before or after the value, bytes that are not UTF-8: RFC 8259 refuses all
-/// three). Same property as JSONLineParserTests, on mutated bytes.
+/// comma, NUL bytes before the value or a NUL after it, bytes that are not UTF-8: RFC 8259
+/// refuses all three). Same property as JSONLineParserTests, on mutated bytes.
 enum JSONLineTarget {
     static let target = FuzzTarget(name: "json-line", summary: "JSONLineParser vs JSONDecoder", run: run)
 
@@ -31,11 +31,12 @@ enum JSONLineTarget {
         }
     }
 
-    /// Whether the line has NUL bytes before or after its value, which JSONDecoder passes
-    /// over (`\0 2` and `2\0\0` are 2 to it) and RFC 8259 does not allow.
+    /// Whether the line has NUL bytes before its value or a NUL after it, which JSONDecoder
+    /// passes over (`\0 2` is 2 to it) or reads as the end of the text (`2\0\0x` is 2: what
+    /// follows the NUL is never read), and RFC 8259 does not allow.
     static func hasNULAroundValue(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let start = bytes.firstIndex { $0 != 0 } ?? bytes.endIndex
-        let end = bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? start
+        let end = bytes[start...].firstIndex(of: 0) ?? bytes.endIndex
         guard start > bytes.startIndex || end < bytes.endIndex, start < end else { return false }
         return (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes[start..<end]))) != nil
     }

@@ -12,6 +12,9 @@ enum AVIFHeaderParser {
     /// Brands of AVIF still images and image sequences (the latter are read for their still
     /// primary image, when they have one).
     static let brands: Set<String> = ["avif", "avis"]
+    /// The largest `ftyp` box read through for a compatible brand: real ones hold a few
+    /// brands (tens of bytes).
+    static let largestBrandBox = 4096
     /// Most boxes walked at one level: real files have a handful; more is hostile.
     static let boxLimit = 4096
     static let alphaURNs: Set<String> = ["urn:mpeg:mpegB:cicp:systems:auxiliary:alpha", "urn:mpeg:hevc:2015:auxid:1"]
@@ -26,11 +29,14 @@ enum AVIFHeaderParser {
             return .needMore
         }
         guard reader.matches(4, ftyp), let size = reader.u32be(0), size >= 16 else { return .unknown }
-        guard reader.has(0, size) else {
-            // The major brand alone is enough when it says AVIF.
-            if let major = fourCC(reader, 8), brands.contains(major) { return .format(.avif) }
-            return reader.count < 16 ? .needMore : (size > 4096 ? .unknown : .needMore)
-        }
+        // The major brand alone is enough when it says AVIF.
+        guard let major = fourCC(reader, 8) else { return .needMore }
+        if brands.contains(major) { return .format(.avif) }
+        // Compatible brands are looked for only in a box of real size, decided from its
+        // declared size before any of it is read: so a prefix refuses exactly what the whole
+        // body would, and no body is held waiting for a huge box's brands.
+        guard size <= largestBrandBox else { return .unknown }
+        guard reader.has(0, size) else { return .needMore }
         var offset = 8
         while offset + 4 <= size {
             if offset != 12, let brand = fourCC(reader, offset), brands.contains(brand) { return .format(.avif) }

@@ -117,12 +117,47 @@ struct FuzzRegressionTests {
         #expect(name == ".\u{301}name")
         let clean = try #require(DownloadDestination.sanitise(name))
         #expect(clean.utf8.first != UInt8(ascii: "."))
-        #expect(clean == "\u{301}name")
-        #expect(DownloadDestination.sanitise("..\u{301}") == "\u{301}")
+        // The dot goes with its mark: a lone mark left at the start would join whatever is
+        // written before the name (a "/" in a path) into one character.
+        #expect(clean == "name")
+        #expect(DownloadDestination.sanitise("..\u{301}") == nil)
         // The trim runs again after the cut to the byte limit, so it never leaves a trailing space.
         let limit = DownloadDestination.maxNameBytes
         let cut = try #require(DownloadDestination.sanitise(String(repeating: "a", count: limit - 1) + " bc"))
         #expect(cut == String(repeating: "a", count: limit - 1))
+    }
+
+    @Test("a space followed by a combining mark does not leave a name ending in a space")
+    func trailingSpaceWithCombiningMark() throws {
+        let name = String(decoding: try Self.input("filename-space-combining-mark"), as: UTF8.self)
+        #expect(name.unicodeScalars.suffix(2).map(\.value) == [0x20, 0x301])
+        let clean = try #require(DownloadDestination.sanitise(name))
+        #expect(clean.last?.isWhitespace == false)
+        #expect(clean.unicodeScalars.last == "\u{FFFD}")
+        #expect(DownloadDestination.sanitise("name \u{301}") == "name")
+        #expect(DownloadDestination.sanitise("name.\u{301}") == "name")
+        #expect(DownloadDestination.sanitise(" \u{301}name") == "name")
+        #expect(DownloadDestination.sanitise("cafe\u{301}") == "caf\u{E9}")
+        #expect(try DownloadDestination.checkedName("photo \u{301}.jpg") == "photo \u{301}.jpg".precomposedStringWithCanonicalMapping)
+    }
+
+    @Test("an ftyp box over 4 KiB is refused whole as in part, whatever brands it lists further in")
+    func largeBrandBox() throws {
+        let bytes = try Self.input("image-header-ftyp-over-4k")
+        #expect(bytes.count == 19_697)
+        #expect(Array(bytes[0..<8]) == [0x00, 0x00, 0x3F, 0x00] + Array("ftyp".utf8))
+        // "avis" sits 3 799 bytes in, inside the 16 128-byte box: a prefix of the box cannot
+        // show it, so the whole body must not be taken for it either.
+        #expect(ImageFormat.sniff(bytes) == nil)
+        for cut in [12, 16, 4_924, 16_128, bytes.count] {
+            #expect(throws: ImagingError.self, "\(cut) bytes") { _ = try ImageHeaderProbe.probe(Array(bytes.prefix(cut))) }
+        }
+        // A box of real size listing AVIF as a compatible brand is AVIF; so is a large one whose
+        // major brand says so, from its first 12 bytes.
+        let small: [UInt8] = [0, 0, 0, 24] + Array("ftypmif1".utf8) + [0, 0, 0, 0] + Array("mif1avif".utf8)
+        #expect(ImageFormat.sniff(small) == .avif)
+        let major: [UInt8] = [0, 0, 0x3F, 0] + Array("ftypavif".utf8)
+        #expect(ImageFormat.sniff(major) == .avif)
     }
 
     @Test("an AVIF whose ispe sizes multiply past Int.max is too_large, not a trap")

@@ -39,6 +39,20 @@ struct JSONLineFuzzRegressionTests {
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == .int(2))
     }
 
+    @Test("a NUL after the value is refused, where JSONDecoder reads no further than the NUL")
+    func textAfterNUL() throws {
+        let bytes = try Self.input("json-line-text-after-nul")
+        #expect(bytes == [0x31, 0x00, 0x00, 0x00, 0x07, 0x34, 0x30])
+        #expect(throws: (any Error).self) { _ = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == .int(1))
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"# + "\u{0}\u{7}trailing"
+        guard case .failure(let failure)? = IncomingMessageParser.parse(ByteBuffer(string: line)) else {
+            Issue.record("a request line with bytes after a NUL was accepted")
+            return
+        }
+        #expect(failure.error.data.kind == .parseError)
+    }
+
     @Test("integral numbers written with a fraction or exponent stay ints where they fit",
           arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
     func integralForms(_ text: String) throws {

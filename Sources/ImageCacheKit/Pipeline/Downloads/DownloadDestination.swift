@@ -159,19 +159,19 @@ package enum DownloadDestination {
     }
 
     /// Leading dots and whitespace (a hidden file), trailing dots and whitespace (names some
-    /// systems cannot open or show) removed, by scalar: a dot with a combining mark after it is
-    /// one Character that is not ".", yet the name would still start with a dot.
+    /// systems cannot open or show) removed, a character at a time with its combining marks:
+    /// a dot or a space with a mark after it is one Character that is not "." or " ", yet the
+    /// name would still start with a dot or end with a space, and trimming the dot or space
+    /// alone would leave a lone mark at the name's edge.
     private static func trimmed(_ text: String) -> String {
-        let view = text.unicodeScalars
-        var start = view.startIndex
-        while start < view.endIndex, view[start] == "." || view[start].properties.isWhitespace {
-            start = view.index(after: start)
+        func trims(_ character: Character) -> Bool {
+            guard let first = character.unicodeScalars.first else { return false }
+            return first == "." || first.properties.isWhitespace
         }
-        var end = view.endIndex
-        while end > start, view[view.index(before: end)] == "." || view[view.index(before: end)].properties.isWhitespace {
-            end = view.index(before: end)
-        }
-        return String(view[start..<end])
+        var kept = Substring(text)
+        while let first = kept.first, trims(first) { kept.removeFirst() }
+        while let last = kept.last, trims(last) { kept.removeLast() }
+        return String(kept)
     }
 
     /// The stem of a default name: the photo id with its provider separated by `-`
