@@ -86,6 +86,22 @@ struct DirectoryHandleTests {
         #expect(handle.openForAppend("x") == -ENOENT)
     }
 
+    @Test("recheck: a folder that cannot be opened for want of descriptors or by an I/O error keeps that kind, not 1010")
+    func recheckUnderLoad() {
+        let path = "/srv/photos/trip"
+        let outOfDescriptors = DirectoryHandle.reopenFailure(.storage(StorageError("cannot open the download folder \(path)", errno: EMFILE)), path: path)
+        #expect(outOfDescriptors.kind == .busy)
+        #expect(!outOfDescriptors.description.contains("is gone"))
+        #expect(DirectoryHandle.reopenFailure(.storage(StorageError("cannot open \(path)", errno: EIO)), path: path).kind == .storageUnavailable)
+        for code in [ENOENT, ENOTDIR] {
+            let gone = DirectoryHandle.reopenFailure(.storage(StorageError("cannot open \(path)", errno: code)), path: path)
+            #expect(gone.kind == .forbidden)
+            #expect(gone.description.contains("is gone"))
+        }
+        let refused = DownloadError.symbolicLinkInPath(path)
+        #expect(DirectoryHandle.reopenFailure(refused, path: path) == refused)
+    }
+
     @Test("openForAppend: a regular file at its end; a symlink, a hard link, a FIFO or a missing file refused")
     func openForAppend() throws {
         let (folder, root, outside) = try makeFolders()

@@ -73,18 +73,28 @@ package final class DirectoryHandle: Sendable {
     ///
     /// - Throws: `forbidden` (1010) saying why not: the folder is no longer under a root, a
     ///   symlink or a non-folder now stands in its path, it was replaced by another folder, or
-    ///   it is gone.
+    ///   it is gone; or the system's own failure to open it (`busy` when out of descriptors).
     package func recheck(roots: [String], walk: BeneathRoot.Walk = .automatic) throws(DownloadError) {
         let again: DirectoryHandle
         do {
             again = try DirectoryHandle.open(path, roots: roots, create: false, walk: walk)
         } catch {
-            if error.kind == .forbidden { throw error }
-            throw .folderGone(path, cause: error)
+            throw Self.reopenFailure(error, path: path)
         }
         guard again.device == device, again.inode == inode else {
             throw .folderReplaced(path)
         }
+    }
+
+    /// What a failed reopen of the folder at `path` means: a refusal stays one; a missing
+    /// folder or a non-folder in its path is the folder gone (`forbidden`); any other failure of
+    /// the system (out of descriptors, an I/O error) says nothing of where the folder is and
+    /// keeps its own kind (`busy`, `storage_unavailable`), so that a job failing under load is
+    /// not reported as a folder that left its root.
+    static func reopenFailure(_ error: DownloadError, path: String) -> DownloadError {
+        if error.kind == .forbidden { return error }
+        if case .storage(let failure) = error, failure.code != ENOENT, failure.code != ENOTDIR { return error }
+        return .folderGone(path, cause: error)
     }
 
     /// Opens the file `name` in this folder for appending the body of a download: never
