@@ -9,7 +9,7 @@
 # DAEMON_BINARY=path runs that daemon instead of Benchmarks' release build; SKIP_BUILD=1 uses
 # the builds already there; BENCH=path names the imagecache-bench binary; DAEMON_ENV="K=V;K=V"
 # adds to the daemon's environment; CHAOS_ARGS adds imagecache-bench chaos-soak options.
-# As root the cache lives on a 96 MiB tmpfs mounted here (for the disk-full fault); otherwise
+# As root the cache lives on a 192 MiB tmpfs mounted here (for the disk-full fault); otherwise
 # that fault is skipped with the reason printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,10 +35,10 @@ cleanup() {
 }
 trap cleanup EXIT
 fill=false
-if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=96m,mode=0700 imagecache-chaos "$cache"; then
+if [[ $(id -u) == 0 ]] && mount -t tmpfs -o size=192m,mode=0700 imagecache-chaos "$cache"; then
   mounted=1
   fill=true
-  echo "== the cache is on a 96 MiB tmpfs at $cache (disk-full fault on)"
+  echo "== the cache is on a 192 MiB tmpfs at $cache (disk-full fault on)"
 else
   echo "== disk-full fault skipped: mounting a tmpfs for the cache needs root"
 fi

@@ -20,7 +20,7 @@ def series(key, scale=1.0):
 
 
 panels = [
-    ("RSS (MiB)", [("rss", series("rss_kib", 1024))]),
+    ("RSS (MiB)", [("rss", series("rss_kib", 1024)), ("memory_limit", series("memory_limit_mib"))]),
     ("open fds / threads", [("fds", series("fds")), ("threads", series("threads"))]),
     ("disk cache (MiB) / WAL (MiB) / job table (KiB)", [("disk", series("disk_bytes", 1 << 20)), ("WAL", series("wal_bytes", 1 << 20)),
                                                         ("jobs.json KiB", series("job_table_bytes", 1024))]),

@@ -14,6 +14,8 @@ struct ChaosClients: Sendable {
     let ledger: ChaosLedger
     /// The longest any one request may stay unanswered before it counts as hung.
     let bound: Double
+    /// A user's pause between two actions, so that the load is many users' and not a benchmark's.
+    let thinkMilliseconds: Int
 
     static let words = ["beach", "forest", "mountain", "city", "river", "desert", "snow", "bridge", "flower", "ocean",
                         "street", "garden", "castle", "harbor", "valley", "island", "market", "canyon", "meadow", "sunset"]
@@ -51,6 +53,7 @@ struct ChaosClients: Sendable {
             }
             for _ in 0..<(8 + Int.random(in: 0..<8, using: &random)) where !stop() {
                 await action(Int.random(in: 0..<100, using: &random), connection: connection, user: number)
+                try? await Task.sleep(for: .milliseconds(thinkMilliseconds))
             }
             if round % 3 == 0 {
                 // Leave with requests in flight: a thumbnail of a new image and a search.

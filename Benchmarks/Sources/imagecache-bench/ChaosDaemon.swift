@@ -14,7 +14,9 @@ final class ChaosDaemon: @unchecked Sendable {
     let cacheDir: String
     let settings: Settings
     private let running = LockedState<Process?>(nil)
-    private(set) var memoryLimitMiB: Int
+    private let limit = LockedState(0)
+    /// The `memory_limit` the configuration holds now.
+    var memoryLimitMiB: Int { limit.withLock { $0 } }
 
     /// What the configuration holds besides the paths.
     struct Settings {
@@ -32,7 +34,7 @@ final class ChaosDaemon: @unchecked Sendable {
         self.folder = folder
         self.cacheDir = cacheDir
         self.settings = settings
-        memoryLimitMiB = settings.memoryLimits.0
+        limit.withLock { $0 = settings.memoryLimits.0 }
         for path in [folder, folder + "/state", folder + "/downloads", cacheDir] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
@@ -56,6 +58,7 @@ final class ChaosDaemon: @unchecked Sendable {
             cache_dir = \(cacheDir)
             memory_limit = \(memoryLimitMiB)MiB
             disk_limit = \(settings.diskLimit)
+            search_ttl = 20s
             [network]
             allowed_hosts = 127.0.0.1
             allow_http = true
@@ -127,7 +130,8 @@ final class ChaosDaemon: @unchecked Sendable {
 
     /// Rewrites the configuration with the other memory limit, then SIGHUP.
     func reloadSwappingMemoryLimit() throws {
-        memoryLimitMiB = memoryLimitMiB == settings.memoryLimits.0 ? settings.memoryLimits.1 : settings.memoryLimits.0
+        let limits = settings.memoryLimits
+        limit.withLock { $0 = $0 == limits.0 ? limits.1 : limits.0 }
         try writeConfig()
         if let pid { kill(pid, SIGHUP) }
     }

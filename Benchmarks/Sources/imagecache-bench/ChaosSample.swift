@@ -6,6 +6,8 @@ struct ChaosSample {
     var seconds: Double
     var phase: String
     var rssKiB: Int
+    /// The `memory_limit` the daemon was last told (SIGHUP switches it).
+    var memoryLimitMiB: Int
     var fds: Int
     var threads: Int
     var diskBytes: Int
@@ -21,12 +23,12 @@ struct ChaosSample {
     var hitP50: Double?
     var hitP99: Double?
 
-    static let header = "seconds,phase,rss_kib,fds,threads,disk_bytes,disk_entries,wal_bytes,job_table_bytes,"
+    static let header = "seconds,phase,rss_kib,memory_limit_mib,fds,threads,disk_bytes,disk_entries,wal_bytes,job_table_bytes,"
         + "mc0_connections,mc1_connections,mc2_connections,requests,ok,refused,unexplained,hung,memory_hit_p50_us,memory_hit_p99_us"
 
     var csv: String {
         let connections = (0..<3).map { $0 < memcachedConnections.count ? String(memcachedConnections[$0]) : "" }
-        let fields: [String] = [String(format: "%.1f", seconds), phase, String(rssKiB), String(fds), String(threads),
+        let fields: [String] = [String(format: "%.1f", seconds), phase, String(rssKiB), String(memoryLimitMiB), String(fds), String(threads),
                                 String(diskBytes), String(diskEntries), String(walBytes), String(jobTableBytes)]
             + connections + [String(requests), String(ok), String(refused), String(unexplained), String(hung),
                              hitP50.map { String(format: "%.0f", $0) } ?? "", hitP99.map { String(format: "%.0f", $0) } ?? ""]

@@ -32,6 +32,8 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
     var fill = false
     @Option(help: "Concurrent client connections.")
     var users = 6
+    @Option(help: "Milliseconds each user waits between two actions.")
+    var thinkMs = 20
     @Option(help: "Seconds between two samples.")
     var sampleSeconds = 5.0
     @Option(help: "Seconds one request may stay unanswered before it counts as hung.")
@@ -97,7 +99,7 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
                 let interval = ledger.drainInterval()
                 let sample = ChaosSample(
                     seconds: (ContinuousClock.now - start) / .seconds(1), phase: schedule.phase.withLock { $0 },
-                    rssKiB: status.rss, fds: ChaosSample.openFiles(pid: pid), threads: status.threads,
+                    rssKiB: status.rss, memoryLimitMiB: process.memoryLimitMiB, fds: ChaosSample.openFiles(pid: pid), threads: status.threads,
                     diskBytes: files.bytes, diskEntries: files.entries, walBytes: files.wal,
                     jobTableBytes: ChaosSample.fileSize(process.jobTable),
                     memcachedConnections: memcachedNodes.map { node in node.stats().flatMap { Int($0["curr_connections"] ?? "") } ?? -1 },
@@ -110,7 +112,7 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
         }
 
         let clients = ChaosClients(socket: process.socket, imageBase: images.baseURL, downloads: process.downloads,
-                                   ledger: ledger, bound: bound)
+                                   ledger: ledger, bound: bound, thinkMilliseconds: thinkMs)
         let stop = LockedState(false)
         let load = Task { await clients.run(users: users, until: { stop.withLock { $0 } }) }
         let windowSeconds = window > 0 ? window : min(60, max(6, total / 30))

@@ -12,6 +12,8 @@ struct DownloadCheck {
     var identical = 0
     var mismatched: [String] = []
     var failedKinds: [String: Int] = [:]
+    /// One failed job's error per kind, verbatim.
+    var failureExamples: [String: String] = [:]
     var cancelled = 0
     var unknown = 0
     var unended: [String] = []
@@ -54,7 +56,11 @@ struct DownloadCheck {
                     break
                 }
                 if status.state == .failed {
-                    check.failedKinds[status.error?.kind.rawValue ?? "no error", default: 0] += 1
+                    let kind = status.error?.kind.rawValue ?? "no error"
+                    check.failedKinds[kind, default: 0] += 1
+                    if check.failureExamples[kind] == nil {
+                        check.failureExamples[kind] = "\(job) \(url) → \(status.path ?? "no path"): \(status.error.map { "\($0)" } ?? "no error")"
+                    }
                     break
                 }
                 if status.state == .cancelled {
