@@ -55,5 +55,5 @@ if /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
 else
   echo "no plot: python3-matplotlib is missing (scripts/install-deps installs it)"
 fi
-echo "== artefacts: $out (chaos-soak.csv, chaos-soak.png, summary.md, events.txt); exit $status"
+echo "== artefacts: $out (chaos-soak.csv, chaos-soak.png, summary.md, events.txt, daemon.log); exit $status"
 exit $status

@@ -53,7 +53,7 @@ final class ChaosSchedule: @unchecked Sendable {
 
     func event(_ text: String) {
         let line = String(format: "%7.1f s  %@", seconds, text)
-        print(line)
+        say(line)
         eventsState.withLock { $0.append(line) }
     }
 

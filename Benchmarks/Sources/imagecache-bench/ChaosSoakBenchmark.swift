@@ -53,7 +53,7 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
         guard limits.count == 2 else { throw ValidationError("--memory-limits takes two MiB values, e.g. 32,48") }
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let cacheDir = cacheDir ?? work + "/cache"
-        print("== chaos soak: \(minutes) min, \(users) users, daemon \(daemon); load average \(SoakBenchmark.loadAverage())")
+        say("== chaos soak: \(minutes) min, \(users) users, daemon \(daemon); load average \(SoakBenchmark.loadAverage())")
 
         var nodes: [MemcachedNode] = []
         for _ in 0..<3 {
@@ -76,7 +76,7 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
         try await process.start()
         try await Task.sleep(for: .seconds(1))
         let idle = process.pid.flatMap { ChaosSample.status(pid: $0) }?.rss ?? 0
-        print(String(format: "idle RSS %.1f MiB; memcached on %@; providers %@; images %@", Double(idle) / 1024,
+        say(String(format: "idle RSS %.1f MiB; memcached on %@; providers %@; images %@", Double(idle) / 1024,
                      nodes.map(\.address).joined(separator: ", "), providers.baseURL, images.baseURL))
 
         let ledger = ChaosLedger()
@@ -131,18 +131,26 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
         let exitStatus = process.stop()
         schedule.event("imagecached stopped with SIGTERM: exit status \(exitStatus)")
         let entries = CacheEntryCheck.run(cacheDir: cacheDir)
+        let log = (try? String(contentsOfFile: process.log, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: out + "/daemon.log")
+        try? FileManager.default.copyItem(atPath: process.log, toPath: out + "/daemon.log")
         await providers.shutdown()
         await images.shutdown()
 
         let verdict = ChaosVerdict(
             minutes: minutes, long: long || minutes >= 20, samples: samples.withLock { $0 }, ledger: ledger.state.withLock { $0 },
             crashes: schedule.crashes, plannedKills: schedule.plannedKills, exitStatus: exitStatus, downloads: downloads,
-            entries: entries, idleKiB: idle, settings: settings, users: users, bound: bound,
+            entries: entries, daemonLog: log, idleKiB: idle, settings: settings, users: users, bound: bound,
             providerRequests: providers.counts, imageRequests: images.counts, events: schedule.events)
         let summary = verdict.markdown()
         try summary.write(toFile: out + "/summary.md", atomically: true, encoding: .utf8)
         try schedule.events.joined(separator: "\n").appending("\n").write(toFile: out + "/events.txt", atomically: true, encoding: .utf8)
-        print(summary)
+        say(summary)
         if !verdict.passed { throw ExitCode(1) }
     }
+}
+
+/// Prints a line at once, unbuffered even into a log file, so a long run can be followed.
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

@@ -13,6 +13,8 @@ struct ChaosVerdict {
     let exitStatus: Int32
     let downloads: DownloadCheck
     let entries: CacheEntryCheck
+    /// The daemon's stderr over the whole run (both processes of the planned kill).
+    let daemonLog: String
     let idleKiB: Int
     let settings: ChaosDaemon.Settings
     let users: Int
@@ -47,7 +49,7 @@ struct ChaosVerdict {
             ("open fds", { Double($0.fds) }, 0.20, 16, ""),
             ("threads", { Double($0.threads) }, 0.10, 4, ""),
             ("disk cache bytes", { Double($0.diskBytes) / 1_048_576 }, 0.25, 2, "MiB"),
-            ("disk cache entries", { Double($0.diskEntries) }, 0.25, 200, ""),
+            ("disk cache files", { Double($0.diskEntries) }, 0.25, 200, ""),
             ("SQLite WAL", { Double($0.walBytes) / 1_048_576 }, 1.0, 4, "MiB"),
         ]
         return series + nodes
@@ -93,9 +95,14 @@ struct ChaosVerdict {
                                 + (downloads.mismatched.isEmpty ? "" : ": " + downloads.mismatched.prefix(3).joined(separator: "; ")),
                             passed: downloads.mismatched.isEmpty && downloads.finished > 0 && downloads.unknown == 0))
         checks.append(Check(name: "every cache entry decodable after the run", bound: "every JPEG/PNG under data/ decodes (Thumbnailer.validate)",
-                            measured: "\(entries.images) images, \(entries.decodable) decodable, \(entries.others) other files"
+                            measured: "\(entries.images) images, \(entries.decodable) decodable, \(entries.others) other files (sidecars, search pages, photo records)"
                                 + (entries.failures.isEmpty ? "" : ": " + entries.failures.prefix(3).joined(separator: "; ")),
                             passed: entries.images > 0 && entries.failures.isEmpty))
+        let reports = daemonLog.split(separator: "\n").filter {
+            $0.contains("WARNING: ThreadSanitizer") || $0.contains("ERROR: AddressSanitizer") || $0.contains("Fatal error")
+        }
+        checks.append(Check(name: "no sanitizer report or fatal error in the daemon's log", bound: "0 lines of ThreadSanitizer/AddressSanitizer reports or Swift fatal errors (daemon.log)",
+                            measured: "\(reports.count)" + (reports.first.map { ": " + $0 } ?? ""), passed: reports.isEmpty))
         let maxRSS = samples.map(\.rssKiB).max() ?? 0
         checks.append(Check(name: "RSS within the memory formula", bound: String(format: "≤ %.1f MiB (idle %.1f + the formula's terms, see docs/soak.md)",
                                                                             Double(memoryBoundKiB) / 1024, Double(idleKiB) / 1024),
