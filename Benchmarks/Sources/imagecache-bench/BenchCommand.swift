@@ -25,5 +25,6 @@ struct BenchCommand: AsyncParsableCommand {
         FootprintBenchmark.self,
         VerifyBenchmark.self,
         BlurHashBenchmark.self,
+        ChaosSoakBenchmark.self,
     ]
 }
