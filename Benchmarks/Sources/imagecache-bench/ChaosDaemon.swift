@@ -43,7 +43,14 @@ final class ChaosDaemon: @unchecked Sendable {
 
     var socket: String { folder + "/d.sock" }
     var downloads: String { folder + "/downloads" }
-    var jobTable: String { folder + "/state/jobs.json" }
+    /// The daemon's download job table: the one `jobs-*.json` in its own state folder (its
+    /// name is derived from the cache folder's path; no other daemon shares this state folder).
+    var jobTable: String {
+        let state = folder + "/state"
+        let tables = ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [])
+            .filter { $0.hasPrefix("jobs-") && $0.hasSuffix(".json") }
+        return state + "/" + (tables.first ?? "jobs.json")
+    }
     var log: String { folder + "/daemon.log" }
     var pid: Int32? { running.withLock { $0.map(\.processIdentifier) } }
 
