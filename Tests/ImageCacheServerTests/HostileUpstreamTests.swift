@@ -65,6 +65,7 @@ struct HostileUpstreamTests {
             .raw("HTTP/1.1 204 No Content\r\nContent-Length: 11\r\n\r\n", leftover: "hello there"),
             .ok(SyntheticImages.jpeg(width: 300, height: 200)),
         ])
+        defer { host.stop() }
         let client = try await f.connect()
         try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": host.url("/empty.jpg")]))
         let empty = try await client.answer(1).answer
@@ -77,13 +78,13 @@ struct HostileUpstreamTests {
         #expect(host.connections == 2)
         await client.close()
         await f.finish()
-        host.stop()
     }
 
     @Test("an image host answering with no HTTP at all (HTTP/0.9): 1003 with the reason, never 1010")
     func notHTTPAnswer() async throws {
         let f = try await ThumbnailFixture.start()
         let host = try ScriptedHTTPServer(script: [.raw("JFIF garbage, no status line\r\n", close: true)])
+        defer { host.stop() }
         let client = try await f.connect()
         try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": host.url("/x.jpg")]))
         let answer = try await client.answer(1).answer
@@ -91,7 +92,6 @@ struct HostileUpstreamTests {
         #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.contains("HTTP/0.9") == true, "\(answer)")
         await client.close()
         await f.finish()
-        host.stop()
     }
 
     @Test("a provider's 429 with hostile Retry-After is 1004 with a sane retryAfter", arguments: hostile)

@@ -106,6 +106,9 @@ final class ChaosDaemon: @unchecked Sendable {
         handle?.seekToEndOfFile()
         process.standardError = handle
         try process.run()
+        // The child has its own copy of the descriptor; this one would leak a descriptor of
+        // the bench at every restart.
+        try? handle?.close()
         running.withLock { $0 = process }
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
@@ -114,6 +117,7 @@ final class ChaosDaemon: @unchecked Sendable {
                 return
             }
             guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
                 throw DaemonProcess.Failure(description: "imagecached did not start; see \(log)")
             }
             try await Task.sleep(for: .milliseconds(20))

@@ -73,6 +73,9 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
                                             diskLimit: "48MiB", memcached: nodes.map(\.address),
                                             providerBase: providers.baseURL, environment: environment)
         let process = try ChaosDaemon(binary: daemon, folder: work, cacheDir: cacheDir, settings: settings)
+        // Stopped however the run ends (a throw included), so no daemon outlives it and holds
+        // the cache's tmpfs; the normal path stops it first and reads its exit status.
+        defer { _ = process.stop() }
         try await process.start()
         try await Task.sleep(for: .seconds(1))
         let idle = process.pid.flatMap { ChaosSample.status(pid: $0) }?.rss ?? 0
@@ -119,7 +122,11 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
         await schedule.run(total: total, window: windowSeconds)
         stop.withLock { $0 = true }
         do {
-            try await withDeadline(bound + 30, "the clients' last requests") { await load.value }
+            // Cancelling the wait cancels the clients too: a task awaited from a task group's
+            // child is not a child of the group, and the group waits for its children to end.
+            try await withDeadline(bound + 30, "the clients' last requests") {
+                await withTaskCancellationHandler { await load.value } onCancel: { load.cancel() }
+            }
         } catch {
             schedule.event("the clients did not stop within \(Int(bound + 30)) s")
         }

@@ -35,7 +35,10 @@ struct DownloadCheck {
             while true {
                 let status: DownloadJob
                 do {
-                    status = try await connection.downloadStatus(job: job)
+                    // Bounded, so a daemon that stops answering ends the check instead of hanging it.
+                    status = try await withDeadline(bound, "download.status of \(job)") {
+                        try await connection.downloadStatus(job: job)
+                    }
                 } catch let error as RPCError where error.kind == .notFound {
                     check.unknown += 1
                     break

@@ -29,6 +29,7 @@ final class MemcachedNode: Sendable {
         let deadline = ContinuousClock.now + .seconds(10)
         while stats() == nil {
             guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
                 throw DaemonProcess.Failure(description: "memcached on port \(port) did not start")
             }
             try await Task.sleep(for: .milliseconds(20))

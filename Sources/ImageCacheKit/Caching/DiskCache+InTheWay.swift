@@ -51,8 +51,9 @@ extension DiskCache {
         }
     }
 
-    /// `<path>.in-the-way.<yyyymmddThhmmssZ>`, with `-2`, `-3`… when that name is taken, so a
-    /// rename never replaces anything.
+    /// `<path>.in-the-way.<yyyymmddThhmmssZ>`, with `-2`, `-3`… when that name is taken. The
+    /// check and the rename are two steps; the cache folder is the daemon's own (mode 0700,
+    /// under its lock), where nothing else makes such names between them.
     static func asideName(for path: String, now: Double) -> String {
         var seconds = time_t(exactly: now.rounded(.down)) ?? 0
         var parts = tm()

@@ -256,12 +256,17 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             let (error, retryable) = TransferFailure.error(for: code, url: job.target.url, detail: detail,
                                                            requestSent: requestSize > 0)
-            if case .malformedAnswer = error.failure, reused, !job.freshConnection {
-                // Garbage on a kept-alive connection may be what an earlier answer left on it
-                // (bytes past its announced end): curl has closed that connection, and the same
-                // request on a new one, at once, is the host's real answer.
+            if case .malformedAnswer = error.failure, reused, !job.freshConnection,
+               job.httpVersion != "2", job.httpVersion != "3" {
+                // Garbage on a kept-alive HTTP/1 connection may be what an earlier answer left
+                // on it (bytes past its announced end): curl has closed that connection, and the
+                // same request on a new one, at once, is the host's real answer. Not one of the
+                // job's retries (another answer's fault, and `freshConnection` allows it once),
+                // so a job that spent them on 5xx answers still gets it; HTTP/2 and 3 frame
+                // every answer, so nothing is ever left over there.
                 job.freshConnection = true
-                if let delay = retryDelay(job, wanted: .zero) { return retry(job, after: delay, reason: error.description) }
+                let pastDeadline = job.deadline.map { ContinuousClock.now >= $0 } ?? false
+                if !pastDeadline { return retry(job, after: .zero, reason: error.description, counted: false) }
             }
             if retryable, let delay = retryDelay(job, wanted: environment.retry.backoff(retry: job.retries + 1)) {
                 return retry(job, after: delay, reason: error.description)
@@ -404,8 +409,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         return wanted
     }
 
-    private func retry(_ job: TransferJob, after delay: Duration, reason: String) {
-        job.retries += 1
+    /// Queues the job again after `delay`; `counted` says whether it spends one of its retries.
+    private func retry(_ job: TransferJob, after delay: Duration, reason: String, counted: Bool = true) {
+        if counted { job.retries += 1 }
         environment.stats.update { $0.retries += 1 }
         environment.logger.debug("retrying", metadata: [
             "url": "\(URLRedaction.redact(job.target.url))", "attempt": "\(job.retries)", "reason": "\(reason)",

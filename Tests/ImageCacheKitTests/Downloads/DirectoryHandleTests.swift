@@ -93,7 +93,7 @@ struct DirectoryHandleTests {
         #expect(outOfDescriptors.kind == .busy)
         #expect(!outOfDescriptors.description.contains("is gone"))
         #expect(DirectoryHandle.reopenFailure(.storage(StorageError("cannot open \(path)", errno: EIO)), path: path).kind == .storageUnavailable)
-        for code in [ENOENT, ENOTDIR] {
+        for code in [ENOENT, ENOTDIR, ENAMETOOLONG] {
             let gone = DirectoryHandle.reopenFailure(.storage(StorageError("cannot open \(path)", errno: code)), path: path)
             #expect(gone.kind == .forbidden)
             #expect(gone.description.contains("is gone"))

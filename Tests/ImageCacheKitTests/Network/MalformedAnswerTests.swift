@@ -13,9 +13,10 @@ import TestSupport
 struct MalformedAnswerTests {
     /// Runs `body` with a scripted server and an engine allowed to reach it, stopping both after.
     private func withScript<T: Sendable>(_ script: [ScriptedHTTPServer.Answer],
+                               options: (inout TransferEngine.Options) -> Void = { _ in },
                                _ body: (ScriptedHTTPServer, TransferEngine) async throws -> T) async throws -> T {
         let server = try ScriptedHTTPServer(script: script)
-        let engine = NetworkFixture.engine()
+        let engine = NetworkFixture.engine(options: options)
         defer {
             engine.shutdown()
             server.stop()
@@ -76,6 +77,18 @@ struct MalformedAnswerTests {
             #expect(server.requests == 3)
             #expect(server.connections == 2)
             #expect(engine.stats.retries == 1)
+        }
+    }
+
+    @Test("the resend on a new connection is not one of the job's retries: with none allowed, the next request still succeeds")
+    func leftoverWithoutRetries() async throws {
+        let photo = try NetworkFixture.photo()
+        try await withScript([.ok(photo, leftover: "trailing junk"), .ok(photo), .ok(photo)],
+                             options: { $0.retry = RetryPolicy(maxRetries: 0) }) { server, engine in
+            _ = try await get(engine, server.url("/a.jpg"))
+            let next = try await get(engine, server.url("/b.jpg"))
+            #expect(next.body == .memory(photo))
+            #expect(server.connections == 2)
         }
     }
 

@@ -86,14 +86,17 @@ package final class DirectoryHandle: Sendable {
         }
     }
 
-    /// What a failed reopen of the folder at `path` means: a refusal stays one; a missing
-    /// folder or a non-folder in its path is the folder gone (`forbidden`); any other failure of
-    /// the system (out of descriptors, an I/O error) says nothing of where the folder is and
-    /// keeps its own kind (`busy`, `storage_unavailable`), so that a job failing under load is
-    /// not reported as a folder that left its root.
+    /// What a failed reopen of the folder at `path` means: a refusal stays one; a failure of
+    /// the machine that says nothing of where the folder is (out of descriptors, a full or
+    /// failing disk) keeps its own kind (`busy`, `storage_unavailable`), so that a job failing
+    /// under load is not reported as a folder that left its root; anything else (missing, a
+    /// non-folder in its path, a path the system cannot follow) is the folder gone (`forbidden`).
     static func reopenFailure(_ error: DownloadError, path: String) -> DownloadError {
         if error.kind == .forbidden { return error }
-        if case .storage(let failure) = error, failure.code != ENOENT, failure.code != ENOTDIR { return error }
+        if case .storage(let failure) = error, failure.code != ENOENT, failure.code != ENOTDIR,
+           [.busy, .storageUnavailable].contains(failure.kind) {
+            return error
+        }
         return .folderGone(path, cause: error)
     }
 

@@ -77,7 +77,8 @@ package struct DownloadJobStore: Sendable {
         lock.release()
     }
 
-    /// The one table every daemon of a state folder shared before each cache folder had its own.
+    /// The name of a table that is one for every daemon of a state folder (what a daemon that
+    /// kept no table per cache folder wrote): taken over by the first daemon to start.
     package static let sharedName = "jobs.json"
 
     /// Where an older daemon kept the table: `cache_dir/downloads/`.
@@ -125,15 +126,15 @@ package struct DownloadJobStore: Sendable {
     }
 
     /// Takes the state folder's shared `jobs.json` as this cache folder's table when it has
-    /// none yet: the first daemon to start after tables became per cache folder inherits the
-    /// jobs, as it would have before. A `rename` in one folder, so two daemons starting at once
-    /// cannot both take it.
+    /// none yet, so that the jobs it holds are resumed and listed by a daemon rather than
+    /// orphaned. A `rename` in one folder, so two daemons starting at once cannot both take it.
     private func adoptSharedTable(logger: Logger) {
         let shared = folder + "/" + Self.sharedName
         var status = stat()
         guard lstat(path, &status) != 0, errno == ENOENT, lstat(shared, &status) == 0,
               status.st_mode & S_IFMT == S_IFREG, rename(shared, path) == 0 else { return }
-        unlink(shared + ".tmp")
+        // Its `.tmp` is left alone: a daemon that still writes the shared table (an older one,
+        // during an upgrade) may be between writing it and renaming it.
         FileOps.syncDirectory(folder)
         logger.notice("the state folder's shared download job table is now this cache folder's own",
                       metadata: ["from": "\(shared)", "to": "\(path)"])
@@ -162,7 +163,8 @@ package struct DownloadJobStore: Sendable {
             throw .internalFault("cannot encode the download job table: \(error)")
         }
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        // Never through a symlink planted at the temporary name, as for the table's lock.
+        let fd = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw FileOps.failure("cannot write \(temporary)") }
         var offset = 0
         let ok = data.withUnsafeBytes { raw -> Bool in
