@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Every line the parser takes, `JSONDecoder` reads to the same value. The other way round,
 /// a line only `JSONDecoder` takes must be one of the documented differences (a trailing
-/// comma, NUL bytes before the value or a NUL after it, bytes that are not UTF-8: RFC 8259
-/// refuses all three). Same property as JSONLineParserTests, on mutated bytes.
+/// comma, NUL bytes before the value or a NUL after it, a number with a leading zero such as
+/// `0613`, bytes that are not UTF-8: RFC 8259 refuses all four). Same property as JSONLineParserTests, on mutated bytes.
 enum JSONLineTarget {
     static let target = FuzzTarget(name: "json-line", summary: "JSONLineParser vs JSONDecoder", run: run)
 
@@ -24,7 +24,8 @@ enum JSONLineTarget {
         case (nil, let reference?):
             // JSONDecoder also lets some bytes that are not UTF-8 through (in a repeated key's
             // dropped value); the parser, like the RFC, refuses them anywhere.
-            FuzzCheck.require(hasTrailingComma(bytes) || hasNULAroundValue(bytes) || String(validating: bytes, as: UTF8.self) == nil,
+            FuzzCheck.require(hasTrailingComma(bytes) || hasNULAroundValue(bytes) || hasLeadingZero(bytes)
+                                  || String(validating: bytes, as: UTF8.self) == nil,
                               "JSONDecoder took a line JSONLineParser refuses: \(reference)")
         case (nil, nil):
             break
@@ -39,6 +40,29 @@ enum JSONLineTarget {
         let end = bytes[start...].firstIndex(of: 0) ?? bytes.endIndex
         guard start > bytes.startIndex || end < bytes.endIndex, start < end else { return false }
         return (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes[start..<end]))) != nil
+    }
+
+    /// Whether a number outside any string starts with a `0` followed by another digit
+    /// (`0613`, `-01`), which JSONDecoder reads and RFC 8259's grammar does not allow.
+    static func hasLeadingZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var inString = false, escaped = false
+        var previous: UInt8 = 0x20
+        for (index, byte) in bytes.enumerated() {
+            defer { previous = byte }
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            if byte == UInt8(ascii: "\"") { inString = true; continue }
+            let startsNumber = !(previous >= UInt8(ascii: "0") && previous <= UInt8(ascii: "9"))
+                && previous != UInt8(ascii: ".") && previous != UInt8(ascii: "e") && previous != UInt8(ascii: "E")
+                && previous != UInt8(ascii: "+")
+            if byte == UInt8(ascii: "0"), startsNumber, index + 1 < bytes.count,
+               bytes[index + 1] >= UInt8(ascii: "0"), bytes[index + 1] <= UInt8(ascii: "9") {
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether a `,` is followed (after whitespace) by `]` or `}` outside any string.

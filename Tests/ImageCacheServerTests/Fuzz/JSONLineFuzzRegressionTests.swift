@@ -53,6 +53,25 @@ struct JSONLineFuzzRegressionTests {
         #expect(failure.error.data.kind == .parseError)
     }
 
+    @Test("a number with a leading zero (a Pixabay answer's \"likes\": 0613) is refused, as RFC 8259 says, where JSONDecoder reads it")
+    func leadingZero() throws {
+        let bytes = try Self.input("json-line-leading-zero")
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\"likes\": 0613,"))
+        #expect(throws: (any Error).self) { _ = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))) != nil)
+        for text in ["0613", "-01", "[00]", #"{"id":01}"#] {
+            #expect(throws: (any Error).self, "\(text)") { _ = try Array(text.utf8).withUnsafeBytes { try JSONLineParser.parse($0) } }
+        }
+        for text in ["0", "-0", "0.5", "10", "1e-01", "[0,0]"] {
+            #expect((try? Array(text.utf8).withUnsafeBytes { try JSONLineParser.parse($0) }) != nil, "\(text)")
+        }
+        guard case .failure(let failure)? = IncomingMessageParser.parse(ByteBuffer(string: #"{"jsonrpc":"2.0","id":01,"method":"hello"}"#)) else {
+            Issue.record("a request id written 01 was accepted")
+            return
+        }
+        #expect(failure.error.data.kind == .parseError)
+    }
+
     @Test("integral numbers written with a fraction or exponent stay ints where they fit",
           arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
     func integralForms(_ text: String) throws {
