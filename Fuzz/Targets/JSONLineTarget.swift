@@ -8,7 +8,8 @@ import Foundation
 /// Every line the parser takes, `JSONDecoder` reads to the same value. The other way round,
 /// a line only `JSONDecoder` takes must be one of the documented differences (a trailing
 /// comma, NUL bytes before the value or a NUL after it, a number with a leading zero such as
-/// `0613`, bytes that are not UTF-8: RFC 8259 refuses all four). Same property as JSONLineParserTests, on mutated bytes.
+/// `0613`, and an invalid escape or bytes that are not UTF-8 in a repeated key's dropped value,
+/// which JSONDecoder never reads: RFC 8259 refuses them all). Same property as JSONLineParserTests, on mutated bytes.
 enum JSONLineTarget {
     static let target = FuzzTarget(name: "json-line", summary: "JSONLineParser vs JSONDecoder", run: run)
 
@@ -25,7 +26,7 @@ enum JSONLineTarget {
             // JSONDecoder also lets some bytes that are not UTF-8 through (in a repeated key's
             // dropped value); the parser, like the RFC, refuses them anywhere.
             FuzzCheck.require(hasTrailingComma(bytes) || hasNULAroundValue(bytes) || hasLeadingZero(bytes)
-                                  || String(validating: bytes, as: UTF8.self) == nil,
+                                  || hasInvalidEscape(bytes) || String(validating: bytes, as: UTF8.self) == nil,
                               "JSONDecoder took a line JSONLineParser refuses: \(reference)")
         case (nil, nil):
             break
@@ -61,6 +62,36 @@ enum JSONLineTarget {
                bytes[index + 1] >= UInt8(ascii: "0"), bytes[index + 1] <= UInt8(ascii: "9") {
                 return true
             }
+        }
+        return false
+    }
+
+    /// Whether a string holds an escape RFC 8259 does not define (`\\i`, a `\\u` without four
+    /// hex digits).
+    static func hasInvalidEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let simple = Set("\"\\/bfnrt".utf8)
+        let hex = Set("0123456789abcdefABCDEF".utf8)
+        var inString = false
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if !inString {
+                if byte == UInt8(ascii: "\"") { inString = true }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+            } else if byte == UInt8(ascii: "\\") {
+                guard index + 1 < bytes.endIndex else { return true }
+                let next = bytes[index + 1]
+                if next == UInt8(ascii: "u") {
+                    guard index + 5 < bytes.endIndex, (2...5).allSatisfy({ hex.contains(bytes[index + $0]) }) else { return true }
+                    index += 5
+                } else if simple.contains(next) {
+                    index += 1
+                } else {
+                    return true
+                }
+            }
+            index += 1
         }
         return false
     }

@@ -9,7 +9,9 @@ import ImageCacheProtocol
 /// when its value is integral and fits (`1.0`, `1e2` included), else a `double`, and one out of
 /// `Double`'s range is an error; a repeated key keeps its first value; strings must be valid
 /// UTF-8 and a lone surrogate escape is an error. Where it differs, it follows the RFC: a
-/// trailing comma (`[1,]`), which JSONDecoder lets pass, is refused. Depth is bounded before this runs
+/// trailing comma (`[1,]`), a number with a leading zero (`01`), a NUL before or after the
+/// value, and an invalid escape or UTF-8 in a repeated key's dropped value, all of which
+/// JSONDecoder lets pass, are refused. Depth is bounded before this runs
 /// (`JSONNesting.scan`), so the recursion is too.
 struct JSONLineParser {
     /// The line is not JSON (the position is for debugging only).

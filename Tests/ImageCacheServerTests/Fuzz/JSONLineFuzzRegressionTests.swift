@@ -72,6 +72,18 @@ struct JSONLineFuzzRegressionTests {
         #expect(failure.error.data.kind == .parseError)
     }
 
+    @Test("an invalid escape in a repeated key's dropped value is refused, where JSONDecoder never reads that value")
+    func badEscapeInRepeatedKey() throws {
+        let bytes = try Self.input("json-line-bad-escape-in-repeated-key")
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.components(separatedBy: "\"trace\":").count == 3 && text.contains(#"\in `call"#))
+        #expect(throws: (any Error).self) { _ = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))) != nil)
+        let small = #"{"a":"x","a":"\q"}"#
+        #expect(throws: (any Error).self) { _ = try Array(small.utf8).withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect(try Array(#"{"a":"x","a":"y"}"#.utf8).withUnsafeBytes { try JSONLineParser.parse($0) } == .object(["a": .string("x")]))
+    }
+
     @Test("integral numbers written with a fraction or exponent stay ints where they fit",
           arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
     func integralForms(_ text: String) throws {
