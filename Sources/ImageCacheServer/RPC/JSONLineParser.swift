@@ -10,8 +10,9 @@ import ImageCacheProtocol
 /// `Double`'s range is an error; a repeated key keeps its first value; strings must be valid
 /// UTF-8 and a lone surrogate escape is an error. Where it differs, it follows the RFC: a
 /// trailing comma (`[1,]`), a number with a leading zero (`01`), a NUL before or after the
-/// value, and an invalid escape or UTF-8 in a repeated key's dropped value, all of which
-/// JSONDecoder lets pass, are refused. Depth is bounded before this runs
+/// value, text in UTF-16 or UTF-32 (which JSONDecoder guesses from NULs in the first bytes),
+/// and an invalid escape or UTF-8 in a repeated key's dropped value, all of which JSONDecoder
+/// lets pass, are refused. Depth is bounded before this runs
 /// (`JSONNesting.scan`), so the recursion is too.
 struct JSONLineParser {
     /// The line is not JSON (the position is for debugging only).

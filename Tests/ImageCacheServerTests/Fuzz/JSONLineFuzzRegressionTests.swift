@@ -84,6 +84,16 @@ struct JSONLineFuzzRegressionTests {
         #expect(try Array(#"{"a":"x","a":"y"}"#.utf8).withUnsafeBytes { try JSONLineParser.parse($0) } == .object(["a": .string("x")]))
     }
 
+    @Test("text JSONDecoder reads as UTF-32 (three NULs, then \"1\") is refused: a request line is UTF-8")
+    func utf32() throws {
+        let bytes = try Self.input("json-line-utf32-be")
+        #expect(bytes == [0x00, 0x00, 0x00, 0x31, 0x3A])
+        #expect(throws: (any Error).self) { _ = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == .int(1))
+        let utf16 = Array(#"{"a":1}"#.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        #expect(throws: (any Error).self) { _ = try utf16.withUnsafeBytes { try JSONLineParser.parse($0) } }
+    }
+
     @Test("integral numbers written with a fraction or exponent stay ints where they fit",
           arguments: ["1.0", "1e2", "-9223372036854775808", "9223372036854775807", "-12.0e1"])
     func integralForms(_ text: String) throws {
