@@ -48,6 +48,48 @@ struct DownloadJobStoreTests {
         #expect(FileManager.default.fileExists(atPath: store.path + ".bad"))
     }
 
+    @Test("at most the newest 1000 ended jobs of each owner are kept; unfinished ones and another owner's stay")
+    func endedLimitPerOwner() async throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
+        let now = Date()
+        let limit = DownloadManager.endedLimitPerOwner
+        var records = (0..<(limit + 5)).map { index in
+            record("daemon-\(index)", state: .finished, ended: now.addingTimeInterval(Double(index - limit - 5)), folder: folder)
+        }
+        for index in 0..<3 {
+            var other = record("peer-\(index)", state: .failed, ended: now.addingTimeInterval(-3600), folder: folder)
+            other.owner = 1000
+            records.append(other)
+        }
+        records.append(record("queued", state: .queued, ended: nil, folder: folder))
+        try store.save(records)
+        store.release()  // the manager takes the table's lock
+        var settings = CacheConfiguration()
+        settings.cache.cacheDir = folder
+        settings.daemon.stateDir = folder
+        let configuration = settings
+        let engine = TransferEngine(configuration: configuration)
+        defer { engine.shutdown() }
+        let manager = DownloadManager(dependencies: .init(
+            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
+            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
+            wireError: WireErrorMapping.rpcError(for:)), observer: { _ in })
+        await manager.start()
+        // It ends one way or another: resumed against a closed port outside the roots, or cancelled.
+        _ = try? await manager.cancel("queued")
+        let ended = try await manager.status("queued")
+        #expect(ended.state != .queued && ended.state != .running)
+        await manager.flush()
+        let kept = Set(store.load(logger: Logger(label: "test")).map(\.id))
+        // The cancelled job is the newest ended one of its owner: it stays, and pushes one more out.
+        #expect(kept.filter { $0.hasPrefix("daemon-") }.count == limit - 1)
+        #expect(kept.contains("queued"))
+        #expect(!kept.contains("daemon-0") && !kept.contains("daemon-5") && kept.contains("daemon-6"))
+        #expect(kept.isSuperset(of: ["peer-0", "peer-1", "peer-2"]))
+    }
+
     @Test("jobs that ended more than 24 h ago are dropped at start; younger ones stay listed")
     func retention() async throws {
         let folder = try makeFolder()

@@ -80,6 +80,11 @@ public actor DownloadManager {
     /// How long finished, failed and cancelled jobs stay listed.
     package static let retention: TimeInterval = 24 * 3600
 
+    /// The most ended jobs kept per owner (uid), the oldest dropped first: the table is
+    /// rewritten whole on every change, so a day of busy downloads must not make it grow
+    /// without bound, and one user's downloads never push out another's.
+    package static let endedLimitPerOwner = 1000
+
     /// The width `regular` asks for (Unsplash's `regular` size).
     package static let regularWidth = 1080
 
@@ -644,11 +649,25 @@ public actor DownloadManager {
     }
 
     private func prune() {
+        if dropEnded() { persist() }
+    }
+
+    /// Drops the ended jobs past the retention, and past `endedLimitPerOwner` for each owner
+    /// (oldest first); whether any went.
+    @discardableResult
+    private func dropEnded() -> Bool {
         let horizon = Date().addingTimeInterval(-Self.retention)
-        let expired = records.values.filter { !$0.isUnfinished && ($0.endedAt ?? $0.createdAt) < horizon }.map(\.id)
-        guard !expired.isEmpty else { return }
-        for id in expired { records[id] = nil }
-        persist()
+        var dropped: [String] = []
+        let ended = Dictionary(grouping: records.values.filter { !$0.isUnfinished }, by: \.owner)
+        for (_, jobs) in ended {
+            let newestFirst = jobs.sorted { ($0.endedAt ?? $0.createdAt) > ($1.endedAt ?? $1.createdAt) }
+            for (rank, job) in newestFirst.enumerated()
+            where rank >= Self.endedLimitPerOwner || (job.endedAt ?? job.createdAt) < horizon {
+                dropped.append(job.id)
+            }
+        }
+        for id in dropped { records[id] = nil }
+        return !dropped.isEmpty
     }
 
     /// Saves the table off the actor, coalescing: one write at a time, and changes made while
@@ -657,6 +676,7 @@ public actor DownloadManager {
     /// actor would make every `download` wait for the disk (see docs/benchmarks.md, Downloads).
     private func persist() {
         guard let store else { return }
+        dropEnded()
         dirty = true
         guard !writing else { return }
         writing = true
