@@ -9,7 +9,8 @@ import Foundation
 /// a line only `JSONDecoder` takes must be one of the documented differences (a trailing
 /// comma, NUL bytes before the value or a NUL after it, text JSONDecoder reads as UTF-16 or
 /// UTF-32 because of a NUL in its first four bytes, a number with a leading zero such as
-/// `0613`, and an invalid escape or bytes that are not UTF-8 in a repeated key's dropped value,
+/// `0613`, and an invalid escape (a lone surrogate included) or bytes that are not UTF-8 in a
+/// repeated key's dropped value,
 /// which JSONDecoder never reads: RFC 8259 refuses them all). Same property as JSONLineParserTests, on mutated bytes.
 enum JSONLineTarget {
     static let target = FuzzTarget(name: "json-line", summary: "JSONLineParser vs JSONDecoder", run: run)
@@ -75,29 +76,36 @@ enum JSONLineTarget {
     }
 
     /// Whether a string holds an escape RFC 8259 does not define (`\\i`, a `\\u` without four
-    /// hex digits).
+    /// hex digits) or a surrogate escape without its pair (`\\ude00` alone), which the daemon
+    /// refuses because it is no character.
     static func hasInvalidEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let simple = Set("\"\\/bfnrt".utf8)
-        let hex = Set("0123456789abcdefABCDEF".utf8)
         var inString = false
+        var pendingHigh = false  // the last escape was a high surrogate awaiting its low half
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
             if !inString {
                 if byte == UInt8(ascii: "\"") { inString = true }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = false
             } else if byte == UInt8(ascii: "\\") {
                 guard index + 1 < bytes.endIndex else { return true }
                 let next = bytes[index + 1]
                 if next == UInt8(ascii: "u") {
-                    guard index + 5 < bytes.endIndex, (2...5).allSatisfy({ hex.contains(bytes[index + $0]) }) else { return true }
+                    guard index + 5 < bytes.endIndex,
+                          let unit = UInt16(String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self), radix: 16) else { return true }
+                    let high = (0xD800...0xDBFF).contains(unit), low = (0xDC00...0xDFFF).contains(unit)
+                    if pendingHigh != low { return true }
+                    pendingHigh = high
                     index += 5
-                } else if simple.contains(next) {
+                } else if simple.contains(next), !pendingHigh {
                     index += 1
                 } else {
                     return true
                 }
+            } else if pendingHigh {
+                return true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
             }
             index += 1
         }

@@ -84,6 +84,16 @@ struct JSONLineFuzzRegressionTests {
         #expect(try Array(#"{"a":"x","a":"y"}"#.utf8).withUnsafeBytes { try JSONLineParser.parse($0) } == .object(["a": .string("x")]))
     }
 
+    @Test("a lone surrogate escape in a repeated key's dropped value is refused, as everywhere else")
+    func loneSurrogateInRepeatedKey() throws {
+        let bytes = try Self.input("json-line-lone-surrogate-in-repeated-key")
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#"gemsd83d\ude00ddleware"#))
+        #expect(throws: (any Error).self) { _ = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))) != nil)
+        #expect(try Array(#"{"a":"\ud83d\ude00"}"#.utf8).withUnsafeBytes { try JSONLineParser.parse($0) } == .object(["a": .string("😀")]))
+    }
+
     @Test("text JSONDecoder reads as UTF-32 (three NULs, then \"1\") is refused: a request line is UTF-8")
     func utf32() throws {
         let bytes = try Self.input("json-line-utf32-be")
