@@ -100,6 +100,13 @@ struct DirectoryHandleTests {
         }
         let refused = DownloadError.symbolicLinkInPath(path)
         #expect(DirectoryHandle.reopenFailure(refused, path: path) == refused)
+        // As the job's own failure: a refused folder is 1010 only when the folder's place is
+        // the cause; the machine's failure keeps its kind, and its errno reaches the transfer.
+        #expect(DownloadError.folderRefused(stage: .goOn, cause: outOfDescriptors).kind == .busy)
+        #expect(outOfDescriptors.machineFailure == EMFILE)
+        #expect(DownloadError.folderRefused(stage: .goOn, cause: .folderGone(path, cause: .storage(StorageError("x", errno: ENOENT)))).kind == .forbidden)
+        #expect(DownloadError.storage(StorageError("x", errno: ENOENT)).machineFailure == nil)
+        #expect(refused.machineFailure == nil)
     }
 
     @Test("openForAppend: a regular file at its end; a symlink, a hard link, a FIFO or a missing file refused")

@@ -92,11 +92,7 @@ package final class DirectoryHandle: Sendable {
     /// under load is not reported as a folder that left its root; anything else (missing, a
     /// non-folder in its path, a path the system cannot follow) is the folder gone (`forbidden`).
     static func reopenFailure(_ error: DownloadError, path: String) -> DownloadError {
-        if error.kind == .forbidden { return error }
-        if case .storage(let failure) = error, failure.code != ENOENT, failure.code != ENOTDIR,
-           [.busy, .storageUnavailable].contains(failure.kind) {
-            return error
-        }
+        if error.kind == .forbidden || error.machineFailure != nil { return error }
         return .folderGone(path, cause: error)
     }
 
@@ -141,13 +137,15 @@ package final class DirectoryHandle: Sendable {
     /// The opener of a transfer's partial file (`TransferRequest.Resume.open`), called at every
     /// attempt (the first and each retry, on the transfer thread): re-checks this folder against
     /// `roots()` (the current configuration's, resolved), then opens `name` beneath it with
-    /// `openForAppend`. A folder that left the roots gives `-EXDEV`, a swapped `.part` `-ELOOP`.
+    /// `openForAppend`. A folder that left the roots gives `-EXDEV`, a swapped `.part` `-ELOOP`;
+    /// a folder that cannot be reopened for want of descriptors or by a disk failure gives that
+    /// failure's own `-errno` (so the job fails `busy` or `storage_unavailable`, not `internal`).
     package func appendOpener(_ name: String, roots: @escaping @Sendable () -> [String]) -> @Sendable () -> Int32 {
         { [self] in
-            do {
+            do throws(DownloadError) {
                 try recheck(roots: roots())
             } catch {
-                return -EXDEV
+                return -(error.machineFailure ?? EXDEV)
             }
             return openForAppend(name)
         }

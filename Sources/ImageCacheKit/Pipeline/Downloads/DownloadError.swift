@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImageCacheProtocol
 
 /// Why a download could not be placed, kept or found: the facts that the server's wire
@@ -103,6 +106,7 @@ public indirect enum DownloadError: EngineError, Hashable {
         case .notAPhoto: return .notAPhoto
         case .storage(let error): return error.kind
         case .internalFault: return .internal
+        case .folderRefused(_, let cause) where cause.machineFailure != nil: return cause.kind
         case .noUsableRoot, .folderUnresolvable, .outsideRoots, .climbsOutOfMissingFolder, .climbsOutOfRoot,
              .symbolicLinkInPath, .notAFolder, .folderGone, .folderReplaced, .reservedByLiveJob, .noFreeName,
              .partIsSymbolicLink, .partReplaced, .partNotRegular, .folderRefused, .unknownPeer,
@@ -110,6 +114,15 @@ public indirect enum DownloadError: EngineError, Hashable {
              .overwriteSymbolicLink, .overwriteNotYours:
             return .forbidden
         }
+    }
+
+    /// The errno of a failure of the machine rather than of the folder's place (out of
+    /// descriptors, a full or failing disk: `busy`, `storage_unavailable`), which passes and
+    /// says nothing of where a folder is; nil for anything else (a missing folder included).
+    package var machineFailure: Int32? {
+        guard case .storage(let failure) = self, failure.code != ENOENT, failure.code != ENOTDIR,
+              [.busy, .storageUnavailable].contains(failure.kind) else { return nil }
+        return failure.code
     }
 
     /// The param at fault, for the refusals of a download's params.
