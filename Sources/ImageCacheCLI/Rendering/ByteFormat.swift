@@ -32,8 +32,9 @@ public enum Units {
         // A daemon's figure, never trusted to fit an Int: bounded before any conversion.
         guard seconds.isFinite, seconds >= 0 else { return "--" }
         let bounded = min(seconds, 1e12)
-        if bounded < 0.9995 { return "\(Int((bounded * 1000).rounded())) ms" }
-        let s = Int(bounded.rounded())
+        // Both conversions are exact: whole numbers of at most 1e12 (the bound above).
+        if bounded < 0.9995 { return "\(Int(exactly: (bounded * 1000).rounded()) ?? 0) ms" }
+        let s = Int(exactly: bounded.rounded()) ?? 0
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m\(String(format: "%02d", s % 60))s" }
         if s < 86400 { return "\(s / 3600)h\(String(format: "%02d", (s % 3600) / 60))m" }

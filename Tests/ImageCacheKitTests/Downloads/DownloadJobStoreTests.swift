@@ -66,6 +66,24 @@ struct DownloadJobStoreTests {
         records.append(record("queued", state: .queued, ended: nil, folder: folder))
         try store.save(records)
         store.release()  // the manager takes the table's lock
+        try await withStartedManager(folder: folder) { manager in
+            // It ends one way or another: resumed against a closed port outside the roots, or cancelled.
+            _ = try? await manager.cancel("queued")
+            let ended = try await manager.status("queued")
+            #expect(ended.state != .queued && ended.state != .running)
+            await manager.flush()
+            let kept = Set(store.load(logger: Logger(label: "test")).map(\.id))
+            // The cancelled job is the newest ended one of its owner: it stays, and pushes one more out.
+            #expect(kept.filter { $0.hasPrefix("daemon-") }.count == limit - 1)
+            #expect(kept.contains("queued"))
+            #expect(!kept.contains("daemon-0") && !kept.contains("daemon-5") && kept.contains("daemon-6"))
+            #expect(kept.isSuperset(of: ["peer-0", "peer-1", "peer-2"]))
+        }
+    }
+
+    /// Runs `body` with a download manager started on the table in `folder` (as the daemon's
+    /// state and cache folder), its transfer engine shut down after.
+    private func withStartedManager(folder: String, _ body: (DownloadManager) async throws -> Void) async throws {
         var settings = CacheConfiguration()
         settings.cache.cacheDir = folder
         settings.daemon.stateDir = folder
@@ -77,17 +95,7 @@ struct DownloadJobStoreTests {
             configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
             wireError: WireErrorMapping.rpcError(for:)), observer: { _ in })
         await manager.start()
-        // It ends one way or another: resumed against a closed port outside the roots, or cancelled.
-        _ = try? await manager.cancel("queued")
-        let ended = try await manager.status("queued")
-        #expect(ended.state != .queued && ended.state != .running)
-        await manager.flush()
-        let kept = Set(store.load(logger: Logger(label: "test")).map(\.id))
-        // The cancelled job is the newest ended one of its owner: it stays, and pushes one more out.
-        #expect(kept.filter { $0.hasPrefix("daemon-") }.count == limit - 1)
-        #expect(kept.contains("queued"))
-        #expect(!kept.contains("daemon-0") && !kept.contains("daemon-5") && kept.contains("daemon-6"))
-        #expect(kept.isSuperset(of: ["peer-0", "peer-1", "peer-2"]))
+        try await body(manager)
     }
 
     @Test("jobs that ended more than 24 h ago are dropped at start; younger ones stay listed")
@@ -101,23 +109,14 @@ struct DownloadJobStoreTests {
             record("young", state: .failed, ended: now.addingTimeInterval(-23 * 3600), folder: folder),
         ])
         store.release()  // the manager takes the table's lock
-        var settings = CacheConfiguration()
-        settings.cache.cacheDir = folder
-        settings.daemon.stateDir = folder
-        let configuration = settings
-        let engine = TransferEngine(configuration: configuration)
-        defer { engine.shutdown() }
-        let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
-            wireError: WireErrorMapping.rpcError(for:)), observer: { _ in })
-        await manager.start()
-        let ids = await manager.list().map(\.job)
-        #expect(ids == ["young"])
-        await manager.flush()
-        #expect(store.load(logger: Logger(label: "test")).map(\.id) == ["young"])
-        let failed = try await manager.status("young")
-        #expect(failed.error?.kind == .timeout)
+        try await withStartedManager(folder: folder) { manager in
+            let ids = await manager.list().map(\.job)
+            #expect(ids == ["young"])
+            await manager.flush()
+            #expect(store.load(logger: Logger(label: "test")).map(\.id) == ["young"])
+            let failed = try await manager.status("young")
+            #expect(failed.error?.kind == .timeout)
+        }
     }
 
     @Test("a job moved to its final name before the table said so finishes at the next start, fetching nothing")
