@@ -10,7 +10,8 @@ import CJPEGWarnings
 /// writes its message last and stops, so when the last message is one of libjpeg's warnings
 /// (the `JWRN_*` texts of jerror.h, unchanged for decades) no fatal error happened.
 ///
-/// Which warnings refuse a body (contract: validation means the pixels are right): every one
+/// Which warnings refuse a body (a body whose pixels are incomplete or corrupt is `decode_failed`,
+/// docs/protocol.md, "Errors"): every one
 /// that means data the picture needed was missing or corrupt (libjpeg then paints grey), so
 /// all but the harmless few below. TurboJPEG keeps only the first warning's text, so the codes
 /// of all of them come from `ic_tj_decompress` (CJPEGWarnings).

@@ -10,14 +10,14 @@
 /// `ContinuousClock` readings, and unit tests feed it instants of their own choosing, so the
 /// definition is tested exactly, without waiting.
 struct FlingDetector<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
-    /// How far back recycles count (250 ms in the contract).
+    /// How far back recycles count (250 ms: docs/protocol.md, "thumbnail.show", Flings).
     let window: Duration
-    /// How many recycles of loading slots within `window` make a fling (3 in the contract).
+    /// How many recycles of loading slots within `window` make a fling (3, by the same rule).
     let threshold: Int
     /// Recycle instants within the window (oldest first), as last pruned.
     private var recycles: [Instant] = []
 
-    /// The contract's definition: 3 recycles of still-loading slots within 250 ms.
+    /// The protocol's definition: 3 recycles of still-loading slots within 250 ms.
     init(window: Duration = .milliseconds(250), threshold: Int = 3) {
         precondition(threshold >= 1, "a fling needs at least one recycle")
         self.window = window
