@@ -102,14 +102,6 @@ public enum ProgressBar {
         "\(item.label): \(figures(item))"
     }
 
-    /// The word a bar ends with for a failure: `cancelled`, `recycled` (a thumbnail whose
-    /// slot was reused), else `failed: kind`.
-    public static func outcome(of error: any Error) -> String {
-        if error is Interrupted || error is CancellationError { return "cancelled" }
-        guard let rpc = error as? RPCError else { return "failed" }
-        if rpc.kind == .cancelled { return rpc.data.reason == "recycled" ? "recycled" : "cancelled" }
-        return "failed: \(rpc.kind.rawValue)"
-    }
 }
 
 /// The set of bars a command shows, and when to draw them.

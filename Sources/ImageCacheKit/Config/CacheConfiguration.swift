@@ -164,10 +164,6 @@ public struct CacheConfiguration: Sendable, Equatable {
             self.budget = budget
             self.budgetWindow = budgetWindow
         }
-        /// The fleet budget, nil when `budget` is 0.
-        package var fleetBudget: FleetBudget.Settings? {
-            budget > 0 ? FleetBudget.Settings(limit: budget, window: budgetWindow) : nil
-        }
         /// Whether searches can go to this provider (a key is set).
         package var isConfigured: Bool { apiKey != nil }
     }

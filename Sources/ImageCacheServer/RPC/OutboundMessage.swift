@@ -81,17 +81,6 @@ enum MessageEncoder {
         }
     }
 
-    /// The answer carrying `result`: its success response, or, when the result cannot be
-    /// encoded (logged: a bug), -32603. What every typed result is sent with.
-    static func answer<R: Encodable>(id: RequestID, result: R, context: RequestContext) -> OutboundMessage {
-        do {
-            return try success(id: id, result: result)
-        } catch {
-            context.logger.error("a result could not be encoded", metadata: ["error": "\(error)"])
-            return failure(id: id, error: RPCError(.internal, "internal error: the result could not be encoded"))
-        }
-    }
-
     /// The success response for `id` around a result that `writeResult` writes as JSON text
     /// itself (one value, no raw newline), in at most `resultBound` bytes: a large hand-written
     /// answer is then copied once, into the buffer that goes to the socket.

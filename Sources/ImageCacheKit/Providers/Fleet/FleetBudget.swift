@@ -160,3 +160,11 @@ public actor FleetBudget {
         return until
     }
 }
+
+extension CacheConfiguration.Provider {
+    /// The fleet budget, nil when `budget` is 0. Beside the budget rather than in the
+    /// configuration, which holds the plain figures and knows nothing of the fleet.
+    package var fleetBudget: FleetBudget.Settings? {
+        budget > 0 ? FleetBudget.Settings(limit: budget, window: budgetWindow) : nil
+    }
+}
