@@ -3,8 +3,10 @@
 //
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
+//                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
 //                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
-//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
+//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
+//   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
 // Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -17,6 +19,7 @@ let package = Package(
         .executable(name: "imagecached", targets: ["imagecached"]),
         .executable(name: "imagecache", targets: ["imagecache"]),
         .library(name: "ImageCacheKit", targets: ["ImageCacheKit"]),
+        .library(name: "ImageCacheConfig", targets: ["ImageCacheConfig"]),
         .library(name: "ImageCacheProtocol", targets: ["ImageCacheProtocol"]),
         .library(name: "ImageCacheServer", targets: ["ImageCacheServer"]),
         .library(name: "ImageCacheClient", targets: ["ImageCacheClient"]),
@@ -108,10 +111,19 @@ let package = Package(
         .target(
             name: "ImageCacheSupport"
         ),
+        // cache.conf read into `CacheConfiguration`: plain values over the protocol module, so
+        // the command line can find the daemon's socket without linking the engine.
+        .target(
+            name: "ImageCacheConfig",
+            dependencies: [
+                "ImageCacheProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "ImageCacheKit",
             dependencies: [
-                "ImageCacheProtocol", "ImageCacheSupport", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
+                "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "CCurl", "CTurboJPEG", "CJPEGWarnings", "CPNG", "CPNGReader", "COpenSSLCrypto", "CLinux",
                 "CLCMS2", "CWebP", "CAVIF", "CGIF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -122,7 +134,7 @@ let package = Package(
         .target(
             name: "ImageCacheServer",
             dependencies: [
-                "ImageCacheKit", "ImageCacheProtocol", "MemcachedMeta",
+                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -156,7 +168,7 @@ let package = Package(
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheKit", "ImageCacheSupport",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheConfig", "ImageCacheSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -179,7 +191,7 @@ let package = Package(
         .executableTarget(
             name: "imagecached",
             dependencies: [
-                "ImageCacheServer", "ImageCacheKit",
+                "ImageCacheServer", "ImageCacheKit", "ImageCacheConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -227,14 +239,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheKitTests",
-            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
+            dependencies: ["ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "ProviderSimulator", "imagecached", "cache-crash-writer",
                            "CCurl", "CJPEGWarnings", "CPNG", "CTurboJPEG", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             // inputs the fuzzers found, read by the regression tests beside them; the WebP/AVIF/GIF
             // fixtures (and the script that made them), read by FormatDecodingTests
             exclude: ["Fuzz/Inputs", "Imaging/FormatFixtures"]
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta",
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta",
                                                               .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
                     exclude: ["Fuzz/Inputs"]),
     ]
@@ -251,7 +263,7 @@ if Context.environment["IMAGECACHED_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
         name: "imagecache-fuzz",
         dependencies: [
-            "ImageCacheKit", "ImageCacheServer", "ImageCacheProtocol",
+            "ImageCacheKit", "ImageCacheConfig", "ImageCacheServer", "ImageCacheProtocol",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

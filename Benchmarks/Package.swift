@@ -20,6 +20,7 @@ let package = Package(
             name: "imagecache-bench",
             dependencies: [
                 .product(name: "ImageCacheKit", package: "imagecached"),
+                .product(name: "ImageCacheConfig", package: "imagecached"),
                 .product(name: "ImageCacheProtocol", package: "imagecached"),
                 .product(name: "ImageCacheServer", package: "imagecached"),
                 .product(name: "ImageCacheClient", package: "imagecached"),

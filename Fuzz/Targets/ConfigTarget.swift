@@ -1,3 +1,4 @@
+@testable import ImageCacheConfig
 @testable import ImageCacheKit
 
 /// `config`: cache.conf's parser (`CacheConfiguration.parse`) on any UTF-8 text, as

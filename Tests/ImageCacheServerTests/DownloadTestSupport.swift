@@ -1,5 +1,6 @@
 import Foundation
 @testable import ImageCacheServer
+import ImageCacheConfig
 import ImageCacheKit
 import ProviderSimulator
 import TestSupport

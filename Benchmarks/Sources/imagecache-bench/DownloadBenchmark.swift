@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageCacheClient
+import ImageCacheConfig
 import ImageCacheKit
 import ImageCacheServer
 import Logging

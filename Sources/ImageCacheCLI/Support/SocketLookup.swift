@@ -1,6 +1,6 @@
 import Foundation
 import ImageCacheClient
-import ImageCacheKit
+import ImageCacheConfig
 
 /// Finds the daemon's socket the way the daemon itself decides where to listen, so a
 /// `socket =` in cache.conf needs no `--socket` on every command.

@@ -1,3 +1,4 @@
+import ImageCacheConfig
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -33,7 +34,7 @@ package enum ConfigurationCheck {
         // The checks of names and addresses (ConfigurationCheck+Names) point at the key's
         // line too; the places' checks name the key alone, as they always have.
         func report(_ section: String, _ key: String, _ message: String, withLine: Bool = false) {
-            let number = withLine ? Self.line(of: key, section: section, in: configuration.sourcePath) : nil
+            let number = withLine ? ConfigLexer.line(of: key, section: section, in: configuration.sourcePath) : nil
             found.append(ConfigurationError(path: file, line: number, section: section, key: key,
                                             message: "\(key) in [\(section)]: \(message)"))
         }

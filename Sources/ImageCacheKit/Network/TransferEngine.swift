@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import Logging
 import ImageCacheProtocol
 import Synchronization

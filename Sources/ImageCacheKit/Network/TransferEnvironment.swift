@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import Logging
 
 /// What every transfer of one engine shares: the configuration, the URL policy, the tuning

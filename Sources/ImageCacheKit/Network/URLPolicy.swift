@@ -1,4 +1,5 @@
 import CCurl
+import ImageCacheConfig
 import ImageCacheProtocol
 
 /// Which URLs the daemon may fetch, decided in one place (docs/protocol.md, "Redirects and credentials") for the first URL and

@@ -1,3 +1,4 @@
+import ImageCacheConfig
 import ImageCacheProtocol
 
 /// Where a thumbnail request's bytes come from and under which keys they are cached.

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import ImageCacheProtocol
 
 /// One image a provider offers for a photo, with its pixel size when the answer says it.

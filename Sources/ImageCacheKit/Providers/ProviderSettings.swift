@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 
 /// What a provider needs to build its requests: where the API lives, the secret, and the
 /// application name Unsplash's attribution links carry.

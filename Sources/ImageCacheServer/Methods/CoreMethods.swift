@@ -1,3 +1,4 @@
+import ImageCacheConfig
 import ImageCacheKit
 
 /// The methods every daemon has whatever features are built in: `hello`, `stats`, `cancel`.

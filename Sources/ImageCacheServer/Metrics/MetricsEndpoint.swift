@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ImageCacheConfig
 import ImageCacheKit
 import Logging
 import NIOCore

@@ -1,3 +1,4 @@
+import ImageCacheConfig
 import ImageCacheKit
 
 /// The running configuration, replaced as a whole on a successful SIGHUP reload.

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import ImageCacheConfig
 import ImageCacheKit
 import Logging
 

@@ -1,3 +1,4 @@
+import ImageCacheConfig
 import ImageCacheKit
 import Logging
 import MemcachedMeta

@@ -1,4 +1,5 @@
 import Foundation
+@testable import ImageCacheConfig
 @testable import ImageCacheKit
 import Testing
 

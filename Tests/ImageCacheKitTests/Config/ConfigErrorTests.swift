@@ -1,3 +1,4 @@
+@testable import ImageCacheConfig
 @testable import ImageCacheKit
 import Testing
 

@@ -1,4 +1,5 @@
 import Glibc
+import ImageCacheConfig
 import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import ImageCacheConfig
 @testable import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator

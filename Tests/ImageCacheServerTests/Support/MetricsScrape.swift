@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import ImageCacheConfig
 import ImageCacheKit
 import TestSupport
 

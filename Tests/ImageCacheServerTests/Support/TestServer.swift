@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import ImageCacheKit
 import ImageCacheServer
 import Logging

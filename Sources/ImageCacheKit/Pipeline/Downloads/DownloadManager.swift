@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import ImageCacheProtocol
 import Logging
 

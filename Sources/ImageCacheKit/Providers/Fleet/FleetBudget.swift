@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import ImageCacheProtocol
 
 /// One provider's request budget counted across the whole fleet in the shared tier, so that

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 import ImageCacheProtocol
 
 /// The rules of `search` (docs/protocol.md), independent of sockets, so the daemon, the demo and

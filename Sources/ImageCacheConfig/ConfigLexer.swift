@@ -51,7 +51,9 @@ enum ConfigSyntaxProblem: Error, Equatable {
     case textAfterQuote(key: String)
 }
 
-enum ConfigLexer {
+/// cache.conf's lines, lexed one at a time (the grammar above); package-wide so that the
+/// start-up checks can point a problem found after parsing at the line that set it.
+package enum ConfigLexer {
     /// Splits a file's text into lines, keeping `\r\n` files' line numbers right (Swift
     /// treats `\r\n` as one Character) and dropping a leading byte-order mark.
     static func lines(of text: String) -> [Substring] {
