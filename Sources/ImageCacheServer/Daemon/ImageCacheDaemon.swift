@@ -105,11 +105,14 @@ public final class ImageCacheDaemon: Sendable {
         let downloads = DownloadMethods(services: services)
         self.downloads = downloads
         // Every method the daemon serves, by family.
+        let thumbnails = ThumbnailMethods(services: services)
         let families: [any MethodFamily] = [
             CoreMethods(configuration: store, stats: stats),
             searchMethods,
-            ThumbnailMethods(services: services),
+            thumbnails,
+            PrefetchMethods(services: services, sessions: thumbnails.sessions),
             CacheMethods(services: services, stats: stats, search: searchMethods),
+            LayoutMethods(services: services),
             downloads,
         ]
         // After CacheMethods, whose `shared` part it completes.

@@ -29,7 +29,7 @@ public struct CacheMethods: MethodFamily {
         Self.registerStats(stats, services: services)
     }
 
-    /// Adds `cache.evict`, `cache.clear` and `layout`.
+    /// Adds `cache.evict` and `cache.clear`.
     public func register(in router: inout RPCRouter) {
         let services = self.services
         let search = self.search
@@ -52,7 +52,6 @@ public struct CacheMethods: MethodFamily {
             if params.what != .thumbnails { await search.coordinator.clearSearches() }
             return Self.removal(from: before, to: cache.statistics)
         })
-        LayoutMethods.register(in: &router, services: services)
     }
 
     /// Refuses (`forbidden`) a requester that is neither root, the daemon's uid nor a member of

@@ -15,12 +15,20 @@ import ImageCacheKit
 ///
 /// Each frame carries the photo's placeholder `color` when known: its provider's (Unsplash),
 /// else the one remembered from its first decoded thumbnail (docs/protocol.md, "Placeholders").
-public enum LayoutMethods {
+public struct LayoutMethods: MethodFamily {
+    let services: DaemonServices
+
+    /// The family over the daemon's dimensions store and photo registry.
+    public init(services: DaemonServices) {
+        self.services = services
+    }
+
     /// Adds `layout`. It runs as a task (the registry is an actor and a memory miss reads the
     /// disk), not inline.
-    public static func register(in router: inout RPCRouter, services: DaemonServices) {
+    public func register(in router: inout RPCRouter) {
+        let services = self.services
         router.register(Methods.Layout.self, .task { params, _ in
-            try await layout(params, dimensions: services.dimensions, registry: services.registry)
+            try await Self.layout(params, dimensions: services.dimensions, registry: services.registry)
         })
     }
 

@@ -1,5 +1,5 @@
 /// A group of methods that share what they work over (`CoreMethods`, `SearchMethods`,
-/// `ThumbnailMethods` with `prefetch`, `CacheMethods` with `layout`, `DownloadMethods`;
+/// `ThumbnailMethods`, `PrefetchMethods`, `CacheMethods`, `LayoutMethods`, `DownloadMethods`;
 /// docs/architecture.md, "The method families"): the daemon registers its methods
 /// from one list of these (`families` in `ImageCacheDaemon.init`), each adding its routes with
 /// `RPCRouter.register`.

@@ -1,11 +1,24 @@
 import ImageCacheKit
 import Logging
 
-extension ThumbnailMethods {
-    /// `prefetch` answers `{queued}` at once and loads each item in the background at prefetch
-    /// priority (below every visible request), into the caches only; `prefetch.finished`
-    /// reports each item. `prefetch.cancel` withdraws the session's matching items.
-    func registerPrefetch(in router: inout RPCRouter) {
+/// `prefetch` and `prefetch.cancel` (docs/protocol.md, `prefetch`) on the socket: `prefetch`
+/// answers `{queued}` at once and loads each item in the background at prefetch priority
+/// (below every visible request), into the caches only; `prefetch.finished` reports each item.
+/// `prefetch.cancel` withdraws the session's matching items.
+public struct PrefetchMethods: MethodFamily {
+    let services: DaemonServices
+    /// The sessions' tables, shared with `ThumbnailMethods`: a session's prefetches live beside
+    /// its slots and end with them when it closes.
+    let sessions: SessionSlots
+
+    /// The family over `services.pipeline`, keeping each session's prefetches in `sessions`.
+    init(services: DaemonServices, sessions: SessionSlots) {
+        self.services = services
+        self.sessions = sessions
+    }
+
+    /// Adds the two methods.
+    public func register(in router: inout RPCRouter) {
         router.register(Methods.Prefetch.self, .task { [self] params, context in
             try await prefetch(params, session: context.session)
         })

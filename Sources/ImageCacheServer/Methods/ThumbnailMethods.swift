@@ -3,8 +3,8 @@ import ImageCacheKit
 import Logging
 import NIOCore
 
-/// `thumbnail.show`, `thumbnail.recycle`, `prefetch` and `prefetch.cancel` (docs/protocol.md,
-/// `thumbnail.show`) on the socket, over the daemon's `ImagePipeline`.
+/// `thumbnail.show` and `thumbnail.recycle` (docs/protocol.md, `thumbnail.show`) on the
+/// socket, over the daemon's `ImagePipeline`.
 ///
 /// What this layer adds to the pipeline is what belongs to a grid client's session:
 /// - slots: a session's slots (per view) each hold at most one pending `thumbnail.show`;
@@ -16,8 +16,8 @@ import NIOCore
 ///   "recycle then show";
 /// - flings: while a session flings, a new request that must go to the network is held for up
 ///   to `fling_dwell` (`FlingHold`); cache hits and calm sessions never wait;
-/// - prefetches: background loads at prefetch priority, owned by the session
-///   (`PrefetchTable`).
+/// - prefetches (`PrefetchMethods`, a family of its own) keep their table beside the slots, in
+///   the same `sessions`.
 public final class ThumbnailMethods: MethodFamily {
     let services: DaemonServices
     /// Every open session's slots and prefetches.
@@ -28,7 +28,7 @@ public final class ThumbnailMethods: MethodFamily {
         self.services = services
     }
 
-    /// Adds the four methods. Every `thumbnail.*` answer is claimed and sent by the slot
+    /// Adds the two methods. Every `thumbnail.*` answer is claimed and sent by the slot
     /// table (`Reply.sent`): a slot's answers must be decided under its lock (no late
     /// results), in arrival order.
     public func register(in router: inout RPCRouter) {
@@ -55,7 +55,6 @@ public final class ThumbnailMethods: MethodFamily {
             slots.recycle(SlotKey(view: params.view, slot: params.slot), context: context)
             return .sent
         })
-        registerPrefetch(in: &router)
     }
 
     /// A show past its arrival step: the params, the slot's ticket, the session's slots.
