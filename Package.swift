@@ -154,6 +154,8 @@ let package = Package(
             ]
         ),
         // The web gallery: a loopback HTTP/WebSocket bridge from a browser tab to a daemon session.
+        // Its page is plain files (Assets/), compiled into the module as byte arrays
+        // (`PackageResources`) so that `imagecache` stays one file: no resource bundle to install.
         .target(
             name: "ImageCacheGallery",
             dependencies: [
@@ -163,7 +165,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            resources: ["index.html", "app.css", "rpc.js", "masonry.js", "tiles.js", "downloads.js", "detail.js",
+                        "metadata.js", "menu.js", "collection.js", "app.js"].map { .embedInCode("Assets/\($0)") }
         ),
         .target(
             name: "ImageCacheCLI",

@@ -34,6 +34,34 @@ struct GalleryAssetTests {
         }
     }
 
+    /// Every file of `Sources/ImageCacheGallery/Assets/` is served under its own name (`index.html`
+    /// as the page itself), byte for byte as it is in the repository, with its type and no
+    /// caching: the build embeds the files, nothing rewrites them on the way out, and a file
+    /// added to the folder but not to the served names fails here instead of in a browser.
+    @Test func everyAssetFileIsServedByteForByte() async throws {
+        let folder = InstallScriptTests.repository.appendingPathComponent("Sources/ImageCacheGallery/Assets")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.contains("index.html") && names.contains("app.css") && names.contains("app.js"), "\(folder.path): \(names)")
+        let types = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        try await GalleryBridgeTests.withGallery { server in
+            let host = GalleryBridgeTests.host(server)
+            for name in names {
+                let file = try [UInt8](Data(contentsOf: folder.appendingPathComponent(name)))
+                let path = "/\(server.token.text)/" + (name == "index.html" ? "" : name)
+                let served = try await withTimeout(seconds: 20) { try await RawHTTP.get(port: server.port, path, headers: [host]) }
+                #expect(served.status == 200, "\(name): HTTP \(served.status)")
+                // Compared as one Bool, so that a failure names the first differing byte instead of printing both files.
+                let same = served.body == file
+                let differsAt = zip(served.body, file).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(served.body.count, file.count)
+                #expect(same, "\(name): served \(served.body.count) bytes, the file has \(file.count); they differ from byte \(differsAt)")
+                let type = types[String(name.split(separator: ".").last ?? "")]
+                #expect(type != nil, "\(name): a kind of file the gallery does not serve")
+                #expect(served.headers["content-type"] == type, "\(name): \(served.headers["content-type"] ?? "no type")")
+                #expect(served.headers["cache-control"] == "no-store", "\(name): \(served.headers["cache-control"] ?? "no Cache-Control")")
+            }
+        }
+    }
+
     /// The values of `name="…"` in every `<tag …>` of `html`, in order.
     static func attribute(_ name: String, of tag: String, in html: String) -> [String] {
         var values: [String] = []

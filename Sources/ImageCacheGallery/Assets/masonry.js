@@ -1,8 +1,6 @@
-/// masonry.js: the columns. The same rule as the daemon's `layout` (each photo to the
-/// shortest column, leftmost on ties, keeping its aspect ratio), computed in the page so a
-/// window resize or a late `thumbnail.dimensions` re-places every tile at once.
-enum GalleryScriptMasonry {
-    static let js = #"""
+// The columns. The same rule as the daemon's `layout` (each photo to the
+// shortest column, leftmost on ties, keeping its aspect ratio), computed in the page so a
+// window resize or a late `thumbnail.dimensions` re-places every tile at once.
 'use strict';
 
 const Masonry = {
@@ -36,5 +34,3 @@ const Masonry = {
     return { frames, columnWidth, columns, height: Math.max(0, ...heights) };
   },
 };
-"""#
-}

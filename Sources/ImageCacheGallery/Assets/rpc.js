@@ -1,7 +1,5 @@
-/// rpc.js: the tab's daemon session. One WebSocket carries the daemon's JSON-RPC lines both
-/// ways (docs/protocol.md); answers are matched by id, notifications go to listeners.
-enum GalleryScriptRPC {
-    static let js = #"""
+// The tab's daemon session. One WebSocket carries the daemon's JSON-RPC lines both
+// ways (docs/protocol.md); answers are matched by id, notifications go to listeners.
 'use strict';
 
 /** A daemon error (docs/protocol.md, Errors): `kind` is data.kind. */
@@ -82,6 +80,4 @@ class DaemonSession {
       console.warn('daemon error without id', message.error);
     }
   }
-}
-"""#
 }

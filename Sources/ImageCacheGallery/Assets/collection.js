@@ -1,10 +1,8 @@
-/// collection.js: the loaded results as a collection. "Filter by tag" keeps in the grid only
-/// the photos with a tag that starts with the typed text (at the start of any of the tag's
-/// words, case aside), as you type, with a count ("12 of 30"); the grid lays the rest out again
-/// without gaps. "All tags" lists every tag of the loaded results with how many photos carry
-/// it, most used first (then by name); choosing one shows exactly the photos with that tag.
-enum GalleryScriptCollection {
-    static let js = #"""
+// The loaded results as a collection. "Filter by tag" keeps in the grid only
+// the photos with a tag that starts with the typed text (at the start of any of the tag's
+// words, case aside), as you type, with a count ("12 of 30"); the grid lays the rest out again
+// without gaps. "All tags" lists every tag of the loaded results with how many photos carry
+// it, most used first (then by name); choosing one shows exactly the photos with that tag.
 'use strict';
 
 /** A photo's tags, lower-cased, each once. */
@@ -129,6 +127,4 @@ class TagFilter {
       list.appendChild(b);
     }
   }
-}
-"""#
 }

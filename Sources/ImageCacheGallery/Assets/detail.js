@@ -1,11 +1,9 @@
-/// detail.js: one photo large. The `regular` size (1080 px wide) through `thumbnail.show` on
-/// the `detail` view, with its progress; the author linked to their profile (Unsplash links
-/// carry its attribution parameters); likes, description and `photo.get`'s details, with its
-/// dates named ("Taken", "Uploaded"); Metadata, the full list (metadata.js); and Save, a
-/// `download` whose progress and final path are shown as the daemon reports them (never
-/// offered for a video, which has no full-size photo to save).
-enum GalleryScriptDetail {
-    static let js = #"""
+// One photo large. The `regular` size (1080 px wide) through `thumbnail.show` on
+// the `detail` view, with its progress; the author linked to their profile (Unsplash links
+// carry its attribution parameters); likes, description and `photo.get`'s details, with its
+// dates named ("Taken", "Uploaded"); Metadata, the full list (metadata.js); and Save, a
+// `download` whose progress and final path are shown as the daemon reports them (never
+// offered for a video, which has no full-size photo to save).
 'use strict';
 
 const ATTRIBUTION = { utm_source: 'imagecached', utm_medium: 'referral' };
@@ -169,6 +167,4 @@ class DetailView {
       state.textContent = `could not save: ${error.message}`;
     });
   }
-}
-"""#
 }

@@ -1,12 +1,10 @@
-/// tiles.js: the grid. A fixed pool of DOM tiles, each one daemon slot, mapped onto the
-/// photos that are on screen by an IntersectionObserver: a photo that comes into view takes
-/// a free tile (`thumbnail.show` on its slot), one that leaves gives it back
-/// (`thumbnail.recycle` while it still loads, so its transfer stops). A fling therefore
-/// recycles and cancels exactly as a native grid does on the socket. A filter (`setFilter`)
-/// takes photos out of the layout without forgetting them: the masonry is laid out again over
-/// the photos that stay, so no gap is left where a filtered one was.
-enum GalleryScriptTiles {
-    static let js = #"""
+// The grid. A fixed pool of DOM tiles, each one daemon slot, mapped onto the
+// photos that are on screen by an IntersectionObserver: a photo that comes into view takes
+// a free tile (`thumbnail.show` on its slot), one that leaves gives it back
+// (`thumbnail.recycle` while it still loads, so its transfer stops). A fling therefore
+// recycles and cancels exactly as a native grid does on the socket. A filter (`setFilter`)
+// takes photos out of the layout without forgetting them: the masonry is laid out again over
+// the photos that stay, so no gap is left where a filtered one was.
 'use strict';
 
 /** Thumbnail widths asked of the daemon: few, so resizing the window reuses the cache. */
@@ -356,6 +354,4 @@ function place(el, frame) {
   el.style.transform = `translate(${frame.x}px, ${frame.y}px)`;
   el.style.width = `${frame.width}px`;
   el.style.height = `${frame.height}px`;
-}
-"""#
 }

@@ -1,10 +1,8 @@
-/// app.js: the page. Connects its session, paints the welcome screen (a photo of the recent
-/// feed), searches as the user types (3 characters, the daemon's debounce and one `channel`,
-/// so only the last keystroke's query reaches the provider), pages until `totalPages`, and
-/// says plainly when results are stale or the network is unavailable. It joins the grid to the
-/// collection's parts: the tag filter, a tile's menu, the metadata panel and Save.
-enum GalleryScriptApp {
-    static let js = #"""
+// The page. Connects its session, paints the welcome screen (a photo of the recent
+// feed), searches as the user types (3 characters, the daemon's debounce and one `channel`,
+// so only the last keystroke's query reaches the provider), pages until `totalPages`, and
+// says plainly when results are stale or the network is unavailable. It joins the grid to the
+// collection's parts: the tag filter, a tile's menu, the metadata panel and Save.
 'use strict';
 
 const PER_PAGE = 30;
@@ -318,5 +316,3 @@ class GalleryApp {
 }
 
 window.addEventListener('DOMContentLoaded', () => { new GalleryApp().start(); });
-"""#
-}

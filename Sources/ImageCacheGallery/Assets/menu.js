@@ -1,12 +1,10 @@
-/// menu.js: a tile's menu (Save, Copy link, Metadata), opened by a right-click, a long press on
-/// a touch screen (500 ms without moving, as phones do), or the keyboard's context-menu key or
-/// Shift+F10 on a focused tile; arrow keys move through it and Escape closes it. Save starts a
-/// `download` and says where the file went (never offered for a video); Copy link puts the
-/// photo's page, with Unsplash's attribution parameters, on the clipboard, or where the
-/// clipboard cannot be written, into a selected field to copy from. What an action did is
-/// said in a notice at the bottom of the window.
-enum GalleryScriptMenu {
-    static let js = #"""
+// A tile's menu (Save, Copy link, Metadata), opened by a right-click, a long press on
+// a touch screen (500 ms without moving, as phones do), or the keyboard's context-menu key or
+// Shift+F10 on a focused tile; arrow keys move through it and Escape closes it. Save starts a
+// `download` and says where the file went (never offered for a video); Copy link puts the
+// photo's page, with Unsplash's attribution parameters, on the clipboard, or where the
+// clipboard cannot be written, into a selected field to copy from. What an action did is
+// said in a notice at the bottom of the window.
 'use strict';
 
 const LONG_PRESS_MS = 500;
@@ -195,6 +193,4 @@ class PhotoMenu {
     else if (action === 'copy') this.actions.copy(photo);
     else if (action === 'metadata') this.actions.metadata(photo, opener);
   }
-}
-"""#
 }

@@ -1,9 +1,7 @@
-/// downloads.js: the `download` jobs this tab starts (Save in the detail view and in a tile's
-/// menu). The daemon answers `{job}` and then notifies progress and the end; a notification
-/// can arrive before the answer that names its job, so those are held until it does. One
-/// renderer shows a job's state the same way wherever it was started.
-enum GalleryScriptDownloads {
-    static let js = #"""
+// The `download` jobs this tab starts (Save in the detail view and in a tile's
+// menu). The daemon answers `{job}` and then notifies progress and the end; a notification
+// can arrive before the answer that names its job, so those are held until it does. One
+// renderer shows a job's state the same way wherever it was started.
 'use strict';
 
 class Downloads {
@@ -72,6 +70,4 @@ function formatBytes(n) {
   let i = 0;
   while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
   return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
-}
-"""#
 }

@@ -1,11 +1,9 @@
-/// metadata.js: everything `photo.get` knows about one photo, as a labelled list in a dialog:
-/// camera and exposure, location, the times with their names ("Taken" when the camera took
-/// it, "Uploaded" when it was posted; a row is left out when the provider does not say), the
-/// counts, tags (a click filters the grid by one), the author, and the licence with the
-/// attribution link. The search's copy of the photo is shown at once and replaced by the
-/// daemon's answer, which the gallery's relay passes like any request.
-enum GalleryScriptMetadata {
-    static let js = #"""
+// Everything `photo.get` knows about one photo, as a labelled list in a dialog:
+// camera and exposure, location, the times with their names ("Taken" when the camera took
+// it, "Uploaded" when it was posted; a row is left out when the provider does not say), the
+// counts, tags (a click filters the grid by one), the author, and the licence with the
+// attribution link. The search's copy of the photo is shown at once and replaced by the
+// daemon's answer, which the gallery's relay passes like any request.
 'use strict';
 
 /** Where each provider's licence is explained; Flickr photos carry their own, named on their page. */
@@ -163,6 +161,4 @@ class MetadataPanel {
     }
     return box;
   }
-}
-"""#
 }
