@@ -36,7 +36,7 @@ struct ThumbnailFlingTests {
 
     @Test("a slot recycled while held during a fling never reaches the network")
     func heldRecycledNeverFetches() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.flingDwell = .seconds(60) }
+        try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
         let client = try await f.connect()
         // The fling ends 250 ms after the recycles: a machine too loaded to send the recycle
         // within that time sees the request start (the daemon logs which), and that attempt
@@ -63,12 +63,12 @@ struct ThumbnailFlingTests {
             #expect(proved)
         }
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a held request starts when the fling ends, not when its dwell ends")
     func heldStartsAtFlingEnd() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.flingDwell = .seconds(60) }
+        try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
         let client = try await f.connect()
         let target = f.serve("/later.jpg", seed: 43)
         try await fling(f, client, then: target)
@@ -79,12 +79,12 @@ struct ThumbnailFlingTests {
         #expect(f.logs.events("held request starts").contains { $0.metadata["slot"] == "main#3" })
         releaseAll(f)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a cache hit during a fling answers at once, never held")
     func hitsAreNeverHeld() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.flingDwell = .seconds(60) }
+        try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
         let client = try await f.connect()
         let warm = f.serve("/warm.jpg", seed: 44)
         #expect(try await client.ask(100, "thumbnail.show", ["slot": 9, "url": warm]).resultObject != nil)
@@ -94,12 +94,12 @@ struct ThumbnailFlingTests {
         #expect(!f.logs.events(Self.held).contains { $0.metadata["slot"] == "main#3" })
         releaseAll(f)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a calm first screen of slots shown at once is never held")
     func calmIsNeverHeld() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.flingDwell = .seconds(60) }
+        try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
         let client = try await f.connect()
         let lines = (0..<8).map { slot in
             rpcLine(slot + 1, "thumbnail.show", ["slot": slot, "url": f.serve("/calm-\(slot).jpg", seed: UInt64(slot + 50))])
@@ -109,12 +109,12 @@ struct ThumbnailFlingTests {
         for (id, answer) in answers { #expect(answer.resultObject?["source"] as? String == "network", "\(id): \(answer)") }
         #expect(f.logs.events(Self.held).isEmpty)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a calm scroll (recycles of delivered slots) is never held")
     func calmScrollIsNeverHeld() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.flingDwell = .seconds(60) }
+        try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
         let client = try await f.connect()
         var id = 0
         for slot in 0..<6 {
@@ -126,6 +126,6 @@ struct ThumbnailFlingTests {
         }
         #expect(f.logs.events(Self.held).isEmpty)
         await client.close()
-        await f.finish()
+        }
     }
 }

@@ -71,6 +71,13 @@ final class FleetFixture: Sendable {
         return FleetFixture(nodes: nodes, sim: sim, images: images, hosts: hosts, prefix: prefix)
     }
 
+    /// `start(hosts:nodes:configure:)`, `body` with the fleet, then `finish()`, also when
+    /// `body` throws.
+    static func with<Result>(hosts: Int = 2, nodes: Int = 3, configure: (Int, inout CacheConfiguration) -> Void = { _, _ in },
+                             _ body: (FleetFixture) async throws -> Result) async throws -> Result {
+        try await finishing(try await start(hosts: hosts, nodes: nodes, configure: configure), with: { await $0.finish() }, body)
+    }
+
     /// Serves `count` distinct JPEGs at `/<name>-N.jpg` and returns their URLs.
     func serveImages(_ count: Int, name: String, width: Int = 400, height: Int = 300) -> [String] {
         (0..<count).map { index in
