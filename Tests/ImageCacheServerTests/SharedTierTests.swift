@@ -76,7 +76,7 @@ struct SharedTierTests {
 
         // Restarted: after the ejection's retry delay (2 s), the node takes its keys again.
         try await fleet.nodes[1].restart()
-        try await Task.sleep(for: .milliseconds(2100))
+        try await fleet.waitForNode(1, upAt: 1)
         let more = fleet.serveImages(40, name: "again").filter { fleet.node(ofWireKey: fleet.wireKey(url: $0, size: 96)) == 1 }
         #expect(more.count >= 5)
         let before = fleet.hosts[1].pipeline.tierActivity.writeAttempts.value

@@ -98,6 +98,18 @@ final class FleetFixture: Sendable {
         KetamaRing(nodes: nodes.map(\.address)).node(for: Array(key.utf8))!
     }
 
+    /// Waits (bounded) until host `host`'s tier uses node `node` again after an ejection: asks
+    /// the node for a key of its own until the ejection's span (2 s) is over and that ask, the
+    /// probe, succeeds (while ejected, an ask answers at once without touching the node).
+    func waitForNode(_ node: Int, upAt host: Int, timeout: Double = 30) async throws {
+        let shared = hosts[host].daemon.services.shared
+        let key = (0...).lazy.map { "probe-\($0)" }.first { self.node(ofWireKey: MetaKey.wire($0, prefix: self.prefix)) == node }!
+        _ = try await poll(seconds: timeout) { () -> Bool? in
+            _ = await shared.lookup(key, claim: nil)
+            return shared.statistics[node].state == "up" ? true : nil
+        }
+    }
+
     /// Items stored on all nodes now (memcached's own `curr_items`; a claim's placeholder counts).
     func storedItems() throws -> Int {
         try nodes.filter(\.isRunning).reduce(0) { $0 + (try $1.statistic("curr_items") ?? 0) }
