@@ -301,7 +301,7 @@ extension DownloadFixture {
 }
 
 /// The parts of a shared daemon that need no second user.
-@Suite("Shared daemon: peer groups and admin_group")
+@Suite("Shared daemon: peer groups and admin_group", .timeLimit(.minutes(1)))
 struct SharedDaemonSettingsTests {
     @Test("the kernel's zero-padded group list: the gids up to the last non-zero one; all zeros reads as none")
     func groupsFromPaddedList() {
