@@ -4,7 +4,7 @@ import ImageCacheProtocol
 import Testing
 
 /// `imagecache stats` shows each provider's fleet budget under the shared tier.
-@Suite("imagecache stats: fleet budgets")
+@Suite("imagecache stats: fleet budgets", .timeLimit(.minutes(1)))
 struct FleetBudgetRenderingTests {
     @Test func budgetsShowUseOfLimitAndAStop() throws {
         var stats = Fixtures.stats

@@ -7,7 +7,7 @@ import Testing
 
 /// The CLI's small habits a demanding user of wget, cp and git notices: durations, hints,
 /// tables at 80 columns, `-O` with a folder, `--no-clobber`, `-q`, help texts that fit.
-@Suite("CLI papercuts")
+@Suite("CLI papercuts", .timeLimit(.minutes(2)))
 struct PapercutTests {
     func parse<C: ParsableCommand>(_ arguments: [String], as type: C.Type) throws -> C {
         let command = try ImageCacheRoot.parseAsRoot(arguments)

@@ -2,7 +2,7 @@ import Foundation
 import ImageCacheProtocol
 import Testing
 
-@Suite("JSON-RPC envelope")
+@Suite("JSON-RPC envelope", .timeLimit(.minutes(1)))
 struct EnvelopeTests {
     @Test("every error kind round-trips through its code")
     func errorCodes() {

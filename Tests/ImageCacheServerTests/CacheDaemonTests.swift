@@ -14,8 +14,8 @@ struct CacheDaemonTests {
 
     @Test("evict by photo removes every cached size of that photo, and only that photo")
     func evictPhoto() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await daemon.thumbnail(ids[0], size: 200)
@@ -29,14 +29,14 @@ struct CacheDaemonTests {
         #expect(try await daemon.cachedThumbnail(ids[0], size: 120) == nil)
         #expect(try await daemon.cachedThumbnail(ids[1], size: 200) != nil)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("evict by url removes that image's thumbnails")
     func evictURL() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let url = fixture.sim.baseURL + "/img/640x480/abc.jpg"
         let pipeline = daemon.services.pipeline
@@ -47,14 +47,14 @@ struct CacheDaemonTests {
         #expect(answer["removed"] as? Int ?? 0 >= 2)
         #expect(await pipeline.cached(ThumbnailRequest(image: .url(url), size: 200)) == nil)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("evict of a photo id the daemon never returned answers 1006; bad params -32602")
     func evictErrors() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let unknown = try await client.request(1, "cache.evict", ["photo": "unsplash:never-seen"])
         #expect(unknown.errorCode == 1006)
@@ -66,14 +66,14 @@ struct CacheDaemonTests {
         #expect(badScope.errorCode == -32602)
         #expect(badScope.errorData["field"] as? String == "what")
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("clear thumbnails empties the thumbnails and keeps search pages")
     func clearThumbnails() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await daemon.thumbnail(ids[0])
@@ -87,14 +87,14 @@ struct CacheDaemonTests {
         #expect(again["fromCache"] as? Bool == true)
         #expect(fixture.sim.api.requestCount("unsplash") == 1)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("clear searches empties the pages (the next search asks the provider) and keeps thumbnails and photo ids")
     func clearSearches() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await daemon.thumbnail(ids[0])
@@ -111,14 +111,14 @@ struct CacheDaemonTests {
         let layout = try await client.request(3, "layout", ["photos": ids, "columns": 2, "width": 400])
         #expect(layout.resultObject != nil)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("clear all empties thumbnails and search pages")
     func clearAll() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await daemon.thumbnail(ids[0])
@@ -128,14 +128,14 @@ struct CacheDaemonTests {
         let again = try #require(try await client.request(2, "search", ["query": "harbour lights", "provider": "unsplash", "perPage": 10]).resultObject)
         #expect(again["fromCache"] as? Bool == false)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a path delivered from the cache stays readable after evict and after clear, within path_grace")
     func pathGraceUnderEviction() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start(pathGrace: .seconds(600))
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration(pathGrace: .seconds(600))) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await daemon.thumbnail(ids[0])
@@ -152,28 +152,28 @@ struct CacheDaemonTests {
         #expect(daemon.services.cache.deferredUnlinkCount >= 2)
         #expect(try await daemon.cachedThumbnail(ids[0]) == nil, "readable, but no longer an entry")
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a path delivered from the network stays readable after evict, within path_grace")
     func pathGraceOfNetworkDelivery() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start(pathGrace: .seconds(600))
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration(pathGrace: .seconds(600))) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         let delivered = try await daemon.thumbnail(ids[0])
         _ = try #require(try await client.request(1, "cache.evict", ["photo": ids[0]]).resultObject)
         #expect(readable(delivered.path))
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("with no path_grace, evict and clear unlink the files at once")
     func noGraceUnlinks() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start(pathGrace: .zero)
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration(pathGrace: .zero)) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         let evicted = try await daemon.thumbnail(ids[0])
@@ -185,7 +185,7 @@ struct CacheDaemonTests {
         _ = try #require(try await client.request(2, "cache.clear", ["what": "thumbnails"]).resultObject)
         #expect(!readable(cleared.path))
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

@@ -22,6 +22,11 @@ final class CacheFixture: Sendable {
         return CacheFixture(sim: sim, folder: TestServer.makeFolder())
     }
 
+    /// `make()`, `body` with the fixture, then `finish()`, also when `body` throws.
+    static func with<Result>(_ body: (CacheFixture) async throws -> Result) async throws -> Result {
+        try await finishing(try await make(), with: { await $0.finish() }, body)
+    }
+
     /// The search harness's configuration with the cache knobs these tests turn.
     func configuration(pathGrace: Duration = .seconds(60)) -> CacheConfiguration {
         var configuration = SearchDaemon.configuration(sim: sim, folder: folder)

@@ -14,7 +14,7 @@ struct DecodeBudgetDaemonTests {
 
     @Test("an image whose decode could never fit decode_memory is 1009 at once, and the daemon serves on")
     func neverFits() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         // An Adam7 PNG exists only after its last pass: read whole, then resized with a
         // premultiplied copy, 8 B per pixel: 374 MiB, far over 192 MiB.
@@ -26,12 +26,12 @@ struct DecodeBudgetDaemonTests {
         let ok = try await client.ask(2, "thumbnail.show", ["slot": 2, "url": f.serve("/ok.jpg"), "size": 200])
         #expect(ok.resultObject?["width"] as? Int == 200, "\(ok)")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a progressive JPEG with 480 scans is 1008 decode_failed, refused before decoding")
     func scanBomb() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let bomb = HostileImages.repeatingLastScan(of: try Corpus.bytes("jpeg/libjpeg-turbo/testimgp.jpg"), toTotal: 480)
         f.images.serve("/bomb.jpg", body: bomb)
@@ -39,14 +39,14 @@ struct DecodeBudgetDaemonTests {
         #expect(answer.errorCode == 1008 && answer.errorKind == "decode_failed", "\(answer)")
         #expect(errorMessage(answer).contains("480 scans, over the limit of \(DecodeCost.scanLimit)"), "\(answer)")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("an ordinary cold thumbnail is decoded while heavy decodes fill their lane and another waits")
     func ordinaryPassesHeavy() async throws {
         // 16 MiB: the reserve is 2 MiB, so a 1500×1000 PNG's decode (≈ 6 MiB) is heavy and a
         // 600×400 JPEG's at 1/8 (≈ 1.1 MiB) is ordinary.
-        let f = try await ThumbnailFixture.start { $0.network.decodeMemory = 16 << 20 }
+        try await ThumbnailFixture.with(configure: { $0.network.decodeMemory = 16 << 20 }) { f in
         let budget = f.daemon.services.decodes
         let client = try await f.connect()
         // Hostile decodes in flight: every slot of the heavy lane held, as long as this test says.
@@ -70,12 +70,12 @@ struct DecodeBudgetDaemonTests {
         #expect(heavy.resultObject?["width"] as? Int == 64, "\(heavy)")
         #expect(budget.heldBytes == 0)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("decodes wait their turn for the bytes they need, then all complete")
     func waitTheirTurn() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.decodeMemory = 16 << 20 }
+        try await ThumbnailFixture.with(configure: { $0.network.decodeMemory = 16 << 20 }) { f in
         let budget = f.daemon.services.decodes
         let client = try await f.connect()
         // Hold all but 512 KiB (the heavy lane's share and most of the reserve): no decode fits.
@@ -94,6 +94,6 @@ struct DecodeBudgetDaemonTests {
         for id in 1...3 { #expect(answers[id]?.resultObject?["width"] as? Int == 64, "\(String(describing: answers[id]))") }
         #expect(budget.heldBytes == 0 && budget.waiting == 0)
         await client.close()
-        await f.finish()
+        }
     }
 }

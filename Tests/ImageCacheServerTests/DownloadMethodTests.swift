@@ -360,24 +360,24 @@ struct DownloadMethodTests {
     @Test("daemon shutdown leaves a running job resumable; the next start resumes it (Range honoured, ignored, or refused)",
           arguments: ["honoured", "ignored", "refused"])
     func shutdownLeavesJobResumable(server: String) async throws {
-        let fixture = try await DownloadFixture.make()
-        defer { Task { await fixture.finish() } }
+        try await DownloadFixture.with { fixture in
         let big = SyntheticImages.jpeg(width: 1200, height: 900, seed: 5)
         fixture.images.serve("/r.jpg", body: big, faults: [.stall(afterBytes: 20_000), .none])
-        let first = try await fixture.start()
+        let (job, part) = try await SearchDaemon.with(fixture.configuration()) { first in
         let client = try await DownloadClient.connect(first.socketPath)
         let job = try await client.download(["url": fixture.images.url("/r.jpg")])
         let part = fixture.root + "/r.jpg.part"
         _ = try await FileGrowth.waitUntil(part, hasAtLeast: 20_000)
         await client.close()
-        await first.stop()
+        return (job, part)
+        }
         #expect(FileGrowth.size(part) == 20_000)
         // "ignored": the server now answers every Range with a 200 and the whole body.
         // "refused": the resource is now shorter than the part, so the Range is unsatisfiable (416).
         let expected = server == "refused" ? SyntheticImages.jpeg(width: 90, height: 60, seed: 6) : big
         if server == "ignored" { fixture.images.serve("/r.jpg", body: big, ranges: .ignored) }
         if server == "refused" { fixture.images.serve("/r.jpg", body: expected) }
-        let second = try await fixture.start()
+        try await SearchDaemon.with(fixture.configuration()) { second in
         let again = try await DownloadClient.connect(second.socketPath)
         let state = try await again.result("download.watch", ["job": job])
         if state["state"] as? String != "finished" {
@@ -387,20 +387,21 @@ struct DownloadMethodTests {
         #expect(fixture.images.counters.ranges["/r.jpg"]?.contains("bytes=20000-") == true)
         #expect(fixture.files() == ["r.jpg"])
         await again.close()
-        await second.stop()
+        }
+        }
     }
 
     @Test("a job whose file was moved but whose table entry still says running is found again, not downloaded twice")
     func movedButUnrecordedJobIsFound() async throws {
-        let fixture = try await DownloadFixture.make()
-        defer { Task { await fixture.finish() } }
+        try await DownloadFixture.with { fixture in
         fixture.images.serve("/m.jpg", body: Self.body)
-        let first = try await fixture.start()
+        let job = try await SearchDaemon.with(fixture.configuration()) { first in
         let client = try await DownloadClient.connect(first.socketPath)
         let job = try await client.download(["url": fixture.images.url("/m.jpg")])
         #expect(try await client.outcome(job: job).method == "download.finished")
         await client.close()
-        await first.stop()
+        return job
+        }
         // As if the daemon had died between the move and the table write.
         let configuration = fixture.configuration()
         let store = try DownloadJobStore(stateDirectory: configuration.resolvedStateDirectory,
@@ -414,7 +415,7 @@ struct DownloadMethodTests {
         })
         store.release()  // the next daemon takes the table's lock
         let requests = fixture.images.counters.requests("/m.jpg")
-        let second = try await fixture.start()
+        try await SearchDaemon.with(fixture.configuration()) { second in
         let again = try await DownloadClient.connect(second.socketPath)
         let state = try await again.result("download.watch", ["job": job])
         if state["state"] as? String != "finished" {
@@ -425,7 +426,8 @@ struct DownloadMethodTests {
         #expect(fixture.files() == ["m.jpg"])
         #expect(fixture.images.counters.requests("/m.jpg") == requests)
         await again.close()
-        await second.stop()
+        }
+        }
     }
 
     @Test("download.list lists jobs newest first")

@@ -112,6 +112,11 @@ final class DownloadFixture: Sendable {
         return DownloadFixture(sim: sim, images: images, folder: folder)
     }
 
+    /// `make()`, `body` with the fixture, then `finish()`, also when `body` throws.
+    static func with<Result>(_ body: (DownloadFixture) async throws -> Result) async throws -> Result {
+        try await finishing(try await make(), with: { await $0.finish() }, body)
+    }
+
     /// The download root (resolved: /tmp may itself be a symlink on some systems).
     var root: String { URL(fileURLWithPath: folder + "/Downloads").resolvingSymlinksInPath().path }
 
@@ -156,19 +161,12 @@ extension DownloadFixture {
     /// failure too): the frame of every download test that goes through the socket.
     static func withDaemon(stallTimeout: Duration? = nil,
                            _ body: (DownloadFixture, SearchDaemon, DownloadClient) async throws -> Void) async throws {
-        let fixture = try await DownloadFixture.make()
-        let daemon = try await fixture.start(stallTimeout: stallTimeout)
-        let client = try await DownloadClient.connect(daemon.socketPath)
-        do {
-            try await body(fixture, daemon, client)
-        } catch {
-            await client.close()
-            await daemon.stop()
-            await fixture.finish()
-            throw error
+        try await DownloadFixture.with { fixture in
+            try await SearchDaemon.with(fixture.configuration(stallTimeout: stallTimeout)) { daemon in
+                try await finishing(try await DownloadClient.connect(daemon.socketPath), with: { await $0.close() }) { client in
+                    try await body(fixture, daemon, client)
+                }
+            }
         }
-        await client.close()
-        await daemon.stop()
-        await fixture.finish()
     }
 }

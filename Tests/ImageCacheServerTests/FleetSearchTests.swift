@@ -31,7 +31,7 @@ struct FleetSearchTests {
 
     @Test("host B answers a search, photo.get and a thumbnail that only host A made, with no upstream request")
     func hostBAnswersFromTheTier() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 2)
+        try await FleetFixture.with(hosts: 2, nodes: 2) { fleet in
         let api = fleet.sim.api
         let a = try await fleet.hosts[0].connect()
         let b = try await fleet.hosts[1].connect()
@@ -63,15 +63,15 @@ struct FleetSearchTests {
 
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 
     @Test("a fleet budget of 10 Pixabay requests per window is never passed by two hosts together")
     func budgetIsFleetWide() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 2) { _, c in
+        try await FleetFixture.with(hosts: 2, nodes: 2, configure: { _, c in
             c.pixabay.budget = 10
             c.pixabay.budgetWindow = .seconds(3600)
-        }
+        }) { fleet in
         // Before any request, stats shows each budget as configured.
         let observer = try await fleet.hosts[1].connect()
         let before = try #require(try await observer.ask(1, "stats").resultObject?["shared"] as? [String: Any])
@@ -113,18 +113,18 @@ struct FleetSearchTests {
         #expect((budget["used"] as? Int ?? 0) > 10)
         #expect(budget["stoppedUntil"] is NSNull)
         await client.close()
-        await fleet.finish()
+        }
     }
 
     @Test("with the fleet's budget spent, a stored page answers stale; without one, 1004 and no request")
     func spentBudgetAnswersStale() async throws {
         // search_ttl 0: every page is expired at once, so the second search must ask again.
-        let fleet = try await FleetFixture.start(hosts: 1, nodes: 1) { _, c in
+        try await FleetFixture.with(hosts: 1, nodes: 1, configure: { _, c in
             c.pixabay.budget = 1
             // An hour, so a loaded machine cannot see the window end between the searches.
             c.pixabay.budgetWindow = .seconds(3600)
             c.cache.searchTTL = .zero
-        }
+        }) { fleet in
         let client = try await fleet.hosts[0].connect()
         let fresh = try #require(try await client.ask(1, "search", Self.harbour).resultObject)
         #expect(fresh["fromCache"] as? Bool == false)
@@ -141,12 +141,12 @@ struct FleetSearchTests {
         #expect(record["id"] as? String == photo)
         #expect(fleet.sim.api.requestCount("pixabay") == 1)
         await client.close()
-        await fleet.finish()
+        }
     }
 
     @Test("one host's 429 stops the other until the reset, without a request")
     func quotaAnswerStopsTheFleet() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 2)
+        try await FleetFixture.with(hosts: 2, nodes: 2) { fleet in
         let api = fleet.sim.api
         api.setQuota(.init(limit: 100, remaining: 0, resetAfter: 30), for: "pixabay")
         let a = try await fleet.hosts[0].connect()
@@ -170,12 +170,12 @@ struct FleetSearchTests {
         #expect(flickr["fromCache"] as? Bool == false)
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 
     @Test("a corrupt or foreign search page planted in memcached is a miss: fetched again, then replaced")
     func corruptPageIsAMiss() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 1)
+        try await FleetFixture.with(hosts: 2, nodes: 1) { fleet in
         let api = fleet.sim.api
         let key = SearchPageKey(provider: .pixabay, query: SearchQuery(term: .query("quiet harbour"), page: 1, perPage: 10))
         let wire = MetaKey.wire(SharedSearchRecords.pageKey(key), prefix: fleet.prefix)
@@ -216,15 +216,15 @@ struct FleetSearchTests {
         #expect(api.requestCount("pixabay") == requests)
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 
     @Test("every node down: searches, photo.get and budgets behave as without a tier (local limits only)")
     func tierDownIsTodaysBehaviour() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 2) { _, c in
+        try await FleetFixture.with(hosts: 2, nodes: 2, configure: { _, c in
             c.pixabay.budget = 1
             c.shared.timeout = .milliseconds(200)
-        }
+        }) { fleet in
         for node in fleet.nodes { await node.kill() }
         let a = try await fleet.hosts[0].connect()
         let b = try await fleet.hosts[1].connect()
@@ -245,7 +245,7 @@ struct FleetSearchTests {
         #expect(limited.errorCode == 1004)
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 }
 

@@ -10,7 +10,7 @@ import TestSupport
 struct FramingAndValidationTests {
     /// Sends `line`, expects one error answer, then checks the connection still answers hello.
     private func expectError(_ line: [UInt8], code: Int, kind: String, idIsNull: Bool = true) async throws -> [String: Any] {
-        let server = try await TestServer.start()
+        return try await TestServer.with { server in
         let client = try await server.connect()
         try await client.send(bytes: line + [UInt8(ascii: "\n")])
         let answer = try await client.readMessage()
@@ -22,8 +22,8 @@ struct FramingAndValidationTests {
         #expect(hello["id"] as? Int == 99)
         #expect(hello.resultObject?["name"] as? String == "imagecached")
         await client.close()
-        await server.stop()
         return answer
+        }
     }
 
     @Test("garbage bytes get -32700 with a null id, and the session goes on")
@@ -113,7 +113,7 @@ struct FramingAndValidationTests {
 
     @Test("a line of 2 MiB gets -32600 and the connection is closed")
     func overlongLine() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let client = try await server.connect()
         let big = [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
         // The server may close before it has read it all, so the write may fail: that is fine.
@@ -129,38 +129,38 @@ struct FramingAndValidationTests {
         let hello = try await other.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         #expect(hello.resultObject != nil)
         await other.close()
-        await server.stop()
+        }
     }
 
     @Test("a line exactly at max_request_bytes is accepted; one byte more is refused")
     func limitIsExact() async throws {
         let request = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
         let padded = request + String(repeating: " ", count: 1024 - request.utf8.count)
-        let server = try await TestServer.start(limits: ServerLimits(maxRequestBytes: 1024))
+        try await TestServer.with(limits: ServerLimits(maxRequestBytes: 1024)) { server in
         let client = try await server.connect()
         let ok = try await client.call(padded)
         #expect(ok.resultObject != nil)
         let refused = try await client.call(padded + " ")
         #expect(refused.errorCode == -32600)
         #expect(try await client.readLine() == nil)
-        await server.stop()
+        }
     }
 
     @Test("string and integer ids come back exactly as sent")
     func idsEchoed() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let client = try await server.connect()
         let a = try await client.call(#"{"jsonrpc":"2.0","id":"req-ü-1","method":"hello"}"#)
         #expect(a["id"] as? String == "req-ü-1")
         let b = try await client.call(#"{"jsonrpc":"2.0","id":-9007199254740993,"method":"hello"}"#)
         #expect((b["id"] as? NSNumber)?.int64Value == -9007199254740993)
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("notifications are never answered, even unknown or invalid ones")
     func notificationsUnanswered() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","method":"hello"}"#)
         try await client.send(#"{"jsonrpc":"2.0","method":"no.such"}"#)
@@ -169,18 +169,18 @@ struct FramingAndValidationTests {
         let answer = try await client.call(#"{"jsonrpc":"2.0","id":"last","method":"hello"}"#)
         #expect(answer["id"] as? String == "last")
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("blank lines are skipped; a final line without newline is answered at end of input")
     func blankLinesAndHalfClose() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let client = try await server.connect()
         try await client.send(bytes: Array("\n\r\n   \n".utf8) + Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8))
         try await client.shutdownOutput()
         let answer = try await client.readMessage()
         #expect(answer["id"] as? Int == 1)
         #expect(try await client.readLine() == nil)
-        await server.stop()
+        }
     }
 }

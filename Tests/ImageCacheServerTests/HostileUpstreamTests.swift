@@ -20,7 +20,7 @@ struct HostileUpstreamTests {
 
     @Test("429 and 503 image answers with hostile Retry-After: 1004 and 1003, and the daemon stays up")
     func imageHostRetryAfter() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(width: 300, height: 200)
         var ids: [Int: (status: Int, value: String)] = [:]
@@ -55,12 +55,12 @@ struct HostileUpstreamTests {
         let fine = try await client.answer(1000).answer
         #expect(fine.resultObject != nil, "\(fine)")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("an image host's 204 followed by a body: that thumbnail is 1003, the host's next thumbnail arrives")
     func bodylessAnswerWithBody() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let host = try ScriptedHTTPServer(script: [
             .raw("HTTP/1.1 204 No Content\r\nContent-Length: 11\r\n\r\n", leftover: "hello there"),
             .ok(SyntheticImages.jpeg(width: 300, height: 200)),
@@ -77,12 +77,12 @@ struct HostileUpstreamTests {
         #expect(host.requests == 2)
         #expect(host.connections == 2)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("an image host answering with no HTTP at all (HTTP/0.9): 1003 with the reason, never 1010")
     func notHTTPAnswer() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let host = try ScriptedHTTPServer(script: [.raw("JFIF garbage, no status line\r\n", close: true)])
         defer { host.stop() }
         let client = try await f.connect()
@@ -91,14 +91,14 @@ struct HostileUpstreamTests {
         #expect(answer.errorCode == 1003 && answer.errorKind == "upstream_error", "\(answer)")
         #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.contains("HTTP/0.9") == true, "\(answer)")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a provider's 429 with hostile Retry-After is 1004 with a sane retryAfter", arguments: hostile)
     func providerRetryAfter(value: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         fixture.api.setFault(.withHeaders(429, body: "slow down", headers: ["Retry-After": value]), for: "unsplash")
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let answer = try await client.request(1, "search", ["query": "forest", "provider": "unsplash"])
         #expect(answer.errorCode == 1004, "\(value): \(answer)")
@@ -106,18 +106,18 @@ struct HostileUpstreamTests {
         let status = try await client.request(2, "stats")
         #expect(status.resultObject != nil)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("X-RateLimit-Remaining 0 with an absurd reset: the next search is 1004 with retryAfter at the cap",
           arguments: ["1e300", "inf", "9223372036854775807"])
     func providerReset(reset: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         fixture.api.setFault(.withHeaders(200, body: #"{"total":0,"totalHits":0,"hits":[]}"#,
                                           headers: ["X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "0",
                                                     "X-RateLimit-Reset": reset]), for: "pixabay")
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         _ = try await client.request(1, "search", ["query": "forest", "provider": "pixabay"])
         let again = try await client.request(2, "search", ["query": "meadow", "provider": "pixabay"])
@@ -125,34 +125,34 @@ struct HostileUpstreamTests {
         let after = try #require(again.errorData["retryAfter"] as? Double)
         #expect(after > OutsideSeconds.cap - 60 && after <= OutsideSeconds.cap)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a provider's 503 with Retry-After is 1003 with status and retryAfter, not 1004")
     func provider503() async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         fixture.api.setFault(.withHeaders(503, body: "maintenance", headers: ["Retry-After": "30"]), for: "unsplash")
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let answer = try await client.request(1, "search", ["query": "forest", "provider": "unsplash"])
         #expect(answer.errorCode == 1003, "\(answer)")
         #expect(answer.errorData["status"] as? Int == 503)
         #expect(answer.errorData["retryAfter"] as? Double == 30)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a provider that redirects to another host: the key goes neither in a header nor in the URL")
     func providerRedirectKeepsKey() async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         let elsewhere = try await ImageServer.start()
         elsewhere.serve("/collect", body: Array("{}".utf8), contentType: "application/json")
         let key = ProviderAPISimulator.defaultKeys["unsplash"]!
         fixture.api.setFault(.withHeaders(302, body: "moved", headers: ["Location": elsewhere.url("/collect?client_id=\(key)&page=1")]),
                              for: "unsplash")
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         _ = try await client.request(1, "search", ["query": "forest", "provider": "unsplash"])
         let got = try #require(elsewhere.counters.lastRequest["/collect"])
@@ -160,8 +160,8 @@ struct HostileUpstreamTests {
         #expect(!got.uri.contains(key), "\(got.uri)")
         #expect(got.uri.contains("page=1"), "\(got.uri)")
         await client.close()
-        await daemon.stop()
+        }
         await elsewhere.shutdown()
-        await fixture.finish()
+        }
     }
 }

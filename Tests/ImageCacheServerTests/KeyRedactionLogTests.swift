@@ -12,7 +12,7 @@ import TestSupport
 struct KeyRedactionLogTests {
     @Test("searches, thumbnails and failures on every provider log no key, at debug level")
     func noKeyInAnyLogLine() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         var id = 0
         func next() -> Int { id += 1; return id }
@@ -49,6 +49,6 @@ struct KeyRedactionLogTests {
             #expect(leaks.isEmpty, "\(provider)'s key in the log: \(leaks.prefix(3).map { "\($0.message) \($0.metadata)" })")
         }
         await client.close()
-        await f.finish()
+        }
     }
 }

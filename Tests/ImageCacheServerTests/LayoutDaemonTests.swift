@@ -25,8 +25,8 @@ struct LayoutDaemonTests {
 
     @Test("searched photos are placed by the provider's dimensions, never fetching")
     func providerDimensions() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let photos = try await daemon.searchPhotos(client)
         let ids = photos.compactMap { $0["id"] as? String }
@@ -43,14 +43,14 @@ struct LayoutDaemonTests {
         }
         #expect(daemon.services.transfers.stats.requests == requests, "layout must never fetch")
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("decoded dimensions win over the provider's (recorded as the pipeline records them)")
     func decodedWins() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         // A shape no provider answer has, so the frame can only come from the decoded size.
@@ -61,14 +61,14 @@ struct LayoutDaemonTests {
         #expect(placed[0].number("height") == 500)
         #expect(placed[1]["dims"] as? String == "provider")
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("after a thumbnail fetch that agrees with the provider, layout gives the photo's own size, exactly")
     func decodedAfterFetch() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let photos = try await daemon.searchPhotos(client)
         let id = try #require(photos[0]["id"] as? String)
@@ -85,14 +85,14 @@ struct LayoutDaemonTests {
         let ratio = try #require(photos[0].number("height")) / (try #require(photos[0].number("width")))
         #expect(abs(Double(delivered.height) / Double(delivered.width) - ratio) < 0.01)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a remembered photo without provider dimensions is unknown, placed as a square")
     func unknownIsSquare() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let photo = ProviderPhoto(photo: Photo(id: "flickr:555", provider: "flickr", width: nil, height: nil,
                                                thumbURL: fixture.sim.baseURL + "/img/300x200/5.jpg",
@@ -106,14 +106,14 @@ struct LayoutDaemonTests {
         #expect(placed[0].number("height") == 100)
         #expect(placed[0].number("width") == 100)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("an id the daemon never returned answers 1006 naming it")
     func unknownIDIsNotFound() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         let answer = try await client.request(1, "layout", ["photos": [ids[0], "unsplash:never-seen"], "columns": 2, "width": 400])
@@ -122,14 +122,14 @@ struct LayoutDaemonTests {
         #expect(answer.errorData["field"] as? String == "photos[1]")
         #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.contains("unsplash:never-seen") == true)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("bad params answer -32602 naming the field")
     func badParams() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let cases: [([String: Any], String)] = [
             (["photos": [], "columns": 0, "width": 400], "columns"),
@@ -144,14 +144,14 @@ struct LayoutDaemonTests {
             #expect(answer.errorData["field"] as? String == field, "\(params)")
         }
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("two pages with the returned columnHeights give exactly the frames of one call, through JSON")
     func pagingOverTheSocket() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client, perPage: 20).compactMap { $0["id"] as? String }
         func params(_ photos: [String], _ heights: [Double]? = nil) -> [String: Any] {
@@ -172,23 +172,24 @@ struct LayoutDaemonTests {
         #expect(whole.frames[0].width == columnWidth)
         #expect(whole.frames[1].x == columnWidth + 7)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("decoded dimensions survive a restart")
     func decodedSurvivesRestart() async throws {
-        let fixture = try await CacheFixture.make()
-        let first = try await fixture.start()
-        var client = try await first.connect()
+        try await CacheFixture.with { fixture in
+        let ids = try await SearchDaemon.with(fixture.configuration()) { first in
+        let client = try await first.connect()
         let ids = try await first.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await first.thumbnail(ids[0])
         first.services.dimensions.record(.init(width: 100, height: 250), photo: ids[1], url: nil)
         await client.close()
-        await first.stop()
+        return ids
+        }
 
-        let second = try await fixture.start()
-        client = try await second.connect()
+        try await SearchDaemon.with(fixture.configuration()) { second in
+        let client = try await second.connect()
         let placed = try frames(try await client.request(1, "layout", ["photos": Array(ids[0..<3]), "columns": 1, "width": 200]))
         // ids[0]'s copy agrees with its provider size (so the frame says provider); ids[1]'s
         // recorded size contradicts it, and the contradiction survived the restart.
@@ -196,7 +197,7 @@ struct LayoutDaemonTests {
         #expect(second.services.dimensions.decoded(photo: ids[0]) != nil)
         #expect(placed[1].number("height") == 500)
         await client.close()
-        await second.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

@@ -24,7 +24,7 @@ struct MetricsEndpointTests {
 
     @Test("a thumbnail miss, then a hit, move the per-request counters by exactly one each (TCP)")
     func missThenHit() async throws {
-        let f = try await ThumbnailFixture.start { $0.daemon.metricsListen = Self.loopback }
+        try await ThumbnailFixture.with(configure: { $0.daemon.metricsListen = Self.loopback }) { f in
         let client = try await f.connect()
         let metrics = try address(f)
         guard case .tcp(_, let port) = metrics else { Issue.record("not TCP: \(metrics)"); return }
@@ -90,16 +90,16 @@ struct MetricsEndpointTests {
         #expect(s2.1.hits == s1.1.hits && s2.1.misses == s1.1.misses)
 
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("with memory_limit 0 a second request is one disk hit (memory miss), in stats and metrics (Unix socket)")
     func diskHitOverUnixSocket() async throws {
         let socket = TestServer.makeFolder() + "/metrics.sock"
-        let f = try await ThumbnailFixture.start {
+        try await ThumbnailFixture.with(configure: {
             $0.cache.memoryLimit = 0
             $0.daemon.metricsListen = .unix(path: socket)
-        }
+        }) { f in
         let client = try await f.connect()
         let metrics = try address(f)
         #expect(metrics == .unix(path: socket))
@@ -122,13 +122,13 @@ struct MetricsEndpointTests {
         #expect(disk.1.hits - disk.0.hits == 1 && disk.1.misses == disk.0.misses)
 
         await client.close()
-        await f.finish()
+        }
         #expect(!FileManager.default.fileExists(atPath: socket), "the metrics socket is removed on stop")
     }
 
     @Test("a failed request is counted under its error kind; an unknown method under method=\"unknown\"")
     func errorsByKind() async throws {
-        let f = try await ThumbnailFixture.start { $0.daemon.metricsListen = Self.loopback }
+        try await ThumbnailFixture.with(configure: { $0.daemon.metricsListen = Self.loopback }) { f in
         let client = try await f.connect()
         let metrics = try address(f)
         let before = try await scrape(metrics)
@@ -147,12 +147,12 @@ struct MetricsEndpointTests {
         #expect(after.value("imagecached_request_duration_seconds_count", notFound) == 1)
 
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("only GET and HEAD /metrics: 404 elsewhere, 405 for another method; the text format's content type")
     func pathsAndMethods() async throws {
-        let f = try await ThumbnailFixture.start { $0.daemon.metricsListen = Self.loopback }
+        try await ThumbnailFixture.with(configure: { $0.daemon.metricsListen = Self.loopback }) { f in
         let metrics = try address(f)
         let ok = try await HTTPExchange.send("GET", "/metrics", to: metrics,
                                              extraHeaders: ["Accept: application/openmetrics-text; version=1.0.0, text/plain;q=0.5"])
@@ -168,21 +168,21 @@ struct MetricsEndpointTests {
         let post = try await HTTPExchange.send("POST", "/metrics", to: metrics, extraHeaders: ["Content-Length: 0"])
         #expect(post.status == 405)
         #expect(post.headers["allow"] == "GET, HEAD")
-        await f.finish()
+        }
     }
 
     @Test("off by default: the configuration has no metrics_listen and the daemon serves no endpoint")
     func offByDefault() async throws {
         #expect(CacheConfiguration().daemon.metricsListen == nil)
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         #expect(f.daemon.configuration.current.daemon.metricsListen == nil)
         #expect(f.daemon.metricsAddress == nil)
-        await f.finish()
+        }
     }
 
     @Test("an address that cannot be bound stops the start with a configuration error, and frees the socket")
     func unbindable() async throws {
-        let first = try await ThumbnailFixture.start { $0.daemon.metricsListen = Self.loopback }
+        try await ThumbnailFixture.with(configure: { $0.daemon.metricsListen = Self.loopback }) { first in
         guard case .tcp(_, let port)? = first.daemon.metricsAddress else { Issue.record("no port"); return }
         var configuration = first.daemon.configuration.current
         let folder = TestServer.makeFolder()
@@ -195,8 +195,8 @@ struct MetricsEndpointTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/second.sock"))
         second.services.shutdown()
         #expect(DaemonStartError.metricsUnavailable(address: "127.0.0.1:1", reason: "x").isConfigurationError)
-        await first.finish()
         try? FileManager.default.removeItem(atPath: folder)
+        }
     }
 
     @Test("the resident size from /proc/self/statm's text, and nothing (no trap) from garbage")

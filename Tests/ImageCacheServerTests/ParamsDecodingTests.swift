@@ -16,14 +16,14 @@ struct ParamsDecodingTests {
     }
 
     private func call(_ params: String) async throws -> [String: Any] {
-        let server = try await TestServer.start { router in
+        return try await TestServer.with(extend: { router in
             router.register(Typed.self, .task { params, _ in params.photos.count + (params.size ?? 0) })
-        }
+        }) { server in
         let client = try await server.connect()
         let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"test.typed","params":\#(params)}"#)
         await client.close()
-        await server.stop()
         return answer
+        }
     }
 
     @Test("well-typed params reach the handler")

@@ -28,8 +28,8 @@ struct PhotoDimensionsDaemonTests {
 
     @Test("a searched photo's thumbnail.dimensions is the photo's own size, the answer the copy's")
     func providerSizeReported() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         for (n, provider) in ["unsplash", "flickr", "pixabay"].enumerated() {
             let photos = try await daemon.searchPhotos(client, id: 10 + n, provider: provider, perPage: 3)
@@ -42,14 +42,14 @@ struct PhotoDimensionsDaemonTests {
             #expect(copyWidth < (photos[0]["width"] as? Int ?? 0), "\(provider): the answer is the copy's size")
         }
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a provider size the copy contradicts gives way to the copy's; a colour without a BlurHash is sent at once")
     func copyWinsAndColourAlone() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         // The image is 300×200; the record claims a portrait 2000×3000 (a rotated original).
         let url = fixture.sim.baseURL + "/img/300x200/7.jpg"
@@ -62,7 +62,7 @@ struct PhotoDimensionsDaemonTests {
         let frame = try #require((answer.resultObject?["frames"] as? [[String: Any]])?.first)
         #expect(frame["dims"] as? String == "decoded" && frame.number("height") == 200)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

@@ -41,9 +41,9 @@ struct PlaceholderDaemonTests {
 
     @Test("a Flickr and a Pixabay photo: nothing before the first thumbnail; after it, everywhere, and after a restart")
     func computedAndRemembered() async throws {
-        let fixture = try await CacheFixture.make()
-        let first = try await fixture.start()
-        var client = try await first.connect()
+        try await CacheFixture.with { fixture in
+        let remembered = try await SearchDaemon.with(fixture.configuration()) { first in
+        let client = try await first.connect()
         var remembered: [String: (blurHash: String, color: String)] = [:]
         for (n, provider) in ["flickr", "pixabay"].enumerated() {
             let photos = try await first.searchPhotos(client, id: 100 + n, provider: provider, perPage: 5)
@@ -68,23 +68,24 @@ struct PlaceholderDaemonTests {
             #expect(try placeholder(try #require(other.dimensions, "no thumbnail.dimensions"), "thumbnail.dimensions") == computed)
         }
         await client.close()
-        await first.stop()
+        return remembered
+        }
 
-        let second = try await fixture.start()
-        client = try await second.connect()
+        try await SearchDaemon.with(fixture.configuration()) { second in
+        let client = try await second.connect()
         for (n, (id, computed)) in remembered.sorted(by: { $0.key < $1.key }).enumerated() {
             #expect(try placeholder(try await photoGet(client, 200 + n, id), "photo.get after restart") == computed)
             #expect(try await layoutFrame(client, 210 + n, id)["color"] as? String == computed.color)
         }
         await client.close()
-        await second.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a url thumbnail: its later thumbnail.dimensions carries the computed placeholder")
     func urlThumbnail() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let url = fixture.sim.baseURL + "/img/640x480/2a.jpg"
         let firstShow = try await show(client, 1, ["slot": 0, "url": url, "size": 200])
@@ -103,14 +104,14 @@ struct PlaceholderDaemonTests {
         #expect(abs(Int(rgb.red) - Int(want.red)) <= 6 && abs(Int(rgb.green) - Int(want.green)) <= 6
                     && abs(Int(rgb.blue) - Int(want.blue)) <= 6, "\(computed.color) vs \(expected.color)")
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("Unsplash's own blur_hash and color are what every answer carries after a thumbnail is decoded")
     func unsplashKept() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let photos = try await daemon.searchPhotos(client)
         let id = try #require(photos[0]["id"] as? String)
@@ -125,7 +126,7 @@ struct PlaceholderDaemonTests {
         #expect(try await layoutFrame(client, 5, id)["color"] as? String == own.color)
         #expect(daemon.services.dimensions.placeholder(photo: id) == ImagePlaceholder(blurHash: own.blurHash, color: own.color))
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

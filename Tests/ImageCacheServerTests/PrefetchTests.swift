@@ -20,7 +20,7 @@ struct PrefetchTests {
 
     @Test("items load into the caches, each reported finished; a show then hits")
     func prefetchWarmsCaches() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let a = f.serve("/p-a.jpg", seed: 1)
         let b = f.serve("/p-b.jpg", seed: 2)
@@ -41,12 +41,12 @@ struct PrefetchTests {
         #expect(repeated.first?["ok"] as? Bool == true)
         #expect(f.images.counters.requests("/p-b.jpg") == 1)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("an unknown photo id finishes with 1006 and is not queued")
     func unknownPhoto() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         try await client.send(rpcLine(1, "prefetch", ["photos": ["unsplash:nobody"]]))
         let (answer, items) = try await finished(client, count: 1, answer: 1)
@@ -56,12 +56,12 @@ struct PrefetchTests {
         #expect(item["ok"] as? Bool == false)
         #expect((item["error"] as? [String: Any])?["code"] as? Int == 1006)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("prefetching photos by id works like URLs")
     func photos() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let ids = Array(try await f.photoIDs(client: client, id: 1, count: 3))
         try await client.send(rpcLine(2, "prefetch", ["photos": ids, "size": 64]))
@@ -70,12 +70,12 @@ struct PrefetchTests {
         #expect(Set(items.compactMap { $0["photo"] as? String }) == Set(ids))
         #expect(items.allSatisfy { $0["ok"] as? Bool == true })
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("prefetch.cancel withdraws an item: finished with 1007 and its transfer stops")
     func cancelWithdraws() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         f.images.serve("/p-slow.jpg", body: SyntheticImages.jpeg(approximateBytes: 400_000), faults: [.stall(afterBytes: 20_000)])
         let url = f.images.url("/p-slow.jpg")
@@ -89,24 +89,24 @@ struct PrefetchTests {
         try await f.waitForServer { $0.aborted("/p-slow.jpg") == 1 }
         #expect(try await client.ask(3, "prefetch.cancel", [:]).resultObject?["cancelled"] as? Int == 0)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("closing the session cancels its prefetches")
     func closeCancels() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         f.images.serve("/p-close.jpg", body: SyntheticImages.jpeg(approximateBytes: 400_000), faults: [.stall(afterBytes: 20_000)])
         #expect(try await client.ask(1, "prefetch", ["urls": [f.images.url("/p-close.jpg")]]).resultObject?["queued"] as? Int == 1)
         try await f.waitForServer { $0.requests("/p-close.jpg") == 1 }
         await client.close()
         try await f.waitForServer { $0.aborted("/p-close.jpg") == 1 }
-        await f.finish()
+        }
     }
 
     @Test("over max_pending_per_session queued items the request is 1012 busy and nothing starts")
     func cap() async throws {
-        let f = try await ThumbnailFixture.start { $0.daemon.maxPendingPerSession = 2 }
+        try await ThumbnailFixture.with(configure: { $0.daemon.maxPendingPerSession = 2 }) { f in
         let client = try await f.connect()
         let urls = (0..<3).map { f.serve("/cap-\($0).jpg", seed: UInt64($0), faults: [.held]) }
         let answer = try await client.ask(1, "prefetch", ["urls": urls])
@@ -117,15 +117,15 @@ struct PrefetchTests {
         #expect(try await client.ask(3, "prefetch", ["urls": [urls[2]]]).errorCode == 1012)
         for url in 0..<3 { f.images.release("/cap-\(url).jpg") }
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a prefetched image made visible jumps ahead of other prefetches")
     func priorityUpgrade() async throws {
-        let f = try await ThumbnailFixture.start {
+        try await ThumbnailFixture.with(configure: {
             $0.network.maxConnections = 1
             $0.network.maxConnectionsPerHost = 1
-        }
+        }) { f in
         let client = try await f.connect()
         let blocker = f.serve("/blocker.jpg", seed: 1, faults: [.held])
         let first = f.serve("/first.jpg", seed: 2)
@@ -144,6 +144,6 @@ struct PrefetchTests {
         let order = f.images.counters.arrivals.filter { $0 != "/blocker.jpg" }
         #expect(order == ["/second.jpg", "/first.jpg"])
         await client.close()
-        await f.finish()
+        }
     }
 }

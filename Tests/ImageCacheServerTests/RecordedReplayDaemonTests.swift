@@ -31,24 +31,17 @@ struct RecordedReplayDaemonTests {
     }
 
     private func withDaemon(_ body: (RawClient) async throws -> Void) async throws {
-        let server = try await LoopbackHTTPServer(handler: Self.route)
-        let fixture = try await CacheFixture.make()
-        var configuration = fixture.configuration()
-        configuration.unsplash.apiURL = server.baseURL + "/u"
-        configuration.flickr.apiURL = server.baseURL + "/f"
-        configuration.pixabay.apiURL = server.baseURL + "/p"
-        let daemon = try await SearchDaemon.start(configuration)
-        let client = try await daemon.connect()
-        do {
-            try await body(client)
-        } catch {
-            await client.close(); await daemon.stop(); await fixture.finish(); await server.shutdown()
-            throw error
+        try await finishing(try await LoopbackHTTPServer(handler: Self.route), with: { await $0.shutdown() }) { server in
+            try await CacheFixture.with { fixture in
+                var configuration = fixture.configuration()
+                configuration.unsplash.apiURL = server.baseURL + "/u"
+                configuration.flickr.apiURL = server.baseURL + "/f"
+                configuration.pixabay.apiURL = server.baseURL + "/p"
+                try await SearchDaemon.with(configuration) { daemon in
+                    try await finishing(try await daemon.connect(), with: { await $0.close() }, body)
+                }
+            }
         }
-        await client.close()
-        await daemon.stop()
-        await fixture.finish()
-        await server.shutdown()
     }
 
     private func search(_ client: RawClient, _ id: Int, _ provider: String, perPage: Int) async throws -> [[String: Any]] {

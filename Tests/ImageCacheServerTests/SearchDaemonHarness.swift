@@ -63,6 +63,12 @@ final class SearchDaemon: Sendable {
         return SearchDaemon(daemon: daemon, listener: listener, socketPath: daemon.socketPath)
     }
 
+    /// `start(configuration)`, `body` with the daemon, then `stop()`, also when `body` throws.
+    static func with<Result>(_ configuration: CacheConfiguration,
+                             _ body: (SearchDaemon) async throws -> Result) async throws -> Result {
+        try await finishing(try await start(configuration), with: { await $0.stop() }, body)
+    }
+
     private init(daemon: ImageCacheDaemon, listener: ListeningSocket, socketPath: String) {
         self.daemon = daemon
         self.listener = listener
@@ -86,7 +92,8 @@ final class SearchDaemon: Sendable {
     }
 }
 
-/// A simulator, a temporary folder and helpers for one test; `finish()` cleans up.
+/// A simulator, a temporary folder and helpers for one test; `finish()` cleans up (`with`
+/// does, whatever the test's body does).
 final class SearchFixture: Sendable {
     let sim: SimulatedProviders
     let folder: String
@@ -106,6 +113,11 @@ final class SearchFixture: Sendable {
 
     static func make() async throws -> SearchFixture {
         SearchFixture(sim: try await SimulatedProviders.start(), folder: TestServer.makeFolder(), refusing: try RefusingPort())
+    }
+
+    /// `make()`, `body` with the fixture, then `finish()`, also when `body` throws.
+    static func with<Result>(_ body: (SearchFixture) async throws -> Result) async throws -> Result {
+        try await finishing(try await make(), with: { await $0.finish() }, body)
     }
 
     var api: ProviderAPISimulator { sim.api }

@@ -12,9 +12,9 @@ struct SearchMethodTests {
 
     @Test("a page reports total, totalPages and hasMore; the last page has no more", arguments: providers)
     func paginationReportsTotals(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         fixture.api.setTotal(25, for: provider, query: "mountain lake")
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         let first = try #require(try await client.request(1, "search",
@@ -33,15 +33,15 @@ struct SearchMethodTests {
         #expect(fixture.api.requestCount(provider) == 2)
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a page beyond a known totalPages is empty and costs no request", arguments: providers)
     func pageBeyondKnownTotalPages(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         fixture.api.setTotal(25, for: provider, query: "mountain lake")
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         _ = try #require(try await client.request(1, "search",
@@ -55,14 +55,14 @@ struct SearchMethodTests {
         #expect(fixture.api.requestCount(provider) == 1)
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a query under 3 characters answers 1001 before any request", arguments: providers)
     func shortQueryRefused(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         let answer = try await client.request(1, "search", ["query": "  ab  ", "provider": provider])
@@ -71,14 +71,14 @@ struct SearchMethodTests {
         #expect(fixture.api.requestCount(provider) == 0)
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("typeahead: a superseded debounced search answers 1007 and never reaches the provider", arguments: providers)
     func typeaheadSupersedes(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         try await client.send(rpcLine(1, "search", ["query": "mou", "provider": provider, "channel": "box",
@@ -98,14 +98,14 @@ struct SearchMethodTests {
         #expect(requests.allSatisfy { $0.uri.contains("mountain") })
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("searches without a channel run side by side; neither supersedes the other", arguments: providers)
     func searchesWithoutChannelCoexist(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         try await client.send(rpcLine(1, "search", ["query": "red car", "provider": provider, "debounceMs": 200]))
@@ -116,14 +116,14 @@ struct SearchMethodTests {
         #expect(fixture.api.requestCount(provider) == 2)
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("identical searches from two sessions make one upstream request", arguments: providers)
     func identicalSearchesShareOneRequest(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let alice = try await daemon.connect()
         let bob = try await daemon.connect()
 
@@ -139,14 +139,14 @@ struct SearchMethodTests {
 
         await alice.close()
         await bob.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a provider without a key answers 1002 naming the setting and variable, with no request", arguments: providers)
     func missingKeyNamesTheSetting(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration(keys: [provider: nil]))
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration(keys: [provider: nil])) { daemon in
         let client = try await daemon.connect()
 
         let answer = try await client.request(1, "search", ["query": "forest", "provider": provider])
@@ -158,20 +158,20 @@ struct SearchMethodTests {
         #expect(fixture.api.requestCount(provider) == 0)
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a quota answer is 1004 with retryAfter", arguments: providers)
     func quotaAnswerIsRateLimited(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         if provider == "flickr" {
             // Flickr has no quota headers; its throttling comes as a plain 429.
             fixture.api.setFault(.status(429, body: "Too Many Requests"), for: provider)
         } else {
             fixture.api.setQuota(.init(limit: 50, remaining: 0, resetAfter: 30), for: provider)
         }
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         let answer = try await client.request(1, "search", ["query": "forest", "provider": provider])
@@ -181,15 +181,15 @@ struct SearchMethodTests {
         #expect(retryAfter > 0)
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("an answer that is not JSON is 1003", arguments: providers)
     func notJSONIsUpstreamError(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         fixture.api.setFault(.malformedBody, for: provider)
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
 
         let answer = try await client.request(1, "search", ["query": "forest", "provider": provider])
@@ -197,14 +197,14 @@ struct SearchMethodTests {
         #expect(answer.errorKind == "upstream_error")
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("stats.providers counts requests and the quota left; hello says which providers have a key")
     func statsAndHelloShowProviders() async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration(keys: ["flickr": nil]))
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration(keys: ["flickr": nil])) { daemon in
         let client = try await daemon.connect()
 
         _ = try #require(try await client.request(1, "search", ["query": "forest", "provider": "unsplash"]).resultObject)
@@ -224,7 +224,7 @@ struct SearchMethodTests {
         #expect(configured == ["unsplash": true, "flickr": false, "pixabay": true])
 
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

@@ -13,18 +13,19 @@ struct SearchRestartTests {
     @Test("after a restart a searched page is answered from disk, and stale when expired and the provider is down",
           arguments: providers)
     func cachedPageSurvivesRestart(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         let params: [String: Any] = ["query": "quiet harbour", "provider": provider, "perPage": 10]
 
-        let first = try await SearchDaemon.start(fixture.configuration())
-        var client = try await first.connect()
+        let original = try await SearchDaemon.with(fixture.configuration()) { first in
+        let client = try await first.connect()
         let original = try #require(try await client.request(1, "search", params).resultObject)
         await client.close()
-        await first.stop()
+        return original
+        }
         #expect(fixture.api.requestCount(provider) == 1)
 
-        let second = try await SearchDaemon.start(fixture.configuration())
-        client = try await second.connect()
+        try await SearchDaemon.with(fixture.configuration()) { second in
+        let client = try await second.connect()
         let cached = try #require(try await client.request(1, "search", params).resultObject)
         #expect(cached["fromCache"] as? Bool == true)
         #expect(cached["stale"] as? Bool == false)
@@ -32,25 +33,25 @@ struct SearchRestartTests {
         #expect(cached["total"] as? Int == original["total"] as? Int)
         #expect(fixture.api.requestCount(provider) == 1)
         await client.close()
-        await second.stop()
+        }
 
         // Expired at once (search_ttl 0), and the provider cannot be reached.
         await fixture.stopSimulator()
-        let third = try await SearchDaemon.start(fixture.configuration(searchTTL: .zero))
-        client = try await third.connect()
+        try await SearchDaemon.with(fixture.configuration(searchTTL: .zero)) { third in
+        let client = try await third.connect()
         let stale = try #require(try await client.request(1, "search", params).resultObject)
         #expect(stale["stale"] as? Bool == true)
         #expect(stale["fromCache"] as? Bool == true)
         #expect(photoIDs(stale) == photoIDs(original))
         await client.close()
-        await third.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("an expired page is fetched again when the provider is up (not answered stale)")
     func expiredPageIsRefetched() async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration(searchTTL: .zero))
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration(searchTTL: .zero)) { daemon in
         let client = try await daemon.connect()
         let params: [String: Any] = ["query": "quiet harbour", "provider": "unsplash"]
         _ = try #require(try await client.request(1, "search", params).resultObject)
@@ -59,24 +60,25 @@ struct SearchRestartTests {
         #expect(again["stale"] as? Bool == false)
         #expect(fixture.api.requestCount("unsplash") == 2)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("photo.get resolves a photo id after a restart, with the provider down", arguments: providers)
     func photoResolvesAfterRestart(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let first = try await SearchDaemon.start(fixture.configuration())
-        var client = try await first.connect()
+        try await SearchFixture.with { fixture in
+        let (photo, id) = try await SearchDaemon.with(fixture.configuration()) { first in
+        let client = try await first.connect()
         let page = try #require(try await client.request(1, "search", ["query": "old bridge", "provider": provider]).resultObject)
         let photo = try #require((page["photos"] as? [[String: Any]])?.first)
         let id = try #require(photo["id"] as? String)
         await client.close()
-        await first.stop()
+        return (photo, id)
+        }
         await fixture.stopSimulator()
 
-        let second = try await SearchDaemon.start(fixture.configuration())
-        client = try await second.connect()
+        try await SearchDaemon.with(fixture.configuration()) { second in
+        let client = try await second.connect()
         let resolved = try #require(try await client.request(1, "photo.get", ["photo": id]).resultObject)
         #expect(resolved["id"] as? String == id)
         #expect(resolved["provider"] as? String == provider)
@@ -88,14 +90,14 @@ struct SearchRestartTests {
         let unknown = try await client.request(2, "photo.get", ["photo": "\(provider):neverseen123"])
         #expect(unknown.errorCode != nil)
         await client.close()
-        await second.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("photo.get asks the provider for details when it is up", arguments: providers)
     func photoGetFetchesDetails(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let page = try #require(try await client.request(1, "search", ["query": "old bridge", "provider": provider]).resultObject)
         let id = try #require((page["photos"] as? [[String: Any]])?.first?["id"] as? String)
@@ -106,15 +108,15 @@ struct SearchRestartTests {
         // Detail fields only `photo.get` carries (null or absent in a search answer).
         #expect(detail["views"] as? Int != nil || (detail["tags"] as? [String])?.isEmpty == false)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("keys appear in no error text, no stats and no cache file", arguments: providers)
     func keysNeverLeak(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
+        try await SearchFixture.with { fixture in
         let wrongKey = "wrong-\(provider)-S3CRET-key"
-        let daemon = try await SearchDaemon.start(fixture.configuration(keys: [provider: wrongKey]))
+        try await SearchDaemon.with(fixture.configuration(keys: [provider: wrongKey])) { daemon in
         let client = try await daemon.connect()
         var lines: [String] = []
 
@@ -136,7 +138,7 @@ struct SearchRestartTests {
         // Errors were really answered (the test would be empty otherwise).
         #expect(lines[0...3].allSatisfy { $0.contains("\"error\"") })
         await client.close()
-        await daemon.stop()
+        }
 
         let cacheFolder = fixture.folder + "/cache"
         let files = FileManager.default.enumerator(atPath: cacheFolder)?.compactMap { $0 as? String } ?? []
@@ -144,17 +146,17 @@ struct SearchRestartTests {
             let text = String(decoding: FileManager.default.contents(atPath: cacheFolder + "/" + file) ?? Data(), as: UTF8.self)
             #expect(!text.contains(wrongKey), "key written into \(file)")
         }
-        await fixture.finish()
+        }
     }
 
     @Test("stored pages hold no key: a successful search's cache files never contain it", arguments: providers)
     func cacheFilesHoldNoKey(provider: String) async throws {
-        let fixture = try await SearchFixture.make()
-        let daemon = try await SearchDaemon.start(fixture.configuration())
+        try await SearchFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         _ = try #require(try await client.request(1, "search", ["query": "forest", "provider": provider]).resultObject)
         await client.close()
-        await daemon.stop()
+        }
 
         let key = try #require(ProviderAPISimulator.defaultKeys[provider])
         // Pages and photos live in the cache's entries (`data/xx/<digest>` and sidecars) and index.
@@ -166,7 +168,7 @@ struct SearchRestartTests {
             let text = String(decoding: FileManager.default.contents(atPath: cacheFolder + "/" + file) ?? Data(), as: UTF8.self)
             #expect(!text.contains(key), "key written into \(file)")
         }
-        await fixture.finish()
+        }
     }
 
     private func photoIDs(_ page: [String: Any]) -> [String] {

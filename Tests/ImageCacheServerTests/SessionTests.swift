@@ -12,7 +12,7 @@ struct SessionTests {
     @Test("requests on one connection run concurrently: a later request is answered while an earlier one runs")
     func concurrentRequests() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start { methods.register(in: &$0) }
+        try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"a"}}"#)
         try await methods.wait(for: "started:a")
@@ -20,13 +20,13 @@ struct SessionTests {
         #expect(echo["id"] as? Int == 2)
         #expect(echo["result"] as? String == "b")
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("cancel answers the pending request 1007 cancelled, reports true, and the request is answered only once")
     func cancelPending() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start { methods.register(in: &$0) }
+        try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","id":7,"method":"test.block","params":{"key":"k"}}"#)
         try await methods.wait(for: "started:k")
@@ -45,23 +45,23 @@ struct SessionTests {
         let next = try await client.call(#"{"jsonrpc":"2.0","id":9,"method":"hello"}"#)
         #expect(next["id"] as? Int == 9)
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("cancel of an id that is not pending answers false")
     func cancelUnknown() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let client = try await server.connect()
         let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"cancel","params":{"id":"nope"}}"#)
         #expect(answer.resultObject?["cancelled"] as? Bool == false)
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("past max_pending_per_session a request gets 1012 busy, while cancel still works")
     func pendingCap() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start(limits: ServerLimits(maxPendingPerSession: 2)) { methods.register(in: &$0) }
+        try await TestServer.with(limits: ServerLimits(maxPendingPerSession: 2), extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"a"}}"#)
         try await methods.wait(for: "started:a")
@@ -78,13 +78,13 @@ struct SessionTests {
         let ok = try await client.call(#"{"jsonrpc":"2.0","id":5,"method":"hello"}"#)
         #expect(ok.resultObject != nil)
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("the cap is per session: another connection is not affected")
     func capIsPerSession() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start(limits: ServerLimits(maxPendingPerSession: 1)) { methods.register(in: &$0) }
+        try await TestServer.with(limits: ServerLimits(maxPendingPerSession: 1), extend: { methods.register(in: &$0) }) { server in
         let busyClient = try await server.connect()
         try await busyClient.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"a"}}"#)
         try await methods.wait(for: "started:a")
@@ -95,13 +95,13 @@ struct SessionTests {
         #expect(echo["result"] as? String == "y")
         await busyClient.close()
         await other.close()
-        await server.stop()
+        }
     }
 
     @Test("a second pending request with the same id gets -32600")
     func duplicateID() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start { methods.register(in: &$0) }
+        try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","id":5,"method":"test.block","params":{"key":"a"}}"#)
         try await methods.wait(for: "started:a")
@@ -109,13 +109,13 @@ struct SessionTests {
         #expect(duplicate["id"] as? Int == 5)
         #expect(duplicate.errorCode == -32600)
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("an id may be reused the moment its answer arrives")
     func idReusedAtOnce() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start { methods.register(in: &$0) }
+        try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         // The answer is queued before its entry leaves the pending table: a client that sends
         // the same id as soon as it reads the answer must not be told it is still pending.
@@ -125,25 +125,25 @@ struct SessionTests {
             if answer.errorCode != nil { break }
         }
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("closing the connection cancels the work its session owns")
     func closeCancelsWork() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start { methods.register(in: &$0) }
+        try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"owned"}}"#)
         try await methods.wait(for: "started:owned")
         await client.close()
         try await methods.wait(for: "cancelled:owned")
         await server.server.waitUntilSessionCount(atMost: 0)
-        await server.stop()
+        }
     }
 
     @Test("stats reports the sessions connected now")
     func statsSessions() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let a = try await server.connect()
         let b = try await server.connect()
         // A round trip on b proves the server has accepted it (connect alone returns earlier).
@@ -155,7 +155,7 @@ struct SessionTests {
         let again = try await a.call(#"{"jsonrpc":"2.0","id":2,"method":"stats"}"#)
         #expect(again.resultObject?["sessions"] as? Int == 1)
         await a.close()
-        await server.stop()
+        }
     }
 
     @Test("hello follows a replaced configuration (a reload), though its answer is cached")
@@ -200,7 +200,7 @@ struct SessionTests {
     func hello() async throws {
         var configuration = CacheConfigurationFixture.withFlickrKey()
         configuration.pixabay.apiKey = ""
-        let server = try await TestServer.start(configuration: configuration)
+        try await TestServer.with(configuration: configuration) { server in
         let client = try await server.connect()
         let hello = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         let result = try #require(hello.resultObject)
@@ -213,6 +213,6 @@ struct SessionTests {
         // The key itself never crosses the socket.
         #expect(!String(decoding: try JSONSerialization.data(withJSONObject: hello), as: UTF8.self).contains("secret-flickr-key"))
         await client.close()
-        await server.stop()
+        }
     }
 }

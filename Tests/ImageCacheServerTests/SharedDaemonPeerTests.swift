@@ -301,7 +301,7 @@ extension DownloadFixture {
 }
 
 /// The parts of a shared daemon that need no second user.
-@Suite("Shared daemon: peer groups and admin_group")
+@Suite("Shared daemon: peer groups and admin_group", .timeLimit(.minutes(1)))
 struct SharedDaemonSettingsTests {
     @Test("the kernel's zero-padded group list: the gids up to the last non-zero one; all zeros reads as none")
     func groupsFromPaddedList() {
@@ -317,7 +317,7 @@ struct SharedDaemonSettingsTests {
 
     @Test("an unknown admin_group stops start-up with a message naming it")
     func unknownAdminGroup() async throws {
-        let fixture = try await DownloadFixture.make()
+        try await DownloadFixture.with { fixture in
         var configuration = fixture.configuration()
         configuration.daemon.adminGroup = "no-such-group-imagecached"
         #expect {
@@ -329,12 +329,12 @@ struct SharedDaemonSettingsTests {
             }
             return "\(error)" == "admin_group \"no-such-group-imagecached\" is not a group on this system"
         }
-        await fixture.finish()
+        }
     }
 
     @Test("a reload naming an unknown admin_group fails and keeps the running configuration")
     func reloadWithUnknownAdminGroup() async throws {
-        let fixture = try await DownloadFixture.make()
+        try await DownloadFixture.with { fixture in
         var bad = fixture.configuration()
         bad.daemon.adminGroup = "no-such-group-imagecached"
         let fresh = bad
@@ -344,6 +344,6 @@ struct SharedDaemonSettingsTests {
         #expect(!daemon.reloadConfiguration())
         #expect(daemon.configuration.current.daemon.adminGroup == nil)
         await daemon.stop(listener: listener)
-        await fixture.finish()
+        }
     }
 }

@@ -20,7 +20,7 @@ struct SharedTierTests {
         // daemons share the test process's threads with every other test) let 46 of 100 waits
         // expire, and each expired wait is a second fetch by design. The expiry itself is a
         // deadline of the waiting loop; here the property is the one fetch.
-        let fleet = try await FleetFixture.start { _, configuration in configuration.shared.claimWait = .seconds(100) }
+        try await FleetFixture.with(configure: { _, configuration in configuration.shared.claimWait = .seconds(100) }) { fleet in
         let count = threadSanitizerIsActive ? 40 : 100
         let urls = fleet.serveImages(count, name: "both")
         let a = try await fleet.hosts[0].connect()
@@ -47,12 +47,12 @@ struct SharedTierTests {
         #expect((stats["nodes"] as? [[String: Any]])?.count == 3)
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 
     @Test("a node killed mid-load: every request answered without error; restarted, it is used again")
     func nodeKilledAndRestarted() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 3)
+        try await FleetFixture.with(hosts: 2, nodes: 3) { fleet in
         let urls = fleet.serveImages(90, name: "kill")
         let a = try await fleet.hosts[0].connect()
         try await a.send(rpcLine(1, "prefetch", ["urls": urls, "size": 96]))
@@ -77,7 +77,7 @@ struct SharedTierTests {
 
         // Restarted: after the ejection's retry delay (2 s), the node takes its keys again.
         try await fleet.nodes[1].restart()
-        try await Task.sleep(for: .milliseconds(2100))
+        try await fleet.waitForNode(1, upAt: 1)
         let more = fleet.serveImages(40, name: "again").filter { fleet.node(ofWireKey: fleet.wireKey(url: $0, size: 96)) == 1 }
         #expect(more.count >= 5)
         let before = fleet.hosts[1].pipeline.tierActivity.writeAttempts.value
@@ -92,15 +92,15 @@ struct SharedTierTests {
         #expect(states == ["up", "up", "up"])
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 
     @Test("every node down: the same answers as a daemon without the tier, no error, at most the timeout added")
     func allNodesDown() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 3) { index, c in
+        try await FleetFixture.with(hosts: 2, nodes: 3, configure: { index, c in
             if index == 1 { c.shared.servers = [] }
             c.shared.timeout = .milliseconds(100)
-        }
+        }) { fleet in
         for node in fleet.nodes { await node.kill() }
         let urls = fleet.serveImages(8, name: "down")
         let tiered = try await fleet.hosts[0].connect()
@@ -126,12 +126,12 @@ struct SharedTierTests {
         #expect(nodes.contains { ($0["ejections"] as? Int ?? 0) >= 1 })
         await tiered.close()
         await plain.close()
-        await fleet.finish()
+        }
     }
 
     @Test("a corrupt value planted in memcached is never served: refused, deleted, fetched again, replaced")
     func corruptValue() async throws {
-        let fleet = try await FleetFixture.start(hosts: 2, nodes: 1)
+        try await FleetFixture.with(hosts: 2, nodes: 1) { fleet in
         let urls = fleet.serveImages(3, name: "bad")
         let good = SyntheticImages.jpeg(width: 96, height: 72, seed: 99)
         // 0: noise; 1: a sound value made for another key; 2: a right key with a flipped image byte.
@@ -168,12 +168,12 @@ struct SharedTierTests {
         #expect(fleet.images.counters.totalRequests == 3)
         await a.close()
         await b.close()
-        await fleet.finish()
+        }
     }
 
     @Test("Unsplash thumbnails stay out of the tier by default; Flickr's go in")
     func unsplashNotShared() async throws {
-        let fleet = try await FleetFixture.start(hosts: 1, nodes: 1)
+        try await FleetFixture.with(hosts: 1, nodes: 1) { fleet in
         let client = try await fleet.hosts[0].connect()
         func show(_ provider: String, _ id: Int) async throws -> Int {
             let answer = try await client.ask(id, "search", ["query": "fleet", "provider": provider, "perPage": 3])
@@ -193,7 +193,7 @@ struct SharedTierTests {
         #expect(try fleet.storedItems() == flickr + 2 * (1 + 3) + 2)
         #expect(fleet.hosts[0].pipeline.tierActivity.writes.load(ordering: .relaxed) == flickr)
         await client.close()
-        await fleet.finish()
+        }
     }
 }
 

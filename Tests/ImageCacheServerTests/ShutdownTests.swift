@@ -10,7 +10,9 @@ struct ShutdownTests {
     @Test("shutdown stops accepting, cancels work still running after the grace period and closes the connections")
     func abandonsAfterGrace() async throws {
         let methods = TestMethods()
-        let server = try await TestServer.start { methods.register(in: &$0) }
+        // The test shuts the server down itself; `with`'s stop then finds nothing left to stop
+        // and removes the socket file and the folder.
+        try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
         let client = try await server.connect()
         try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"long"}}"#)
         try await methods.wait(for: "started:long")
@@ -21,19 +23,17 @@ struct ShutdownTests {
         await #expect(throws: (any Error).self) {
             _ = try await RawClient.connect(server.path)
         }
-        server.listener.removeSocketFile()
-        try? FileManager.default.removeItem(atPath: server.folder)
+        }
     }
 
     @Test("shutdown with nothing in flight closes idle connections at once")
     func idleConnectionsClosed() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let client = try await server.connect()
         _ = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         // An hour's grace: if shutdown waited it out, the suite's time limit would fail this.
         await server.server.shutdown(gracePeriod: .seconds(3600))
         #expect(try await client.readLine() == nil)
-        server.listener.removeSocketFile()
-        try? FileManager.default.removeItem(atPath: server.folder)
+        }
     }
 }

@@ -12,7 +12,7 @@ struct SlowReaderTests {
     func progressDropped() async throws {
         let methods = TestMethods()
         let limits = ServerLimits(outboundSoftLimit: 64 << 10, outboundHardLimit: 8 << 20)
-        let server = try await TestServer.start(limits: limits) { methods.register(in: &$0) }
+        try await TestServer.with(limits: limits, extend: { methods.register(in: &$0) }) { server in
         let stalled = try await server.connect(reading: false)
         // 4 MiB of progress: far more than the kernel buffers between us.
         try await stalled.send(#"{"jsonrpc":"2.0","id":"flood","method":"test.flood","params":{"count":4096,"size":1024,"method":"test.progress"}}"#)
@@ -48,14 +48,14 @@ struct SlowReaderTests {
         #expect(metrics.peakQueuedOutboundBytesPerConnection <= limits.outboundSoftLimit + 2048)
         await stalled.close()
         await other.close()
-        await server.stop()
+        }
     }
 
     @Test("past the second bound the connection is closed, and no essential notification is dropped before that")
     func disconnectedPastHardBound() async throws {
         let methods = TestMethods()
         let limits = ServerLimits(outboundSoftLimit: 16 << 10, outboundHardLimit: 256 << 10)
-        let server = try await TestServer.start(limits: limits) { methods.register(in: &$0) }
+        try await TestServer.with(limits: limits, extend: { methods.register(in: &$0) }) { server in
         let other = try await server.connect()
         // A round trip proves the server has this session before the count is awaited below.
         _ = try await other.call(#"{"jsonrpc":"2.0","id":0,"method":"hello"}"#)
@@ -72,13 +72,13 @@ struct SlowReaderTests {
         #expect(hello.resultObject != nil)
         await stalled.close()
         await other.close()
-        await server.stop()
+        }
     }
 
     @Test("a client that sends requests but never reads stops being read, and its buffer stays bounded")
     func requestsWithoutReading() async throws {
         let limits = ServerLimits(outboundSoftLimit: 32 << 10, outboundHardLimit: 8 << 20)
-        let server = try await TestServer.start(limits: limits)
+        try await TestServer.with(limits: limits) { server in
         let stalled = try await server.connect(reading: false)
         let line = Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8) + [UInt8(ascii: "\n")]
         var batch: [UInt8] = []
@@ -104,7 +104,7 @@ struct SlowReaderTests {
         #expect(metrics.slowReaderDisconnects == 0)
         await stalled.close()
         await other.close()
-        await server.stop()
+        }
     }
 }
 
@@ -113,7 +113,7 @@ struct SlowReaderTests {
 struct ConnectionChurnTests {
     @Test("hundreds of connections opened and dropped abruptly leave the server serving and no session behind")
     func churn() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         let survivor = try await server.connect()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for round in 0..<300 {
@@ -137,6 +137,6 @@ struct ConnectionChurnTests {
         let hello = try await survivor.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         #expect(hello.resultObject != nil)
         await survivor.close()
-        await server.stop()
+        }
     }
 }

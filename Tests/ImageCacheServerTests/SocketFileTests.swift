@@ -17,9 +17,9 @@ struct SocketFileTests {
 
     @Test("the socket is created with mode 0600")
     func mode0600() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         #expect(mode(of: server.path)?.mode == 0o600)
-        await server.stop()
+        }
     }
 
     @Test("with socket_group the socket is 0660 and owned by that group")
@@ -49,7 +49,7 @@ struct SocketFileTests {
 
     @Test("a live daemon's socket is never replaced; start-up fails with a clear message")
     func liveSocketKept() async throws {
-        let server = try await TestServer.start()
+        try await TestServer.with { server in
         #expect(try SocketBinder.probe(path: server.path) == .live)
         #expect {
             _ = try SocketBinder.bind(path: server.path, group: nil, logger: TestServer.logger)
@@ -62,7 +62,7 @@ struct SocketFileTests {
         let hello = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
         #expect(hello.resultObject != nil)
         await client.close()
-        await server.stop()
+        }
     }
 
     @Test("a stale socket file (nobody listening) is removed and replaced")
@@ -109,14 +109,16 @@ struct SocketFileTests {
 
     @Test("removing the socket file at exit spares a file that is no longer ours")
     func removeOnlyOwnFile() async throws {
-        let server = try await TestServer.start()
+        // `with`'s stop after the test's own shutdown only removes the folder (the file at the
+        // path is still not ours).
+        try await TestServer.with { server in
         await server.server.shutdown(gracePeriod: .seconds(1))
         // Someone else's file appears at the path after we stopped listening.
         unlink(server.path)
         try Data("newer".utf8).write(to: URL(fileURLWithPath: server.path))
         server.listener.removeSocketFile()
         #expect(FileManager.default.fileExists(atPath: server.path))
-        try? FileManager.default.removeItem(atPath: server.folder)
+        }
     }
 
     @Test("a socket path too long for sockaddr_un is refused with a message")

@@ -24,9 +24,9 @@ struct StatsDaemonTests {
 
     @Test("stats has every section and figure of the contract, limits from the configuration")
     func shape() async throws {
-        let fixture = try await CacheFixture.make()
+        try await CacheFixture.with { fixture in
         let configuration = fixture.configuration()
-        let daemon = try await SearchDaemon.start(configuration)
+        try await SearchDaemon.with(configuration) { daemon in
         let client = try await daemon.connect()
         let answer = try await stats(client, 1)
 
@@ -44,14 +44,14 @@ struct StatsDaemonTests {
         let providers = try #require(answer["providers"] as? [String: Any])
         #expect(Set(providers.keys) == ["unsplash", "flickr", "pixabay"])
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("a thumbnail fetch moves the network and disk figures; a cached lookup counts a memory hit")
     func figuresMove() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         let before = try await stats(client, 1)
@@ -71,14 +71,14 @@ struct StatsDaemonTests {
         #expect(memory.1["hits"]! > memory.0["hits"]!)
         #expect(memory.1["entries"]! > memory.0["entries"]!)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 
     @Test("search pages count in the disk figures, and cache.clear searches takes them out")
     func searchPagesOnDisk() async throws {
-        let fixture = try await CacheFixture.make()
-        let daemon = try await fixture.start()
+        try await CacheFixture.with { fixture in
+        try await SearchDaemon.with(fixture.configuration()) { daemon in
         let client = try await daemon.connect()
         let empty = try section(try await stats(client, 1), "disk")
         _ = try await daemon.searchPhotos(client, perPage: 10)
@@ -92,8 +92,8 @@ struct StatsDaemonTests {
         #expect(cleared["entries"]! == searched["entries"]! - 1)
         #expect(cleared["bytes"]! < searched["bytes"]!)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }
 
@@ -102,9 +102,9 @@ struct StatsDaemonTests {
 struct StatsReloadTests {
     @Test("applying a reloaded configuration changes the limits stats reports and trims the memory tier")
     func appliedLimits() async throws {
-        let fixture = try await CacheFixture.make()
+        try await CacheFixture.with { fixture in
         var configuration = fixture.configuration()
-        let daemon = try await SearchDaemon.start(configuration)
+        try await SearchDaemon.with(configuration) { daemon in
         let client = try await daemon.connect()
         let ids = try await daemon.searchPhotos(client).compactMap { $0["id"] as? String }
         _ = try await daemon.thumbnail(ids[0])
@@ -118,7 +118,7 @@ struct StatsReloadTests {
         #expect((stats["disk"] as? [String: Any])?["limit"] as? Int == 5 << 20)
         #expect((stats["memory"] as? [String: Any])?["entries"] as? Int == 0)
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

@@ -65,7 +65,7 @@ struct StorageUnavailableTests {
     func cacheFolder() async throws {
         let mount = try #require(Mount(sizeKiB: 4096))
         defer { mount.unmount() }
-        let f = try await ThumbnailFixture.start { $0.cache.cacheDir = mount.path + "/cache" }
+        try await ThumbnailFixture.with(configure: { $0.cache.cacheDir = mount.path + "/cache" }) { f in
         let client = try await f.connect()
         // Warm: the folder works.
         try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": f.serve("/warm.jpg")]))
@@ -89,7 +89,7 @@ struct StorageUnavailableTests {
         let back = try await client.answer(4).answer
         #expect(back.resultObject != nil, "\(back)")
         await client.close()
-        await f.finish()
+        }
     }
 
     /// The error a download to the folder ends with: its immediate answer's, or its
@@ -110,10 +110,10 @@ struct StorageUnavailableTests {
         defer { mount.unmount() }
         let downloads = mount.path + "/Downloads"
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
-        let fixture = try await DownloadFixture.make()
+        try await DownloadFixture.with { fixture in
         var configuration = fixture.configuration()
         configuration.downloads.downloadDir = [downloads]
-        let daemon = try await SearchDaemon.start(configuration)
+        try await SearchDaemon.with(configuration) { daemon in
         let client = try await DownloadClient.connect(configuration.daemon.socket!)
         fixture.images.serve("/big.jpg", body: SyntheticImages.jpeg(width: 1600, height: 1200, seed: 7))
 
@@ -132,7 +132,7 @@ struct StorageUnavailableTests {
         let (method, params) = try await client.outcome(job: job)
         #expect(method == "download.finished", "\(params)")
         await client.close()
-        await daemon.stop()
-        await fixture.finish()
+        }
+        }
     }
 }

@@ -19,18 +19,18 @@ struct ThumbnailErrorTests {
 
     @Test("not an image is 1008 decode_failed")
     func notAnImage() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         f.images.serve("/text.jpg", body: Array("<html>not a picture</html>".utf8), contentType: "text/html")
         try await request(f, client, id: 1, path: "/text.jpg")
         expectError(try await client.answer(1).answer, code: 1008, kind: "decode_failed", "html body")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a decompression bomb is too_large")
     func bomb() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         f.images.serve("/bomb.jpg", body: try Corpus.bytes("jpeg/libjpeg-turbo-seed-corpora/github_197_poc_min.jpg"))
         try await request(f, client, id: 1, path: "/bomb.jpg")
@@ -38,12 +38,12 @@ struct ThumbnailErrorTests {
         #expect(answer.errorKind == "too_large", "\(answer)")
         #expect(answer.errorCode == 1009)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a truncated body is an error, never a result")
     func truncated() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(width: 800, height: 600)
         f.images.serve("/cut.jpg", body: body, faults: [.truncate(afterBytes: body.count / 2)])
@@ -52,12 +52,12 @@ struct ThumbnailErrorTests {
         #expect(answer.resultObject == nil)
         #expect(answer.errorCode != nil && answer.errorKind != "internal", "\(answer)")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("404 is not_found, 429 rate_limited with its delay, 5xx upstream_error")
     func statuses() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(width: 300, height: 200)
         f.images.serve("/404.jpg", body: body, faults: [.status(404)])
@@ -72,12 +72,12 @@ struct ThumbnailErrorTests {
         #expect(answers[2]?.errorData["retryAfter"] as? Double == 120)
         expectError(try #require(answers[3]), code: 1003, kind: "upstream_error", "503")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a redirect to a forbidden place is 1010 forbidden")
     func forbiddenRedirect() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         f.images.serve("/away.jpg", body: SyntheticImages.jpeg(width: 300, height: 200),
                        faults: [.redirect(to: "http://169.254.169.254/latest/meta-data")])
@@ -87,12 +87,12 @@ struct ThumbnailErrorTests {
         try await client.send(rpcLine(2, "thumbnail.show", ["slot": 2, "url": "http://10.0.0.1/x.jpg"]))
         expectError(try await client.answer(2).answer, code: 1010, kind: "forbidden", "private address")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a stalled body is 1011 timeout")
     func timeout() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.stallTimeout = .seconds(1) }
+        try await ThumbnailFixture.with(configure: { $0.network.stallTimeout = .seconds(1) }) { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(width: 800, height: 600)
         f.images.serve("/stall.jpg", body: body, faults: [.stall(afterBytes: 100)])
@@ -101,6 +101,6 @@ struct ThumbnailErrorTests {
         #expect(answer.errorKind == "timeout", "\(answer)")
         #expect(answer.errorCode == 1011)
         await client.close()
-        await f.finish()
+        }
     }
 }

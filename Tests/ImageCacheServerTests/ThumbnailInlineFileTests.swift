@@ -12,7 +12,7 @@ import TestSupport
 struct ThumbnailInlineFileTests {
     @Test("answers still waiting to be written when their thumbnail is evicted arrive whole")
     func clearWhileAnswersWait() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let url = f.serve("/hot.jpg", width: 800, height: 600, seed: 9)
         let params: [String: Any] = ["url": url, "size": 400, "inline": true]
@@ -64,6 +64,6 @@ struct ThumbnailInlineFileTests {
         #expect(fromMemory > 0)
         await stalled.close()
         await client.close()
-        await f.finish()
+        }
     }
 }

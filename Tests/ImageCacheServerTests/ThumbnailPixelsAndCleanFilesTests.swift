@@ -31,7 +31,7 @@ struct ThumbnailPixelsAndCleanFilesTests {
 
     @Test("wrong pixels are 1008 decode_failed: cut at 60 % + EOI, a 7000×7000 frame over a small file, arithmetic SOF over Huffman data")
     func wrongPixelsRefused() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let photo = SyntheticImages.jpeg(width: 800, height: 600)
         let cut = Array(photo.prefix(photo.count * 6 / 10)) + [0xFF, 0xD9]
@@ -46,12 +46,12 @@ struct ThumbnailPixelsAndCleanFilesTests {
             #expect(answer.errorKind == "decode_failed", "\(name): \(answer)")
         }
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("complete pixels with a damaged trailer are shown: a JPEG without EOI, a PNG with a mangled chunk before IEND")
     func damagedTrailerShown() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let jpeg = Array(SyntheticImages.jpeg(width: 300, height: 200).dropLast(2))
         var png = try #require(PNGChunks(parsing: SyntheticImages.png(width: 300, height: 200)))
@@ -68,12 +68,12 @@ struct ThumbnailPixelsAndCleanFilesTests {
             expectBounded(result, file)
         }
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a 16-bit PNG without gAMA is shown with Pillow's brightness, not linear light")
     func sixteenBitBrightness() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let width = 512, height = 64
         var samples: [UInt16] = []
@@ -100,12 +100,12 @@ struct ThumbnailPixelsAndCleanFilesTests {
         // Linear-light decoding was 24–65/255 off in the mid-tones; JPEG adds ±1–2.
         #expect(Double(total) / Double(count) < 3, "mean difference \(Double(total) / Double(count))")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("outsized metadata never reaches a client: a 10 MB ICC profile, a 40 MB private chunk, a zTXt bomb")
     func outsizedMetadataStripped() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let profile = (0..<(10 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let iccWide = ICCSegments.inserting(profile, into: SyntheticImages.jpeg(width: 640, height: 480))
@@ -136,19 +136,19 @@ struct ThumbnailPixelsAndCleanFilesTests {
             }
         }
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a clean original narrower than 2 × size is still passed through byte for byte")
     func cleanPassThrough() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(width: 300, height: 200)
         let answer = try await show(f, client, id: 1, path: "/clean.jpg", body: body, size: 200)
         let result = try #require(answer.resultObject, "\(answer)")
         #expect(try deliveredFile(result) == body)
         await client.close()
-        await f.finish()
+        }
     }
 
     private func frameOffset(_ jpeg: [UInt8]) -> Int? {

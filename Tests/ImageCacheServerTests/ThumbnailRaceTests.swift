@@ -146,7 +146,7 @@ struct ThumbnailRaceTests {
 
     @Test("thousands of interleavings: nothing late, each show answered once, recycles tell the truth")
     func hammer() async throws {
-        let f = try await ThumbnailFixture.start { $0.network.flingDwell = .milliseconds(30) }
+        try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .milliseconds(30) }) { f in
         let client = try await f.connect()
         let photos = try await f.photoIDs(client: client, id: 1, count: 30)
         try #require(photos.count >= 10)
@@ -232,7 +232,7 @@ struct ThumbnailRaceTests {
         #expect(recycled > 0)
         print("race hammer: \(operations) ops, \(shows) delivered (\(fetched) from the network), \(recycled) recycled")
         await client.close()
-        await f.finish()
+        }
     }
 
     /// The next message; on time-out, says which sent requests were still unanswered and

@@ -11,7 +11,7 @@ import TestSupport
 struct ThumbnailShowTests {
     @Test("only the slots shown fetch: the server sees exactly their images")
     func onlyVisibleSlotsFetch() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let a = f.serve("/a.jpg", seed: 1)
         let b = f.serve("/b.jpg", seed: 2)
@@ -34,12 +34,12 @@ struct ThumbnailShowTests {
         #expect(counters.totalRequests == 2)
 
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a delivered thumbnail is a complete file of the size asked, and a second show is a memory hit")
     func deliveryAndHit() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let url = f.serve("/wide.jpg", width: 1200, height: 800)
 
@@ -59,12 +59,12 @@ struct ThumbnailShowTests {
         #expect(f.images.counters.requests("/wide.jpg") == 1)
 
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("inline: true carries the file's bytes as base64")
     func inlineData() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let url = f.serve("/inline.jpg", width: 400, height: 300)
 
@@ -85,24 +85,24 @@ struct ThumbnailShowTests {
         #expect(again["data"] as? String == result["data"] as? String)
 
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("size defaults to the configuration's thumbnail_size")
     func defaultSize() async throws {
-        let f = try await ThumbnailFixture.start { $0.cache.thumbnailSize = 100 }
+        try await ThumbnailFixture.with(configure: { $0.cache.thumbnailSize = 100 }) { f in
         let client = try await f.connect()
         let url = f.serve("/default.jpg", width: 800, height: 400)
         let result = try #require(try await client.ask(1, "thumbnail.show", ["slot": 0, "url": url]).resultObject)
         #expect(result["width"] as? Int == 100)
         #expect(result["height"] as? Int == 50)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a photo id answers with the photo, and an unknown one is 1006")
     func photoIDs() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let ids = try await f.photoIDs(client: client, id: 1, count: 3)
         let photo = try #require(ids.first)
@@ -116,24 +116,24 @@ struct ThumbnailShowTests {
         #expect(unknown.errorCode == 1006)
         #expect(unknown.errorKind == "not_found")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("params are checked: a negative slot or both photo and url are -32602")
     func invalidParams() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         #expect(try await client.ask(1, "thumbnail.show", ["slot": -1, "url": "http://127.0.0.1/x.jpg"]).errorCode == -32602)
         #expect(try await client.ask(2, "thumbnail.show", ["slot": 0, "url": "http://127.0.0.1/x.jpg", "photo": "a:b"]).errorCode == -32602)
         #expect(try await client.ask(3, "thumbnail.recycle", ["slot": -2]).errorCode == -32602)
         #expect(try await client.ask(4, "thumbnail.show", ["slot": 0, "url": "http://127.0.0.1/x.jpg", "size": 0]).errorCode == -32602)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("recycling a loading slot answers 1007 recycled, stops its transfer, and the server sees the abort")
     func recycleAbortsTransfer() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(approximateBytes: 400_000)
         f.images.serve("/slow.jpg", body: body, faults: [.stall(afterBytes: 20_000)])
@@ -151,12 +151,12 @@ struct ThumbnailShowTests {
         // Nothing is pending on the slot any more.
         #expect(try await client.ask(3, "thumbnail.recycle", ["slot": 5]).resultObject?["cancelled"] as? Bool == false)
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("showing a loading slot again recycles the earlier request")
     func reshowRecycles() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let held = f.serve("/held.jpg", faults: [.held])
         let other = f.serve("/other.jpg", seed: 9)
@@ -171,12 +171,12 @@ struct ThumbnailShowTests {
         try await f.waitForServer { $0.aborted("/held.jpg") == 1 }
         f.images.release("/held.jpg")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("slots of different views are apart: recycling main#1 leaves side#1 loading")
     func viewsAreApart() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let held = f.serve("/v.jpg", faults: [.held])
         try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": held, "view": "side"]))
@@ -186,12 +186,12 @@ struct ThumbnailShowTests {
         let (answer, _) = try await client.answer(1)
         #expect(answer.resultObject?["view"] as? String == "side")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("two sessions showing one image share one transfer")
     func coalescingAcrossSessions() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let one = try await f.connect()
         let two = try await f.connect()
         let url = f.serve("/shared.jpg", faults: [.held])
@@ -210,12 +210,12 @@ struct ThumbnailShowTests {
         #expect(f.images.counters.requests("/shared.jpg") == 1)
         await one.close()
         await two.close()
-        await f.finish()
+        }
     }
 
     @Test("a recycle while another session wants the image does not stop its transfer")
     func recycleKeepsSharedTransfer() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let one = try await f.connect()
         let two = try await f.connect()
         let url = f.serve("/kept.jpg", faults: [.held])
@@ -231,12 +231,12 @@ struct ThumbnailShowTests {
         #expect(f.images.counters.aborted("/kept.jpg") == 0)
         await one.close()
         await two.close()
-        await f.finish()
+        }
     }
 
     @Test("thumbnail.dimensions arrives before the body is complete")
     func dimensionsBeforeBody() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(width: 1600, height: 900, seed: 4)
         f.images.serve("/dims.jpg", body: body, faults: [.stall(afterBytes: body.count / 3)])
@@ -252,12 +252,12 @@ struct ThumbnailShowTests {
         let answers = try await client.answers(for: [1, 2])
         #expect(answers[1]?.errorReason == "recycled")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("progress notifications name the slot and end with the whole body")
     func progress() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(approximateBytes: 300_000, seed: 5)
         f.images.serve("/progress.jpg", body: body)
@@ -270,12 +270,12 @@ struct ThumbnailShowTests {
         #expect(last["slot"] as? Int == 8)
         #expect(last["view"] as? String == "strip")
         await client.close()
-        await f.finish()
+        }
     }
 
     @Test("a closed session's loading slots stop their transfers")
     func closeStopsSlots() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let body = SyntheticImages.jpeg(approximateBytes: 400_000)
         f.images.serve("/closing.jpg", body: body, faults: [.stall(afterBytes: 20_000)])
@@ -283,12 +283,12 @@ struct ThumbnailShowTests {
         try await f.waitForServer { $0.requests("/closing.jpg") == 1 }
         await client.close()
         try await f.waitForServer { $0.aborted("/closing.jpg") == 1 }
-        await f.finish()
+        }
     }
 
     @Test("cancel {id} of a show answers 1007 cancelled once, and the slot is free")
     func cancelByID() async throws {
-        let f = try await ThumbnailFixture.start()
+        try await ThumbnailFixture.with { f in
         let client = try await f.connect()
         let url = f.serve("/cancel.jpg", faults: [.held])
         try await client.send(rpcLine(1, "thumbnail.show", ["slot": 0, "url": url]))
@@ -300,6 +300,6 @@ struct ThumbnailShowTests {
         #expect(try await client.ask(3, "thumbnail.recycle", ["slot": 0]).resultObject?["cancelled"] as? Bool == false)
         f.images.release("/cancel.jpg")
         await client.close()
-        await f.finish()
+        }
     }
 }

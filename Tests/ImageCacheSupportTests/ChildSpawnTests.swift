@@ -8,7 +8,7 @@ import Glibc
 
 /// `ChildSpawn` with real programs: a child holds nothing of its parent but 0–2, hears SIGTERM
 /// even when started from a thread that blocks it, and its exit is reported as a shell would.
-@Suite("Support: starting a child process")
+@Suite("Support: starting a child process", .timeLimit(.minutes(1)))
 struct ChildSpawnTests {
     /// Runs `start` on a thread of its own whose signal mask blocks SIGTERM (as NIO's and
     /// dispatch's threads do), and returns what it returned.

@@ -1,7 +1,7 @@
 import ImageCacheSupport
 import Testing
 
-@Suite("Support: a demand group (max priority, last one out cancels)")
+@Suite("Support: a demand group (max priority, last one out cancels)", .timeLimit(.minutes(1)))
 struct DemandGroupTests {
     /// What the group did to its work, in order.
     private final class Recorder: Sendable {

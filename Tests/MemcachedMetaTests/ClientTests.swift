@@ -132,10 +132,14 @@ struct ClientTests {
         #expect(onA > 40 && onA < 160)
         #expect(client.statistics[1].state == "ejected")
         try await b.restart()
-        // Ejection is a span of time by design: wait it out, then the probe brings the node back.
-        try await Task.sleep(for: .milliseconds(250))
+        // Ejection is a span of time by design: ask until it is over and the ask, the probe,
+        // reaches the restarted node (while ejected, an ask answers at once, untried).
         let onB = keys.first { client.nodeIndex(for: $0) == 1 }!
-        #expect(await client.get(onB) == .miss)
+        let probed = try await poll(seconds: 10) { () -> MemcachedClient.Lookup? in
+            let found = await client.get(onB)
+            return found == .unavailable ? nil : found
+        }
+        #expect(probed == .miss)
         #expect(await client.set(onB, [7], ttl: .seconds(60)) == .stored)
         #expect(await client.get(onB) == .hit([7]))
         #expect(client.statistics[1].state == "up")

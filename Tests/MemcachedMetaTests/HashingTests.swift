@@ -2,7 +2,7 @@ import NIOCore
 import Testing
 @testable import MemcachedMeta
 
-@Suite("memcached meta: hashing, keys and answer parsing")
+@Suite("memcached meta: hashing, keys and answer parsing", .timeLimit(.minutes(1)))
 struct HashingTests {
     @Test("MD5 gives RFC 1321's test-suite digests")
     func md5Vectors() {

@@ -26,5 +26,6 @@ struct BenchCommand: AsyncParsableCommand {
         VerifyBenchmark.self,
         BlurHashBenchmark.self,
         ChaosSoakBenchmark.self,
+        MemcachedRoundTripBenchmark.self,
     ]
 }

@@ -37,7 +37,9 @@ struct PapercutEndToEndTests {
     }
 
     @Test func aDaemonGoneWhileFollowingNamesTheSocketAndTheJobs() async throws {
-        let live = try await LiveDaemon.start()
+        // The test stops the daemon itself (`LiveDaemon.with` would expect its own stop to be
+        // the clean one); the rest is removed whatever happens.
+        try await finishing(try await LiveDaemon.start(), with: { _ = await $0.stop() }) { live in
         live.images.serve("/g.jpg", body: Self.body, faults: [.held])
         let url = live.images.url("/g.jpg")
         let run = Task { try await live.cli(["download", url]) }
@@ -49,11 +51,11 @@ struct PapercutEndToEndTests {
         let stopped = await live.daemon.stop()
         let result = try await run.value
         live.images.release("/g.jpg")
-        _ = await live.stop()
         #expect(stopped == 0)
         #expect(result.status == ExitStatus.protocolError.rawValue, "\(result.stderr)")
         #expect(result.stderr.contains("imagecached at \(live.socket) closed while following download job \(job)"), "\(result.stderr)")
         #expect(result.stderr.contains("`imagecache --socket \(live.socket) download status \(job)`"), "\(result.stderr)")
+        }
     }
 
     @Test func quietSearchPrintsTheRowsAndATooLargePageIsSaidToBeClamped() async throws {

@@ -253,7 +253,7 @@ struct ConfigLookupTests {
 
 /// `~/.config/user-dirs.dirs` (xdg-user-dirs) decides the default download folder when
 /// `XDG_DOWNLOAD_DIR` is not in the environment.
-@Suite("user-dirs.dirs")
+@Suite("user-dirs.dirs", .timeLimit(.minutes(1)))
 struct UserDirsTests {
     @Test("the forms xdg-user-dirs writes: $HOME/…, absolute, escaped quotes; others ignored")
     func parse() {

@@ -3,7 +3,7 @@ import ImageCacheKit
 import Testing
 
 /// `[shared]`: the memcached tier's keys, their defaults and what they refuse.
-@Suite("[shared] configuration")
+@Suite("[shared] configuration", .timeLimit(.minutes(1)))
 struct SharedConfigTests {
     private func parse(_ body: String) throws -> CacheConfiguration {
         try CacheConfiguration.parse(text: "[shared]\n" + body, path: "cache.conf", environment: [:])

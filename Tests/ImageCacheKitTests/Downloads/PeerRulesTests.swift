@@ -8,7 +8,7 @@ import Testing
 /// The rules of a shared daemon that need no second user to check (docs/protocol.md, "Shared
 /// daemons"): who sees a job, who may empty the cache, how a folder's mode is judged for a
 /// peer, and that a peer whose credentials were not read gets nothing.
-@Suite("Shared daemon rules")
+@Suite("Shared daemon rules", .timeLimit(.minutes(1)))
 struct PeerRulesTests {
     private static let other: UInt32 = PeerIdentity.daemonUID == 4242 ? 4243 : 4242
     private static let peer = Requester.peer(PeerIdentity(uid: other, gid: 5000, groups: [5001, 5002]))

@@ -5,7 +5,7 @@ import TestSupport
 /// The integer box pre-shrink in front of the filter: exact averages (partial boxes at the
 /// right and bottom edges too, every layout, column sums folded at any row), factors that
 /// keep three times the target, and the streaming resize still giving the whole resize's pixels.
-@Suite("Imaging: box pre-shrink")
+@Suite("Imaging: box pre-shrink", .timeLimit(.minutes(2)))
 struct BoxShrinkerTests {
     @Test("averages, with the partial boxes at the edges")
     func averages() {

@@ -6,7 +6,7 @@ import TestSupport
 /// The transforms of recent embedded profiles, kept by the profile's bytes: built once and
 /// shared (by pictures and by threads), "no transform" remembered too, bounded in count and
 /// in what it keeps.
-@Suite("Imaging: colour transforms kept across pictures")
+@Suite("Imaging: colour transforms kept across pictures", .timeLimit(.minutes(2)))
 struct ColourTransformCacheTests {
     private func profile(of jpeg: [UInt8]) throws -> [UInt8] {
         try #require(jpeg.withUnsafeBytes { JPEGMetadata(ByteReader($0)).iccProfile })

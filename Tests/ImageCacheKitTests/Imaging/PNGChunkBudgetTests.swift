@@ -11,7 +11,7 @@ import TestSupport
 /// zero 1 GiB (its size check is a "benign" error, a warning while reading), and the
 /// progressive reader buffered a large text chunk whole, growing and copying its buffer as the
 /// bytes arrived.
-@Suite struct PNGChunkBudgetTests {
+@Suite(.timeLimit(.minutes(1))) struct PNGChunkBudgetTests {
     /// The most libpng's heap held while the pull reader read the header chunks, and whether
     /// it read them.
     private func headerRead(_ bytes: [UInt8]) -> (read: Bool, peak: Int) {

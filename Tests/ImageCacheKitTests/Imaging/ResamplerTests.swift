@@ -6,7 +6,7 @@ import TestSupport
 /// channel, one tap at a time. `SeparableFilter`'s planes, transposed columns and eight-wide
 /// dot products must give exactly the reference's bytes for every layout (grey, grey and
 /// alpha, RGB, RGBA), edges, zero-padded windows and clamping included.
-@Suite("Imaging: resampler")
+@Suite("Imaging: resampler", .timeLimit(.minutes(1)))
 struct ResamplerTests {
     /// `image` filtered along x then y with `Resampler.weights`, sample by sample.
     static func reference(_ image: PixelBuffer, width: Int, height: Int) -> [UInt8] {

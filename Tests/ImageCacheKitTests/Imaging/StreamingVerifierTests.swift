@@ -6,7 +6,7 @@ import TestSupport
 /// `StreamingVerifier` against `Thumbnailer.validate` on real files: the same verdict and
 /// header however the body is cut into chunks, incomplete bodies refused at the end, corrupt
 /// ones before it, headers and decode memory known before the decode allocates.
-@Suite("Streaming verification")
+@Suite("Streaming verification", .timeLimit(.minutes(3)))
 struct StreamingVerifierTests {
     @Test("every corpus image: the same verdict and header as validate, fed in random chunks of 1 B to 64 KiB")
     func corpusVerdictsMatchValidate() throws {
@@ -210,7 +210,7 @@ struct StreamingVerifierTests {
 /// used to read on into that chunk (and refuse a bad CRC or a missing chunk there) while the
 /// streaming verifier stopped after the chunk the rows end in. `scripts/fuzz stream-verify`
 /// found it on CI (2026-11-26). Both now stop there: nothing after it holds a pixel.
-@Suite("Streaming verification: PNG image data ending before its zlib stream")
+@Suite("Streaming verification: PNG image data ending before its zlib stream", .timeLimit(.minutes(1)))
 struct StreamingPNGEndTests {
     /// A 32×32 grey picture, its rows stored uncompressed (zlib stored blocks).
     private static let width = 32, height = 32
@@ -274,7 +274,7 @@ struct StreamingPNGEndTests {
 }
 
 /// Inputs the `stream-verify` fuzz target found (Tests/ImageCacheKitTests/Fuzz/Inputs).
-@Suite("Streaming verification: fuzz findings")
+@Suite("Streaming verification: fuzz findings", .timeLimit(.minutes(1)))
 struct StreamingVerifierFuzzTests {
     /// Found by `scripts/fuzz 120 stream-verify` (2026-11-26): a 32×32 Adobe CMYK JPEG whose
     /// entropy data holds a bad Huffman code. Fed in the fuzzer's chunks, libjpeg took its slow

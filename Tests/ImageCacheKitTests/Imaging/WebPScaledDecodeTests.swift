@@ -5,7 +5,7 @@ import Testing
 /// A WebP wider than twice the thumbnail is decoded by libwebp straight to twice its width
 /// (`WebPDecoder.decode(thumbnailWidth:)`), then made a thumbnail with Lanczos-3: the same
 /// picture, within a level or two, as from the whole decode.
-@Suite("Imaging: WebP scaled while it decodes")
+@Suite("Imaging: WebP scaled while it decodes", .timeLimit(.minutes(2)))
 struct WebPScaledDecodeTests {
     static func decode(_ bytes: [UInt8], thumbnailWidth: Int?) throws -> PixelBuffer {
         try withRawBytes(bytes) { (raw) throws(ImagingError) -> PixelBuffer in

@@ -1,7 +1,7 @@
 @testable import ImageCacheKit
 import Testing
 
-@Suite("Network: Content-Range read strictly")
+@Suite("Network: Content-Range read strictly", .timeLimit(.minutes(1)))
 struct ContentRangeTests {
     @Test("well-formed values parse; anything else is nil, never a trap", arguments: [
         ("bytes 0-99/100", ContentRange(first: 0, last: 99, total: 100)),

@@ -5,7 +5,7 @@ import TestSupport
 
 /// BlurHash, held to the reference implementation's published hashes
 /// (corpus `blurhash/reference-hashes.csv`) and to Unsplash's own, and strict on outside text.
-@Suite("BlurHash: the reference's hashes read alike, encode and decode agree, outside text is checked")
+@Suite("BlurHash: the reference's hashes read alike, encode and decode agree, outside text is checked", .timeLimit(.minutes(1)))
 struct BlurHashTests {
     struct Vector {
         var picture: String

@@ -6,7 +6,7 @@ import TestSupport
 /// BlurHash against the reference implementation's published vectors (Tests/Fixtures/blurhash,
 /// NOTES.md): the decoder reads each hash as the format defines it and paints what its terms
 /// say, and the encoder writes the reference's terms back character for character.
-@Suite("BlurHash: the reference implementation's published vectors")
+@Suite("BlurHash: the reference implementation's published vectors", .timeLimit(.minutes(2)))
 struct ReferenceVectorTests {
     struct Vector {
         var picture: String

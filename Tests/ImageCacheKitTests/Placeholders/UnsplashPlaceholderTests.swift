@@ -7,7 +7,7 @@ import TestSupport
 
 /// Unsplash sends `blur_hash` and `color` with every photo: the photos carry them as sent,
 /// and a hash or colour that is not what it claims is dropped, never passed on.
-@Suite("Placeholders: Unsplash's blur_hash and color reach the Photo objects")
+@Suite("Placeholders: Unsplash's blur_hash and color reach the Photo objects", .timeLimit(.minutes(1)))
 struct UnsplashPlaceholderTests {
     let unsplash = UnsplashProvider(settings: CorpusAPI.settings(.unsplash))
 

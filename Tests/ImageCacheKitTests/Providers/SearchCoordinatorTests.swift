@@ -141,9 +141,11 @@ struct SearchCoordinatorTests {
     @Test("When the provider cannot be reached at all, the cached page answers stale")
     func staleWhenUnreachable() async throws {
         let store = InMemorySearchPageStore()
-        let h = try await SimulatorHarness.start(store: store)
+        // The simulator stops after the first search: the provider cannot be reached after it.
+        let h = try await SimulatorHarness.with(store: store) { h in
         _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
-        await h.shutdown()
+        return h
+        }
         h.wallClock.advance(seconds: 7200)
         let stale = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
         #expect(stale.stale)

@@ -2,6 +2,7 @@ import Foundation
 import ImageCacheKit
 import ImageCacheProtocol
 import ProviderSimulator
+import TestSupport
 
 /// A running provider simulator and a coordinator pointed at it over real HTTP.
 struct SimulatorHarness {
@@ -27,6 +28,15 @@ struct SimulatorHarness {
         let coordinator = SearchCoordinator(clients: clients, defaultProvider: .unsplash, store: store, registry: registry,
                                             searchTTL: .seconds(3600), clock: clock, wallClock: { wallClock.now })
         return SimulatorHarness(sim: sim, fetcher: fetcher, coordinator: coordinator, wallClock: wallClock)
+    }
+
+    /// `start(…)`, `body` with the harness, then `shutdown()`, also when `body` throws.
+    static func with<Result>(keys: [ProviderID: String?] = [:], clock: any SchedulingClock = ContinuousSchedulingClock(),
+                             store: any SearchPageStore = InMemorySearchPageStore(),
+                             registry: PhotoRegistry = PhotoRegistry(), gateOpen: Bool = true,
+                             _ body: (SimulatorHarness) async throws -> Result) async throws -> Result {
+        try await finishing(try await start(keys: keys, clock: clock, store: store, registry: registry, gateOpen: gateOpen),
+                            with: { await $0.shutdown() }, body)
     }
 
     var api: ProviderAPISimulator { sim.api }

@@ -175,9 +175,11 @@ struct SimulatorTests {
 
     @Test("photo.get answers the remembered photo when the provider cannot be reached")
     func photoWhenUnreachable() async throws {
-        let h = try await SimulatorHarness.start()
+        // The simulator stops after the search: the photo must come from what was remembered.
+        let (h, r) = try await SimulatorHarness.with { h in
         let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "glacier", perPage: 3)) }
-        await h.shutdown()
+        return (h, r)
+        }
         let id = try #require(r.photos.first?.id)
         let p = try await withTimeout(seconds: 60) { try await h.coordinator.photo(id: id) }
         #expect(p.photo == r.photos.first)

@@ -3,7 +3,7 @@ import Testing
 
 /// A fleet stop read from the tier is outside input: only a stop frame holding a finite,
 /// non-negative number stops anything.
-@Suite("Fleet stop values")
+@Suite("Fleet stop values", .timeLimit(.minutes(1)))
 struct FleetStopValueTests {
     static func frame(_ text: String, kind: SharedRecordFrame.Kind = .fleetStop) -> [UInt8] {
         SharedRecordFrame.encode(kind, payload: Array(text.utf8))

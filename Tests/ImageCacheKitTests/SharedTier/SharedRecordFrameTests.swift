@@ -4,7 +4,7 @@ import TestSupport
 
 /// The shared tier's record framing read as outside input: only an intact frame of the
 /// expected kind and version gives its payload back; anything else is a miss, never a trap.
-@Suite("Shared tier record frames")
+@Suite("Shared tier record frames", .timeLimit(.minutes(1)))
 struct SharedRecordFrameTests {
     static let payload = Array(#"{"id":"pixabay:1234567"}"#.utf8)
 

@@ -1,7 +1,7 @@
 import ImageCacheKit
 import Testing
 
-@Suite("Duration.wholeMilliseconds")
+@Suite("Duration.wholeMilliseconds", .timeLimit(.minutes(1)))
 struct DurationMillisecondsTests {
     @Test("truncates to whole milliseconds and saturates instead of trapping")
     func saturates() {

@@ -4,7 +4,7 @@ import ImageCacheProtocol
 import Testing
 
 /// The one errno → error kind table of file operations.
-@Suite("Storage failures map to their kinds")
+@Suite("Storage failures map to their kinds", .timeLimit(.minutes(1)))
 struct StorageFailureTests {
     @Test("full, read-only, refused or gone is storage_unavailable; out of descriptors is busy; the rest internal",
           arguments: [

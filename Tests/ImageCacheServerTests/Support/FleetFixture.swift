@@ -72,6 +72,13 @@ final class FleetFixture: Sendable {
         return FleetFixture(nodes: nodes, sim: sim, images: images, hosts: hosts, prefix: prefix)
     }
 
+    /// `start(hosts:nodes:configure:)`, `body` with the fleet, then `finish()`, also when
+    /// `body` throws.
+    static func with<Result>(hosts: Int = 2, nodes: Int = 3, configure: (Int, inout CacheConfiguration) -> Void = { _, _ in },
+                             _ body: (FleetFixture) async throws -> Result) async throws -> Result {
+        try await finishing(try await start(hosts: hosts, nodes: nodes, configure: configure), with: { await $0.finish() }, body)
+    }
+
     /// Serves `count` distinct JPEGs at `/<name>-N.jpg` and returns their URLs.
     func serveImages(_ count: Int, name: String, width: Int = 400, height: Int = 300) -> [String] {
         (0..<count).map { index in
@@ -90,6 +97,18 @@ final class FleetFixture: Sendable {
     /// The node (index into `nodes`) holding a key, as every host's ketama ring places it.
     func node(ofWireKey key: String) -> Int {
         KetamaRing(nodes: nodes.map(\.address)).node(for: Array(key.utf8))!
+    }
+
+    /// Waits (bounded) until host `host`'s tier uses node `node` again after an ejection: asks
+    /// the node for a key of its own until the ejection's span (2 s) is over and that ask, the
+    /// probe, succeeds (while ejected, an ask answers at once without touching the node).
+    func waitForNode(_ node: Int, upAt host: Int, timeout: Double = 30) async throws {
+        let shared = hosts[host].daemon.services.shared
+        let key = (0...).lazy.map { "probe-\($0)" }.first { self.node(ofWireKey: MetaKey.wire($0, prefix: self.prefix)) == node }!
+        _ = try await poll(seconds: timeout) { () -> Bool? in
+            _ = await shared.lookup(key, claim: nil)
+            return shared.statistics[node].state == "up" ? true : nil
+        }
     }
 
     /// Items stored on all nodes now (memcached's own `curr_items`; a claim's placeholder counts).

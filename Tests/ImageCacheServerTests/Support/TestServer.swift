@@ -42,6 +42,15 @@ struct TestServer {
         return TestServer(server: server, folder: folder, path: path, listener: listener)
     }
 
+    /// `start(limits:configuration:extend:)`, `body` with the server, then `stop()`, also when
+    /// `body` throws.
+    static func with<Result>(limits: ServerLimits = ServerLimits(), configuration: CacheConfiguration = CacheConfiguration(),
+                             extend: (inout RPCRouter) -> Void = { _ in },
+                             _ body: (TestServer) async throws -> Result) async throws -> Result {
+        try await finishing(try await start(limits: limits, configuration: configuration, extend: extend),
+                            with: { await $0.stop() }, body)
+    }
+
     func connect(reading: Bool = true) async throws -> RawClient {
         try await RawClient.connect(path, reading: reading)
     }

@@ -45,6 +45,12 @@ final class ThumbnailFixture: Sendable {
         return ThumbnailFixture(sim: sim, images: images, folder: folder, daemon: daemon, listener: listener, logs: logs)
     }
 
+    /// `start(configure)`, `body` with the fixture, then `finish()`, also when `body` throws.
+    static func with<Result>(configure: (inout CacheConfiguration) -> Void = { _ in },
+                             _ body: (ThumbnailFixture) async throws -> Result) async throws -> Result {
+        try await finishing(try await start(configure), with: { await $0.finish() }, body)
+    }
+
     /// A client of the daemon; with `reading: false` it reads nothing until its channel's
     /// `autoRead` is turned on.
     func connect(reading: Bool = true) async throws -> RawClient {
