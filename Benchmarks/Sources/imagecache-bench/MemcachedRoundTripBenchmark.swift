@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageCacheConfig
 import ImageCacheKit
 import ImageCacheServer
 import Logging
