@@ -152,7 +152,7 @@ struct ContractExamplesTests {
         """#
         let stats = try decode(StatsResult.self, text)
         #expect(stats.network.bytesDiscarded == 789)
-        #expect(stats.providers["flickr"]?.rateLimitRemaining == nil)
+        #expect(try #require(stats.providers["flickr"]).rateLimitRemaining == nil)
         let object = try jsonObject(stats)
         #expect(Set(object.keys) == ["memory", "disk", "network", "providers", "sessions", "uptimeSeconds"])
         let flickr = try #require((object["providers"] as? [String: Any])?["flickr"] as? [String: Any])

@@ -93,8 +93,9 @@ struct DownloadMethodTests {
                 let job = try await client.download(["photo": id])
                 let (method, params) = try await client.outcome(job: job)
                 #expect(method == "download.finished")
-                #expect(params["width"] as? Int == photo["width"] as? Int)
-                #expect(params["height"] as? Int == photo["height"] as? Int)
+                let original = try photo.decoded(as: Photo.self), saved = try params.decoded(as: DownloadFinished.self)
+                let width = try #require(original.width), height = try #require(original.height)
+                #expect(saved.width == width && saved.height == height)
                 let api = fixture.sim.api
                 try await withTimeout(seconds: 30) { try await api.requestArrivals.wait { _ in api.unsplashDownloadTracking().count >= round } }
             }

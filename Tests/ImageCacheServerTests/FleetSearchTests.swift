@@ -1,5 +1,6 @@
 import Foundation
 import ImageCacheKit
+import ImageCacheProtocol
 import MemcachedMeta
 import NIOPosix
 import ProviderSimulator
@@ -51,14 +52,14 @@ struct FleetSearchTests {
         #expect(again["fromCache"] as? Bool == true)
         #expect(again["stale"] as? Bool == false)
         #expect(Self.ids(again) == Self.ids(searched))
-        #expect(again["total"] as? Int == searched["total"] as? Int)
+        #expect(try again.decoded(as: SearchResult.self).total == searched.decoded(as: SearchResult.self).total)
         let detailsOnB = try #require(try await b.ask(2, "photo.get", ["photo": first]).resultObject)
         #expect(detailsOnB["id"] as? String == first)
-        #expect(detailsOnB["views"] as? Int == details["views"] as? Int)
-        #expect(detailsOnB["description"] as? String == details["description"] as? String)
+        #expect(try details.decoded(as: Photo.self).views != nil, "\(details)")
+        #expect(try detailsOnB.decoded(as: Photo.self) == details.decoded(as: Photo.self))
         let shownOnB = try #require(try await b.ask(3, "thumbnail.show", ["slot": 0, "photo": other, "size": 96]).resultObject)
         #expect(shownOnB["source"] as? String == "shared")
-        #expect(shownOnB["width"] as? Int == shownOnA["width"] as? Int)
+        #expect(try shownOnB.decoded(as: ThumbnailShowResult.self).width == shownOnA.decoded(as: ThumbnailShowResult.self).width)
         #expect(api.requestCount("pixabay") == 3)
 
         await a.close()

@@ -91,7 +91,8 @@ struct PlaceholderDaemonTests {
         let firstShow = try await show(client, 1, ["slot": 0, "url": url, "size": 200])
         #expect(firstShow.result["source"] as? String == "network")
         // At the first header nothing had been decoded yet.
-        #expect(firstShow.dimensions?["blurHash"] == nil)
+        let firstHeader = try #require(firstShow.dimensions, "no thumbnail.dimensions")
+        #expect(firstHeader["blurHash"] == nil)
         // Another size of the same image is fetched again; its header's notification has them.
         let other = try await show(client, 2, ["slot": 1, "url": url, "size": 100])
         #expect(other.result["source"] as? String == "network")

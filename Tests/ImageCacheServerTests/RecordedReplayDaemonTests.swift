@@ -58,13 +58,17 @@ struct RecordedReplayDaemonTests {
             #expect(photos.count == results.count)
             for (photo, item) in zip(photos, results) {
                 #expect(photo["id"] as? String == "unsplash:\(item["id"] as? String ?? "")")
-                #expect(photo["width"] as? Int == item["width"] as? Int && photo["height"] as? Int == item["height"] as? Int)
-                #expect(photo["color"] as? String == (item["color"] as? String)?.lowercased())
+                let width = try #require(item["width"] as? Int), height = try #require(item["height"] as? Int)
+                #expect(photo["width"] as? Int == width && photo["height"] as? Int == height)
+                let color = try #require(item["color"] as? String)
+                #expect(photo["color"] as? String == color.lowercased())
                 #expect(photo["blurHash"] == nil)
                 let sponsored = item["sponsored"] as? Bool == true
                 #expect((photo["sponsored"] as? Bool == true) == sponsored)
-                #expect(photo["sponsor"] as? String == (sponsored ? (item["sponsored_by"] as? [String: Any])?["name"] as? String : nil))
-                let created = ISO8601DateFormatter().date(from: item["created_at"] as? String ?? "")
+                let sponsor = (item["sponsored_by"] as? [String: Any])?["name"] as? String
+                #expect(sponsored == (sponsor != nil), "a sponsored result names its sponsor")
+                #expect(photo["sponsor"] as? String == sponsor)
+                let created = try #require(ISO8601DateFormatter().date(from: item["created_at"] as? String ?? ""))
                 #expect(ISO8601DateFormatter().date(from: photo["uploadedAt"] as? String ?? "") == created)
                 #expect(photo["takenAt"] == nil && photo["createdAt"] == nil && photo["media"] == nil)
                 let tags = (item["tags"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
@@ -86,9 +90,9 @@ struct RecordedReplayDaemonTests {
                 #expect(photo["id"] as? String == "flickr:\(item["id"] as? String ?? "")")
                 let tags = (item["tags"] as? String ?? "").split(separator: " ").map(String.init)
                 #expect(photo["tags"] as? [String] == (tags.isEmpty ? nil : tags))
-                let taken = (item["datetaken"] as? String).map { $0.replacingOccurrences(of: " ", with: "T") + "Z" }
+                let taken = try #require(item["datetaken"] as? String).replacingOccurrences(of: " ", with: "T") + "Z"
                 #expect(photo["takenAt"] as? String == taken)
-                let upload = (item["dateupload"] as? String).flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
+                let upload = try Date(timeIntervalSince1970: #require((item["dateupload"] as? String).flatMap(Double.init)))
                 #expect(ISO8601DateFormatter().date(from: photo["uploadedAt"] as? String ?? "") == upload)
                 #expect(photo["media"] == nil && photo["fullURL"] is String)
             }
@@ -113,7 +117,8 @@ struct RecordedReplayDaemonTests {
             #expect(photos.count == hits.count)
             for (photo, hit) in zip(photos, hits) {
                 #expect(photo["id"] as? String == "pixabay:\((hit["id"] as? Int).map(String.init) ?? "")")
-                #expect(photo["width"] as? Int == hit["imageWidth"] as? Int && photo["height"] as? Int == hit["imageHeight"] as? Int)
+                let width = try #require(hit["imageWidth"] as? Int), height = try #require(hit["imageHeight"] as? Int)
+                #expect(photo["width"] as? Int == width && photo["height"] as? Int == height)
                 let tags = (hit["tags"] as? String ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 #expect(photo["tags"] as? [String] == tags)
                 #expect(photo["takenAt"] == nil && photo["uploadedAt"] == nil && photo["sponsored"] == nil)

@@ -1,5 +1,6 @@
 import Foundation
 import ImageCacheKit
+import ImageCacheProtocol
 import ProviderSimulator
 import Testing
 import TestSupport
@@ -30,7 +31,7 @@ struct SearchRestartTests {
         #expect(cached["fromCache"] as? Bool == true)
         #expect(cached["stale"] as? Bool == false)
         #expect(photoIDs(cached) == photoIDs(original))
-        #expect(cached["total"] as? Int == original["total"] as? Int)
+        #expect(try cached.decoded(as: SearchResult.self).total == original.decoded(as: SearchResult.self).total)
         #expect(fixture.api.requestCount(provider) == 1)
         await client.close()
         }
@@ -82,9 +83,9 @@ struct SearchRestartTests {
         let resolved = try #require(try await client.request(1, "photo.get", ["photo": id]).resultObject)
         #expect(resolved["id"] as? String == id)
         #expect(resolved["provider"] as? String == provider)
-        #expect((resolved["author"] as? [String: Any])?["name"] as? String
-                == (photo["author"] as? [String: Any])?["name"] as? String)
-        #expect(resolved["thumbURL"] as? String == photo["thumbURL"] as? String)
+        let after = try resolved.decoded(as: Photo.self), before = try photo.decoded(as: Photo.self)
+        #expect(after.author.name == before.author.name)
+        #expect(after.thumbURL == before.thumbURL)
 
         // An id this daemon never returned cannot be resolved without the provider.
         let unknown = try await client.request(2, "photo.get", ["photo": "\(provider):neverseen123"])

@@ -79,7 +79,7 @@ struct SharedDaemonPeerTests {
                 #expect(theirError["code"] as? Int == 1006)
                 #expect((theirError["data"] as? [String: Any])?["kind"] as? String == "not_found")
                 // The very same answer, but for the id itself.
-                let theirMessage = (theirError["message"] as? String)?.replacingOccurrences(of: job, with: madeUp)
+                let theirMessage = try #require(theirError["message"] as? String).replacingOccurrences(of: job, with: madeUp)
                 #expect(theirMessage == noneError["message"] as? String)
                 #expect(NSDictionary(dictionary: theirError["data"] as? [String: Any] ?? [:])
                     == NSDictionary(dictionary: noneError["data"] as? [String: Any] ?? [:]))

@@ -28,8 +28,8 @@ struct ThumbnailAnswerEncodingTests {
             #expect(!bytes.contains(0x0A))
             let decoded = try JSONDecoder().decode(ThumbnailShowResult.self, from: Data(bytes))
             #expect(decoded == result)
-            let reference = try JSONSerialization.jsonObject(with: MessageEncoder.encoder.encode(result)) as? NSDictionary
-            let mine = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+            let reference = try #require(try JSONSerialization.jsonObject(with: MessageEncoder.encoder.encode(result)) as? NSDictionary)
+            let mine = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
             #expect(mine == reference)
         }
     }
@@ -102,7 +102,8 @@ struct ThumbnailAnswerEncodingTests {
         let expected = Array(ThumbnailMethods.answer(id: .int(9), .init(result: result)).bytes.readableBytesView)
         #expect(Self.sent(message) == expected)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.sent(message))) as? [String: Any])
-        #expect((object["result"] as? [String: Any])?["cached"] == nil)
+        let answered = try #require(object["result"] as? [String: Any])
+        #expect(answered["cached"] == nil)
     }
 
     @Test("the server keeps one copy per memory entry: made once, new bytes get their own, data not from memory is not kept")

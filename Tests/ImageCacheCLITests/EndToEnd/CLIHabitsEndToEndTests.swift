@@ -48,8 +48,8 @@ struct CLIHabitsEndToEndTests {
             let page = try jsonObject(quoted.stdout)
             let lines = unquoted.stdout.split(separator: "\n")
             #expect(lines.count == (page["photos"] as? [Any])?.count)
-            let ids = try lines.map { try jsonObject(String($0))["id"] as? String }
-            #expect(ids == (page["photos"] as? [[String: Any]])?.map { $0["id"] as? String })
+            let ids = try lines.map { try #require(jsonObject(String($0))["id"] as? String) }
+            #expect(ids == (page["photos"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
             let past = try await live.cli(["search", "mountain", "lake", "--page", "999"])
             #expect(past.status == 0)
             #expect(!past.stdout.contains("page 999 of"), "\(past.stdout)")

@@ -142,7 +142,7 @@ struct ImageCacheTests {
         #expect(second.bytes == T.bytes(1))
         #expect(second.memoryEntry != nil && second.memoryEntry != entry)
         // A disk hit names no memory entry.
-        #expect(cache.disk.get(T.thumbKey(0))?.memoryEntry == nil)
+        #expect(try #require(cache.disk.get(T.thumbKey(0))).memoryEntry == nil)
     }
 
     @Test("the memory tier stays under its limit whatever is stored")

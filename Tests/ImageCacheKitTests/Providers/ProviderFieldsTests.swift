@@ -148,10 +148,10 @@ struct ProviderFieldsTests {
         let id = { (i: Int) in "unsplash:\(results[i]["id"] as? String ?? "")" }
         #expect(byID[id(0)] == nil)
         #expect(byID[id(1)]?.author.name == "Unknown")
-        #expect(byID[id(2)]?.tags == nil)
-        #expect(byID[id(3)]?.description == nil)
+        #expect(try #require(byID[id(2)]).tags == nil)
+        #expect(try #require(byID[id(3)]).description == nil)
         #expect(byID[id(4)]?.width == 5000)
-        #expect(byID[id(5)]?.sponsored == nil)
+        #expect(try #require(byID[id(5)]).sponsored == nil)
     }
 
     @Test("a video inside a Flickr photo search page is left out and noted; the rest is served")

@@ -70,20 +70,25 @@ struct RecordedReplayTests {
         #expect(page.photos.count == items.count && page.skipped == 0)
         for (p, item) in zip(page.photos.map(\.photo), items) {
             #expect(p.id == "unsplash:\(item["id"] as? String ?? "?")")
-            #expect(p.width == item["width"] as? Int && p.height == item["height"] as? Int)
+            let width = try #require(item["width"] as? Int), height = try #require(item["height"] as? Int)
+            #expect(p.width == width && p.height == height)
             let urls = try #require(item["urls"] as? [String: Any])
-            #expect(p.thumbURL == urls["thumb"] as? String && p.fullURL == urls["full"] as? String)
-            #expect(p.likes == item["likes"] as? Int)
-            #expect(p.color == (item["color"] as? String)?.lowercased())
+            let fullURL = try #require(urls["full"] as? String), likes = try #require(item["likes"] as? Int)
+            #expect(p.thumbURL == urls["thumb"] as? String && p.fullURL == fullURL)
+            #expect(p.likes == likes)
+            let color = try #require(item["color"] as? String)
+            #expect(p.color == color.lowercased())
             #expect(p.blurHash == item["blur_hash"] as? String)
-            #expect(instant(p.uploadedAt) == instant(item["created_at"] as? String))
-            #expect(p.uploadedAt?.hasSuffix("Z") != false)
+            let created = try #require(instant(item["created_at"] as? String))
+            #expect(instant(p.uploadedAt) == created)
+            #expect(p.uploadedAt?.hasSuffix("Z") == true)
             #expect(p.takenAt == nil && p.media == nil)
             let sponsorship = item["sponsorship"] as? [String: Any]
             let sponsored = sponsorship != nil || item["sponsored"] as? Bool == true
             #expect((p.sponsored == true) == sponsored)
             let sponsor = ((sponsorship?["sponsor"] as? [String: Any])?["name"] as? String)
                 ?? ((item["sponsored_by"] as? [String: Any])?["name"] as? String)
+            #expect(sponsored == (sponsor != nil), "a sponsored result names its sponsor")
             #expect(p.sponsor == (sponsored ? sponsor : nil))
             let tags = (item["tags"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
             #expect(p.tags == (tags.isEmpty ? nil : tags))
@@ -155,9 +160,11 @@ struct RecordedReplayTests {
         #expect(page.photos.count == photos.count && page.skipped == items.count - photos.count)
         for (p, item) in zip(page.photos.map(\.photo), photos) {
             #expect(p.id == "pixabay:\(string(item["id"]) ?? "?")")
-            #expect(p.width == item["imageWidth"] as? Int && p.height == item["imageHeight"] as? Int)
+            let width = try #require(item["imageWidth"] as? Int), height = try #require(item["imageHeight"] as? Int)
+            #expect(p.width == width && p.height == height)
             #expect(p.thumbURL == item["previewURL"] as? String)
-            #expect(p.likes == item["likes"] as? Int)
+            let likes = try #require(item["likes"] as? Int)
+            #expect(p.likes == likes)
             let tags = (item["tags"] as? String ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }
             #expect(p.tags == (tags.isEmpty ? nil : tags))
