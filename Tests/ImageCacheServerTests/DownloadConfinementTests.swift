@@ -91,58 +91,58 @@ struct DownloadConfinementTests {
     @Test("(b) the folder swapped for a symlink while the daemon is stopped: the resumed job fails 1010, nothing outside")
     func folderSwappedWhileStopped() async throws {
         try await DownloadFixture.with { fixture in
-        let outside = try makeOutside(fixture)
-        fixture.images.serve("/b.jpg", body: Self.body, faults: [.held])
-        let job = try await SearchDaemon.with(fixture.configuration()) { first in
-        let client = try await DownloadClient.connect(first.socketPath)
-        let job = try await client.download(["url": fixture.images.url("/b.jpg"), "directory": fixture.root + "/trip"])
-        try await withTimeout(seconds: 60) { try await fixture.images.waitUntil { $0.requests("/b.jpg") >= 1 } }
-        await client.close()
-        return job
-        }
-        #expect(fixture.files(in: fixture.root + "/trip").contains("b.jpg.part"))
-        try FileManager.default.moveItem(atPath: fixture.root + "/trip", toPath: fixture.root + "/trip-moved")
-        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/trip", withDestinationPath: outside)
-        fixture.images.release("/b.jpg")
-        try await SearchDaemon.with(fixture.configuration()) { second in
-        let again = try await DownloadClient.connect(second.socketPath)
-        let message = try await expectFailedAfterRestart(again, job: job)
-        #expect(message.contains("symbolic link"), "\(message)")
-        expectUntouched(fixture, outside)
-        await again.close()
-        }
+            let outside = try makeOutside(fixture)
+            fixture.images.serve("/b.jpg", body: Self.body, faults: [.held])
+            let job = try await SearchDaemon.with(fixture.configuration()) { first in
+                let client = try await DownloadClient.connect(first.socketPath)
+                let job = try await client.download(["url": fixture.images.url("/b.jpg"), "directory": fixture.root + "/trip"])
+                try await withTimeout(seconds: 60) { try await fixture.images.waitUntil { $0.requests("/b.jpg") >= 1 } }
+                await client.close()
+                return job
+            }
+            #expect(fixture.files(in: fixture.root + "/trip").contains("b.jpg.part"))
+            try FileManager.default.moveItem(atPath: fixture.root + "/trip", toPath: fixture.root + "/trip-moved")
+            try FileManager.default.createSymbolicLink(atPath: fixture.root + "/trip", withDestinationPath: outside)
+            fixture.images.release("/b.jpg")
+            try await SearchDaemon.with(fixture.configuration()) { second in
+                let again = try await DownloadClient.connect(second.socketPath)
+                let message = try await expectFailedAfterRestart(again, job: job)
+                #expect(message.contains("symbolic link"), "\(message)")
+                expectUntouched(fixture, outside)
+                await again.close()
+            }
         }
     }
 
     @Test("(c) a job started under root A, resumed with a configuration listing only root B: 1010, A and B untouched")
     func rootRemovedFromConfiguration() async throws {
         try await DownloadFixture.with { fixture in
-        fixture.images.serve("/c.jpg", body: Self.body, faults: [.held])
-        let job = try await SearchDaemon.with(fixture.configuration()) { first in
-        let client = try await DownloadClient.connect(first.socketPath)
-        let job = try await client.download(["url": fixture.images.url("/c.jpg")])
-        try await withTimeout(seconds: 60) { try await fixture.images.waitUntil { $0.requests("/c.jpg") >= 1 } }
-        await client.close()
-        return job
-        }
-        let leftA = fixture.files()
-        #expect(leftA.contains("c.jpg.part"))
-        fixture.images.release("/c.jpg")
-        let rootB = fixture.folder + "/OtherRoot"
-        try FileManager.default.createDirectory(atPath: rootB, withIntermediateDirectories: true)
-        var configuration = fixture.configuration()
-        configuration.downloads.downloadDir = [rootB]
-        try await SearchDaemon.with(configuration) { second in
-        let again = try await DownloadClient.connect(second.socketPath)
-        let message = try await expectFailedAfterRestart(again, job: job)
-        #expect(message.contains("outside the download roots"), "\(message)")
-        #expect(message.contains("left where it is"), "\(message)")
-        // Nothing is written (or removed) in a folder the configuration no longer allows.
-        #expect(fixture.files() == leftA)
-        #expect(fixture.contents(fixture.root + "/c.jpg.part").isEmpty)
-        #expect(fixture.files(in: rootB).isEmpty)
-        await again.close()
-        }
+            fixture.images.serve("/c.jpg", body: Self.body, faults: [.held])
+            let job = try await SearchDaemon.with(fixture.configuration()) { first in
+                let client = try await DownloadClient.connect(first.socketPath)
+                let job = try await client.download(["url": fixture.images.url("/c.jpg")])
+                try await withTimeout(seconds: 60) { try await fixture.images.waitUntil { $0.requests("/c.jpg") >= 1 } }
+                await client.close()
+                return job
+            }
+            let leftA = fixture.files()
+            #expect(leftA.contains("c.jpg.part"))
+            fixture.images.release("/c.jpg")
+            let rootB = fixture.folder + "/OtherRoot"
+            try FileManager.default.createDirectory(atPath: rootB, withIntermediateDirectories: true)
+            var configuration = fixture.configuration()
+            configuration.downloads.downloadDir = [rootB]
+            try await SearchDaemon.with(configuration) { second in
+                let again = try await DownloadClient.connect(second.socketPath)
+                let message = try await expectFailedAfterRestart(again, job: job)
+                #expect(message.contains("outside the download roots"), "\(message)")
+                #expect(message.contains("left where it is"), "\(message)")
+                // Nothing is written (or removed) in a folder the configuration no longer allows.
+                #expect(fixture.files() == leftA)
+                #expect(fixture.contents(fixture.root + "/c.jpg.part").isEmpty)
+                #expect(fixture.files(in: rootB).isEmpty)
+                await again.close()
+            }
         }
     }
 

@@ -362,72 +362,72 @@ struct DownloadMethodTests {
           arguments: ["honoured", "ignored", "refused"])
     func shutdownLeavesJobResumable(server: String) async throws {
         try await DownloadFixture.with { fixture in
-        let big = SyntheticImages.jpeg(width: 1200, height: 900, seed: 5)
-        fixture.images.serve("/r.jpg", body: big, faults: [.stall(afterBytes: 20_000), .none])
-        let (job, part) = try await SearchDaemon.with(fixture.configuration()) { first in
-        let client = try await DownloadClient.connect(first.socketPath)
-        let job = try await client.download(["url": fixture.images.url("/r.jpg")])
-        let part = fixture.root + "/r.jpg.part"
-        _ = try await FileGrowth.waitUntil(part, hasAtLeast: 20_000)
-        await client.close()
-        return (job, part)
-        }
-        #expect(FileGrowth.size(part) == 20_000)
-        // "ignored": the server now answers every Range with a 200 and the whole body.
-        // "refused": the resource is now shorter than the part, so the Range is unsatisfiable (416).
-        let expected = server == "refused" ? SyntheticImages.jpeg(width: 90, height: 60, seed: 6) : big
-        if server == "ignored" { fixture.images.serve("/r.jpg", body: big, ranges: .ignored) }
-        if server == "refused" { fixture.images.serve("/r.jpg", body: expected) }
-        try await SearchDaemon.with(fixture.configuration()) { second in
-        let again = try await DownloadClient.connect(second.socketPath)
-        let state = try await again.result("download.watch", ["job": job])
-        if state["state"] as? String != "finished" {
-            #expect(try await again.outcome(job: job).method == "download.finished")
-        }
-        #expect(fixture.contents(fixture.root + "/r.jpg") == expected)
-        #expect(fixture.images.counters.ranges["/r.jpg"]?.contains("bytes=20000-") == true)
-        #expect(fixture.files() == ["r.jpg"])
-        await again.close()
-        }
+            let big = SyntheticImages.jpeg(width: 1200, height: 900, seed: 5)
+            fixture.images.serve("/r.jpg", body: big, faults: [.stall(afterBytes: 20_000), .none])
+            let (job, part) = try await SearchDaemon.with(fixture.configuration()) { first in
+                let client = try await DownloadClient.connect(first.socketPath)
+                let job = try await client.download(["url": fixture.images.url("/r.jpg")])
+                let part = fixture.root + "/r.jpg.part"
+                _ = try await FileGrowth.waitUntil(part, hasAtLeast: 20_000)
+                await client.close()
+                return (job, part)
+            }
+            #expect(FileGrowth.size(part) == 20_000)
+            // "ignored": the server now answers every Range with a 200 and the whole body.
+            // "refused": the resource is now shorter than the part, so the Range is unsatisfiable (416).
+            let expected = server == "refused" ? SyntheticImages.jpeg(width: 90, height: 60, seed: 6) : big
+            if server == "ignored" { fixture.images.serve("/r.jpg", body: big, ranges: .ignored) }
+            if server == "refused" { fixture.images.serve("/r.jpg", body: expected) }
+            try await SearchDaemon.with(fixture.configuration()) { second in
+                let again = try await DownloadClient.connect(second.socketPath)
+                let state = try await again.result("download.watch", ["job": job])
+                if state["state"] as? String != "finished" {
+                    #expect(try await again.outcome(job: job).method == "download.finished")
+                }
+                #expect(fixture.contents(fixture.root + "/r.jpg") == expected)
+                #expect(fixture.images.counters.ranges["/r.jpg"]?.contains("bytes=20000-") == true)
+                #expect(fixture.files() == ["r.jpg"])
+                await again.close()
+            }
         }
     }
 
     @Test("a job whose file was moved but whose table entry still says running is found again, not downloaded twice")
     func movedButUnrecordedJobIsFound() async throws {
         try await DownloadFixture.with { fixture in
-        fixture.images.serve("/m.jpg", body: Self.body)
-        let job = try await SearchDaemon.with(fixture.configuration()) { first in
-        let client = try await DownloadClient.connect(first.socketPath)
-        let job = try await client.download(["url": fixture.images.url("/m.jpg")])
-        #expect(try await client.outcome(job: job).method == "download.finished")
-        await client.close()
-        return job
-        }
-        // As if the daemon had died between the move and the table write.
-        let configuration = fixture.configuration()
-        let store = try DownloadJobStore(stateDirectory: configuration.resolvedStateDirectory,
-                                         cacheDirectory: configuration.resolvedCacheDirectory)
-        let logger = Logger(label: "test")
-        try store.save(store.load(logger: logger).map { record in
-            var record = record
-            record.state = .running
-            record.endedAt = nil
-            return record
-        })
-        store.release()  // the next daemon takes the table's lock
-        let requests = fixture.images.counters.requests("/m.jpg")
-        try await SearchDaemon.with(fixture.configuration()) { second in
-        let again = try await DownloadClient.connect(second.socketPath)
-        let state = try await again.result("download.watch", ["job": job])
-        if state["state"] as? String != "finished" {
-            #expect(try await again.outcome(job: job).method == "download.finished")
-        }
-        let status = try await again.result("download.status", ["job": job])
-        #expect(status["path"] as? String == fixture.root + "/m.jpg")
-        #expect(fixture.files() == ["m.jpg"])
-        #expect(fixture.images.counters.requests("/m.jpg") == requests)
-        await again.close()
-        }
+            fixture.images.serve("/m.jpg", body: Self.body)
+            let job = try await SearchDaemon.with(fixture.configuration()) { first in
+                let client = try await DownloadClient.connect(first.socketPath)
+                let job = try await client.download(["url": fixture.images.url("/m.jpg")])
+                #expect(try await client.outcome(job: job).method == "download.finished")
+                await client.close()
+                return job
+            }
+            // As if the daemon had died between the move and the table write.
+            let configuration = fixture.configuration()
+            let store = try DownloadJobStore(stateDirectory: configuration.resolvedStateDirectory,
+                                             cacheDirectory: configuration.resolvedCacheDirectory)
+            let logger = Logger(label: "test")
+            try store.save(store.load(logger: logger).map { record in
+                var record = record
+                record.state = .running
+                record.endedAt = nil
+                return record
+            })
+            store.release()  // the next daemon takes the table's lock
+            let requests = fixture.images.counters.requests("/m.jpg")
+            try await SearchDaemon.with(fixture.configuration()) { second in
+                let again = try await DownloadClient.connect(second.socketPath)
+                let state = try await again.result("download.watch", ["job": job])
+                if state["state"] as? String != "finished" {
+                    #expect(try await again.outcome(job: job).method == "download.finished")
+                }
+                let status = try await again.result("download.status", ["job": job])
+                #expect(status["path"] as? String == fixture.root + "/m.jpg")
+                #expect(fixture.files() == ["m.jpg"])
+                #expect(fixture.images.counters.requests("/m.jpg") == requests)
+                await again.close()
+            }
         }
     }
 

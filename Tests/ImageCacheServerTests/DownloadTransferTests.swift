@@ -127,60 +127,60 @@ struct DownloadTransferTests {
     @Test("a job resumed after a restart verifies the bytes on disk again: a .part damaged meanwhile fails before the rest is sent")
     func resumedPartIsVerifiedAgain() async throws {
         try await DownloadFixture.with { fixture in
-        let cut = Self.body.count * 6 / 10
-        fixture.images.serve("/again.jpg", body: Self.body, etag: "\"a1\"",
-                             faults: [.stall(afterBytes: cut), .slowBody(bytesPerSecond: Self.body.count / 8)])
-        let (job, part) = try await SearchDaemon.with(fixture.configuration()) { first in
-        let client = try await DownloadClient.connect(first.socketPath)
-        let job = try await client.download(["url": fixture.images.url("/again.jpg")])
-        let part = fixture.root + "/again.jpg.part"
-        _ = try await FileGrowth.waitUntil(part, hasAtLeast: cut)
-        await client.close()
-        return (job, part)
-        }
-        // Damage what is on disk (within the first 60 %) while the daemon is stopped.
-        let damaged = Self.damaged(Array(fixture.contents(part)), at: 0.5)
-        try Data(damaged).write(to: URL(fileURLWithPath: part))
-        try await SearchDaemon.with(fixture.configuration()) { second in
-        let again = try await DownloadClient.connect(second.socketPath)
-        let state = try await again.result("download.watch", ["job": job])
-        if state["state"] as? String != "failed" {
-            let (method, params) = try await again.outcome(job: job)
-            #expect(method == "download.failed")
-            #expect((params["error"] as? [String: Any])?["code"] as? Int == 1008)
-        }
-        #expect(fixture.images.counters.completed("/again.jpg") == 0)
-        #expect(fixture.files().isEmpty)
-        await again.close()
-        }
+            let cut = Self.body.count * 6 / 10
+            fixture.images.serve("/again.jpg", body: Self.body, etag: "\"a1\"",
+                                 faults: [.stall(afterBytes: cut), .slowBody(bytesPerSecond: Self.body.count / 8)])
+            let (job, part) = try await SearchDaemon.with(fixture.configuration()) { first in
+                let client = try await DownloadClient.connect(first.socketPath)
+                let job = try await client.download(["url": fixture.images.url("/again.jpg")])
+                let part = fixture.root + "/again.jpg.part"
+                _ = try await FileGrowth.waitUntil(part, hasAtLeast: cut)
+                await client.close()
+                return (job, part)
+            }
+            // Damage what is on disk (within the first 60 %) while the daemon is stopped.
+            let damaged = Self.damaged(Array(fixture.contents(part)), at: 0.5)
+            try Data(damaged).write(to: URL(fileURLWithPath: part))
+            try await SearchDaemon.with(fixture.configuration()) { second in
+                let again = try await DownloadClient.connect(second.socketPath)
+                let state = try await again.result("download.watch", ["job": job])
+                if state["state"] as? String != "failed" {
+                    let (method, params) = try await again.outcome(job: job)
+                    #expect(method == "download.failed")
+                    #expect((params["error"] as? [String: Any])?["code"] as? Int == 1008)
+                }
+                #expect(fixture.images.counters.completed("/again.jpg") == 0)
+                #expect(fixture.files().isEmpty)
+                await again.close()
+            }
         }
     }
 
     @Test("a clean stop right after download.finished leaves the job finished in the table: the next start fetches nothing again")
     func cleanStopKeepsTheFinishedState() async throws {
         try await DownloadFixture.with { fixture in
-        fixture.images.serve("/kept.jpg", body: Self.body, etag: "\"k1\"")
-        let (job, params) = try await SearchDaemon.with(fixture.configuration()) { first in
-        let client = try await DownloadClient.connect(first.socketPath)
-        let job = try await client.download(["url": fixture.images.url("/kept.jpg")])
-        let (method, params) = try await client.outcome(job: job)
-        #expect(method == "download.finished")
-        await client.close()
-        // At once: the notice does not wait for the table, so only the stop's flush can make
-        // the table say "finished" in time.
-        return (job, params)
-        }
-        // The user moves the file away. Had the table still said "running", the next start
-        // would find no file and fetch the image again.
-        let path = try #require(params["path"] as? String)
-        try FileManager.default.removeItem(atPath: path)
-        try await SearchDaemon.with(fixture.configuration()) { second in
-        let again = try await DownloadClient.connect(second.socketPath)
-        let state = try await again.result("download.status", ["job": job])
-        #expect(state["state"] as? String == "finished")
-        #expect(fixture.images.counters.completed("/kept.jpg") == 1)
-        await again.close()
-        }
+            fixture.images.serve("/kept.jpg", body: Self.body, etag: "\"k1\"")
+            let (job, params) = try await SearchDaemon.with(fixture.configuration()) { first in
+                let client = try await DownloadClient.connect(first.socketPath)
+                let job = try await client.download(["url": fixture.images.url("/kept.jpg")])
+                let (method, params) = try await client.outcome(job: job)
+                #expect(method == "download.finished")
+                await client.close()
+                // At once: the notice does not wait for the table, so only the stop's flush can make
+                // the table say "finished" in time.
+                return (job, params)
+            }
+            // The user moves the file away. Had the table still said "running", the next start
+            // would find no file and fetch the image again.
+            let path = try #require(params["path"] as? String)
+            try FileManager.default.removeItem(atPath: path)
+            try await SearchDaemon.with(fixture.configuration()) { second in
+                let again = try await DownloadClient.connect(second.socketPath)
+                let state = try await again.result("download.status", ["job": job])
+                #expect(state["state"] as? String == "finished")
+                #expect(fixture.images.counters.completed("/kept.jpg") == 1)
+                await again.close()
+            }
         }
     }
 }

@@ -11,18 +11,18 @@ struct FramingAndValidationTests {
     /// Sends `line`, expects one error answer, then checks the connection still answers hello.
     private func expectError(_ line: [UInt8], code: Int, kind: String, idIsNull: Bool = true) async throws -> [String: Any] {
         return try await TestServer.with { server in
-        let client = try await server.connect()
-        try await client.send(bytes: line + [UInt8(ascii: "\n")])
-        let answer = try await client.readMessage()
-        #expect(answer.errorCode == code)
-        #expect(answer.errorKind == kind)
-        #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.isEmpty == false)
-        if idIsNull { #expect(answer.idIsNull) }
-        let hello = try await client.call(#"{"jsonrpc":"2.0","id":99,"method":"hello"}"#)
-        #expect(hello["id"] as? Int == 99)
-        #expect(hello.resultObject?["name"] as? String == "imagecached")
-        await client.close()
-        return answer
+            let client = try await server.connect()
+            try await client.send(bytes: line + [UInt8(ascii: "\n")])
+            let answer = try await client.readMessage()
+            #expect(answer.errorCode == code)
+            #expect(answer.errorKind == kind)
+            #expect(((answer["error"] as? [String: Any])?["message"] as? String)?.isEmpty == false)
+            if idIsNull { #expect(answer.idIsNull) }
+            let hello = try await client.call(#"{"jsonrpc":"2.0","id":99,"method":"hello"}"#)
+            #expect(hello["id"] as? Int == 99)
+            #expect(hello.resultObject?["name"] as? String == "imagecached")
+            await client.close()
+            return answer
         }
     }
 
@@ -114,21 +114,21 @@ struct FramingAndValidationTests {
     @Test("a line of 2 MiB gets -32600 and the connection is closed")
     func overlongLine() async throws {
         try await TestServer.with { server in
-        let client = try await server.connect()
-        let big = [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
-        // The server may close before it has read it all, so the write may fail: that is fine.
-        let writer = Task { try? await client.send(bytes: big + [UInt8(ascii: "\n")]) }
-        let answer = try await client.readMessage()
-        #expect(answer.errorCode == -32600)
-        #expect(answer.errorKind == "invalid_request")
-        #expect(answer.idIsNull)
-        #expect(try await client.readLine() == nil)
-        await writer.value
-        // The daemon itself is fine.
-        let other = try await server.connect()
-        let hello = try await other.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
-        #expect(hello.resultObject != nil)
-        await other.close()
+            let client = try await server.connect()
+            let big = [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
+            // The server may close before it has read it all, so the write may fail: that is fine.
+            let writer = Task { try? await client.send(bytes: big + [UInt8(ascii: "\n")]) }
+            let answer = try await client.readMessage()
+            #expect(answer.errorCode == -32600)
+            #expect(answer.errorKind == "invalid_request")
+            #expect(answer.idIsNull)
+            #expect(try await client.readLine() == nil)
+            await writer.value
+            // The daemon itself is fine.
+            let other = try await server.connect()
+            let hello = try await other.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+            #expect(hello.resultObject != nil)
+            await other.close()
         }
     }
 
@@ -137,50 +137,50 @@ struct FramingAndValidationTests {
         let request = #"{"jsonrpc":"2.0","id":1,"method":"hello"}"#
         let padded = request + String(repeating: " ", count: 1024 - request.utf8.count)
         try await TestServer.with(limits: ServerLimits(maxRequestBytes: 1024)) { server in
-        let client = try await server.connect()
-        let ok = try await client.call(padded)
-        #expect(ok.resultObject != nil)
-        let refused = try await client.call(padded + " ")
-        #expect(refused.errorCode == -32600)
-        #expect(try await client.readLine() == nil)
+            let client = try await server.connect()
+            let ok = try await client.call(padded)
+            #expect(ok.resultObject != nil)
+            let refused = try await client.call(padded + " ")
+            #expect(refused.errorCode == -32600)
+            #expect(try await client.readLine() == nil)
         }
     }
 
     @Test("string and integer ids come back exactly as sent")
     func idsEchoed() async throws {
         try await TestServer.with { server in
-        let client = try await server.connect()
-        let a = try await client.call(#"{"jsonrpc":"2.0","id":"req-ü-1","method":"hello"}"#)
-        #expect(a["id"] as? String == "req-ü-1")
-        let b = try await client.call(#"{"jsonrpc":"2.0","id":-9007199254740993,"method":"hello"}"#)
-        #expect((b["id"] as? NSNumber)?.int64Value == -9007199254740993)
-        await client.close()
+            let client = try await server.connect()
+            let a = try await client.call(#"{"jsonrpc":"2.0","id":"req-ü-1","method":"hello"}"#)
+            #expect(a["id"] as? String == "req-ü-1")
+            let b = try await client.call(#"{"jsonrpc":"2.0","id":-9007199254740993,"method":"hello"}"#)
+            #expect((b["id"] as? NSNumber)?.int64Value == -9007199254740993)
+            await client.close()
         }
     }
 
     @Test("notifications are never answered, even unknown or invalid ones")
     func notificationsUnanswered() async throws {
         try await TestServer.with { server in
-        let client = try await server.connect()
-        try await client.send(#"{"jsonrpc":"2.0","method":"hello"}"#)
-        try await client.send(#"{"jsonrpc":"2.0","method":"no.such"}"#)
-        try await client.send(#"{"jsonrpc":"2.0","method":"cancel","params":{"id":[]}}"#)
-        try await client.send(#"{"jsonrpc":"2.0","method":"hello","params":[1]}"#)
-        let answer = try await client.call(#"{"jsonrpc":"2.0","id":"last","method":"hello"}"#)
-        #expect(answer["id"] as? String == "last")
-        await client.close()
+            let client = try await server.connect()
+            try await client.send(#"{"jsonrpc":"2.0","method":"hello"}"#)
+            try await client.send(#"{"jsonrpc":"2.0","method":"no.such"}"#)
+            try await client.send(#"{"jsonrpc":"2.0","method":"cancel","params":{"id":[]}}"#)
+            try await client.send(#"{"jsonrpc":"2.0","method":"hello","params":[1]}"#)
+            let answer = try await client.call(#"{"jsonrpc":"2.0","id":"last","method":"hello"}"#)
+            #expect(answer["id"] as? String == "last")
+            await client.close()
         }
     }
 
     @Test("blank lines are skipped; a final line without newline is answered at end of input")
     func blankLinesAndHalfClose() async throws {
         try await TestServer.with { server in
-        let client = try await server.connect()
-        try await client.send(bytes: Array("\n\r\n   \n".utf8) + Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8))
-        try await client.shutdownOutput()
-        let answer = try await client.readMessage()
-        #expect(answer["id"] as? Int == 1)
-        #expect(try await client.readLine() == nil)
+            let client = try await server.connect()
+            try await client.send(bytes: Array("\n\r\n   \n".utf8) + Array(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#.utf8))
+            try await client.shutdownOutput()
+            let answer = try await client.readMessage()
+            #expect(answer["id"] as? Int == 1)
+            #expect(try await client.readLine() == nil)
         }
     }
 }

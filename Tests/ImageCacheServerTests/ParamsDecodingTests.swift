@@ -19,10 +19,10 @@ struct ParamsDecodingTests {
         return try await TestServer.with(extend: { router in
             router.register(Typed.self, .task { params, _ in params.photos.count + (params.size ?? 0) })
         }) { server in
-        let client = try await server.connect()
-        let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"test.typed","params":\#(params)}"#)
-        await client.close()
-        return answer
+            let client = try await server.connect()
+            let answer = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"test.typed","params":\#(params)}"#)
+            await client.close()
+            return answer
         }
     }
 

@@ -318,32 +318,32 @@ struct SharedDaemonSettingsTests {
     @Test("an unknown admin_group stops start-up with a message naming it")
     func unknownAdminGroup() async throws {
         try await DownloadFixture.with { fixture in
-        var configuration = fixture.configuration()
-        configuration.daemon.adminGroup = "no-such-group-imagecached"
-        #expect {
-            _ = try ImageCacheDaemon(configuration: configuration, logger: SearchDaemon.logger)
-        } throws: { error in
-            // A configuration error: the process exits 78 and systemd does not restart it in a loop.
-            guard case DaemonStartError.unknownAdminGroup = error, (error as? DaemonStartError)?.isConfigurationError == true else {
-                return false
+            var configuration = fixture.configuration()
+            configuration.daemon.adminGroup = "no-such-group-imagecached"
+            #expect {
+                _ = try ImageCacheDaemon(configuration: configuration, logger: SearchDaemon.logger)
+            } throws: { error in
+                // A configuration error: the process exits 78 and systemd does not restart it in a loop.
+                guard case DaemonStartError.unknownAdminGroup = error, (error as? DaemonStartError)?.isConfigurationError == true else {
+                    return false
+                }
+                return "\(error)" == "admin_group \"no-such-group-imagecached\" is not a group on this system"
             }
-            return "\(error)" == "admin_group \"no-such-group-imagecached\" is not a group on this system"
-        }
         }
     }
 
     @Test("a reload naming an unknown admin_group fails and keeps the running configuration")
     func reloadWithUnknownAdminGroup() async throws {
         try await DownloadFixture.with { fixture in
-        var bad = fixture.configuration()
-        bad.daemon.adminGroup = "no-such-group-imagecached"
-        let fresh = bad
-        let daemon = try ImageCacheDaemon(configuration: fixture.configuration(), logger: SearchDaemon.logger,
-                                          options: ImageCacheDaemon.Options(reload: { fresh }, shutdownGracePeriod: .seconds(5)))
-        let listener = try await daemon.start()
-        #expect(!daemon.reloadConfiguration())
-        #expect(daemon.configuration.current.daemon.adminGroup == nil)
-        await daemon.stop(listener: listener)
+            var bad = fixture.configuration()
+            bad.daemon.adminGroup = "no-such-group-imagecached"
+            let fresh = bad
+            let daemon = try ImageCacheDaemon(configuration: fixture.configuration(), logger: SearchDaemon.logger,
+                                              options: ImageCacheDaemon.Options(reload: { fresh }, shutdownGracePeriod: .seconds(5)))
+            let listener = try await daemon.start()
+            #expect(!daemon.reloadConfiguration())
+            #expect(daemon.configuration.current.daemon.adminGroup == nil)
+            await daemon.stop(listener: listener)
         }
     }
 }

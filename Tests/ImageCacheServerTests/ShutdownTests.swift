@@ -13,27 +13,27 @@ struct ShutdownTests {
         // The test shuts the server down itself; `with`'s stop then finds nothing left to stop
         // and removes the socket file and the folder.
         try await TestServer.with(extend: { methods.register(in: &$0) }) { server in
-        let client = try await server.connect()
-        try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"long"}}"#)
-        try await methods.wait(for: "started:long")
-        await server.server.shutdown(gracePeriod: .milliseconds(200))
-        try await methods.wait(for: "cancelled:long")
-        #expect(try await client.readLine() == nil)
-        #expect(server.server.sessionCount == 0)
-        await #expect(throws: (any Error).self) {
-            _ = try await RawClient.connect(server.path)
-        }
+            let client = try await server.connect()
+            try await client.send(#"{"jsonrpc":"2.0","id":1,"method":"test.block","params":{"key":"long"}}"#)
+            try await methods.wait(for: "started:long")
+            await server.server.shutdown(gracePeriod: .milliseconds(200))
+            try await methods.wait(for: "cancelled:long")
+            #expect(try await client.readLine() == nil)
+            #expect(server.server.sessionCount == 0)
+            await #expect(throws: (any Error).self) {
+                _ = try await RawClient.connect(server.path)
+            }
         }
     }
 
     @Test("shutdown with nothing in flight closes idle connections at once")
     func idleConnectionsClosed() async throws {
         try await TestServer.with { server in
-        let client = try await server.connect()
-        _ = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
-        // An hour's grace: if shutdown waited it out, the suite's time limit would fail this.
-        await server.server.shutdown(gracePeriod: .seconds(3600))
-        #expect(try await client.readLine() == nil)
+            let client = try await server.connect()
+            _ = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+            // An hour's grace: if shutdown waited it out, the suite's time limit would fail this.
+            await server.server.shutdown(gracePeriod: .seconds(3600))
+            #expect(try await client.readLine() == nil)
         }
     }
 }

@@ -18,7 +18,7 @@ struct SocketFileTests {
     @Test("the socket is created with mode 0600")
     func mode0600() async throws {
         try await TestServer.with { server in
-        #expect(mode(of: server.path)?.mode == 0o600)
+            #expect(mode(of: server.path)?.mode == 0o600)
         }
     }
 
@@ -50,18 +50,18 @@ struct SocketFileTests {
     @Test("a live daemon's socket is never replaced; start-up fails with a clear message")
     func liveSocketKept() async throws {
         try await TestServer.with { server in
-        #expect(try SocketBinder.probe(path: server.path) == .live)
-        #expect {
-            _ = try SocketBinder.bind(path: server.path, group: nil, logger: TestServer.logger)
-        } throws: { error in
-            guard case DaemonStartError.socketInUse = error else { return false }
-            return "\(error)".contains("already serving")
-        }
-        // The running daemon still answers.
-        let client = try await server.connect()
-        let hello = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
-        #expect(hello.resultObject != nil)
-        await client.close()
+            #expect(try SocketBinder.probe(path: server.path) == .live)
+            #expect {
+                _ = try SocketBinder.bind(path: server.path, group: nil, logger: TestServer.logger)
+            } throws: { error in
+                guard case DaemonStartError.socketInUse = error else { return false }
+                return "\(error)".contains("already serving")
+            }
+            // The running daemon still answers.
+            let client = try await server.connect()
+            let hello = try await client.call(#"{"jsonrpc":"2.0","id":1,"method":"hello"}"#)
+            #expect(hello.resultObject != nil)
+            await client.close()
         }
     }
 
@@ -112,12 +112,12 @@ struct SocketFileTests {
         // `with`'s stop after the test's own shutdown only removes the folder (the file at the
         // path is still not ours).
         try await TestServer.with { server in
-        await server.server.shutdown(gracePeriod: .seconds(1))
-        // Someone else's file appears at the path after we stopped listening.
-        unlink(server.path)
-        try Data("newer".utf8).write(to: URL(fileURLWithPath: server.path))
-        server.listener.removeSocketFile()
-        #expect(FileManager.default.fileExists(atPath: server.path))
+            await server.server.shutdown(gracePeriod: .seconds(1))
+            // Someone else's file appears at the path after we stopped listening.
+            unlink(server.path)
+            try Data("newer".utf8).write(to: URL(fileURLWithPath: server.path))
+            server.listener.removeSocketFile()
+            #expect(FileManager.default.fileExists(atPath: server.path))
         }
     }
 

@@ -66,29 +66,29 @@ struct StorageUnavailableTests {
         let mount = try #require(Mount(sizeKiB: 4096))
         defer { mount.unmount() }
         try await ThumbnailFixture.with(configure: { $0.cache.cacheDir = mount.path + "/cache" }) { f in
-        let client = try await f.connect()
-        // Warm: the folder works.
-        try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": f.serve("/warm.jpg")]))
-        let warm = try await client.answer(1).answer
-        #expect(warm.resultObject != nil, "\(warm)")
+            let client = try await f.connect()
+            // Warm: the folder works.
+            try await client.send(rpcLine(1, "thumbnail.show", ["slot": 1, "url": f.serve("/warm.jpg")]))
+            let warm = try await client.answer(1).answer
+            #expect(warm.resultObject != nil, "\(warm)")
 
-        let filler = mount.fill()
-        try await client.send(rpcLine(2, "thumbnail.show", ["slot": 2, "url": f.serve("/full.jpg", width: 1200, height: 900, seed: 2)]))
-        let full = try await client.answer(2).answer
-        #expect(full.errorCode == 1013 && full.errorKind == "storage_unavailable", "\(full)")
-        try FileManager.default.removeItem(atPath: filler)
+            let filler = mount.fill()
+            try await client.send(rpcLine(2, "thumbnail.show", ["slot": 2, "url": f.serve("/full.jpg", width: 1200, height: 900, seed: 2)]))
+            let full = try await client.answer(2).answer
+            #expect(full.errorCode == 1013 && full.errorKind == "storage_unavailable", "\(full)")
+            try FileManager.default.removeItem(atPath: filler)
 
-        let folders = ["tmp", "data"].map { mount.path + "/cache/" + $0 }
-        for folder in folders { try #require(Mount.bindReadOnly(folder), "\(folder)") }
-        try await client.send(rpcLine(3, "thumbnail.show", ["slot": 3, "url": f.serve("/ro.jpg", seed: 3)]))
-        let readOnly = try await client.answer(3).answer
-        #expect(readOnly.errorCode == 1013 && readOnly.errorKind == "storage_unavailable", "\(readOnly)")
+            let folders = ["tmp", "data"].map { mount.path + "/cache/" + $0 }
+            for folder in folders { try #require(Mount.bindReadOnly(folder), "\(folder)") }
+            try await client.send(rpcLine(3, "thumbnail.show", ["slot": 3, "url": f.serve("/ro.jpg", seed: 3)]))
+            let readOnly = try await client.answer(3).answer
+            #expect(readOnly.errorCode == 1013 && readOnly.errorKind == "storage_unavailable", "\(readOnly)")
 
-        for folder in folders { try #require(Mount.unbind(folder), "\(folder)") }
-        try await client.send(rpcLine(4, "thumbnail.show", ["slot": 4, "url": f.serve("/back.jpg", seed: 4)]))
-        let back = try await client.answer(4).answer
-        #expect(back.resultObject != nil, "\(back)")
-        await client.close()
+            for folder in folders { try #require(Mount.unbind(folder), "\(folder)") }
+            try await client.send(rpcLine(4, "thumbnail.show", ["slot": 4, "url": f.serve("/back.jpg", seed: 4)]))
+            let back = try await client.answer(4).answer
+            #expect(back.resultObject != nil, "\(back)")
+            await client.close()
         }
     }
 
@@ -111,28 +111,28 @@ struct StorageUnavailableTests {
         let downloads = mount.path + "/Downloads"
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
         try await DownloadFixture.with { fixture in
-        var configuration = fixture.configuration()
-        configuration.downloads.downloadDir = [downloads]
-        try await SearchDaemon.with(configuration) { daemon in
-        let client = try await DownloadClient.connect(configuration.daemon.socket!)
-        fixture.images.serve("/big.jpg", body: SyntheticImages.jpeg(width: 1600, height: 1200, seed: 7))
+            var configuration = fixture.configuration()
+            configuration.downloads.downloadDir = [downloads]
+            try await SearchDaemon.with(configuration) { daemon in
+                let client = try await DownloadClient.connect(configuration.daemon.socket!)
+                fixture.images.serve("/big.jpg", body: SyntheticImages.jpeg(width: 1600, height: 1200, seed: 7))
 
-        let filler = mount.fill()
-        let full = try await downloadError(client, url: fixture.images.url("/big.jpg"))
-        #expect(full?["code"] as? Int == 1013, "\(String(describing: full))")
-        #expect((full?["data"] as? [String: Any])?["kind"] as? String == "storage_unavailable")
-        try FileManager.default.removeItem(atPath: filler)
+                let filler = mount.fill()
+                let full = try await downloadError(client, url: fixture.images.url("/big.jpg"))
+                #expect(full?["code"] as? Int == 1013, "\(String(describing: full))")
+                #expect((full?["data"] as? [String: Any])?["kind"] as? String == "storage_unavailable")
+                try FileManager.default.removeItem(atPath: filler)
 
-        try #require(Mount.bindReadOnly(downloads))
-        let readOnly = try await downloadError(client, url: fixture.images.url("/big.jpg"))
-        #expect(readOnly?["code"] as? Int == 1013, "\(String(describing: readOnly))")
-        try #require(Mount.unbind(downloads))
+                try #require(Mount.bindReadOnly(downloads))
+                let readOnly = try await downloadError(client, url: fixture.images.url("/big.jpg"))
+                #expect(readOnly?["code"] as? Int == 1013, "\(String(describing: readOnly))")
+                try #require(Mount.unbind(downloads))
 
-        let job = try await client.download(["url": fixture.images.url("/big.jpg")])
-        let (method, params) = try await client.outcome(job: job)
-        #expect(method == "download.finished", "\(params)")
-        await client.close()
-        }
+                let job = try await client.download(["url": fixture.images.url("/big.jpg")])
+                let (method, params) = try await client.outcome(job: job)
+                #expect(method == "download.finished", "\(params)")
+                await client.close()
+            }
         }
     }
 }

@@ -44,85 +44,85 @@ struct ThumbnailFlingTests {
     @Test("a slot recycled while held during a fling never reaches the network")
     func heldRecycledNeverFetches() async throws {
         try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
-        let client = try await f.connect()
-        let path = "/never.jpg"
-        let target = f.serve(path, seed: 42)
-        // The show and its recycle come in the fling's own write: the daemon reads them in
-        // that order, so the show arrives during the fling (it is held, whatever its task does
-        // next) and its recycle reaches the held task before the fling (250 ms) can end. The
-        // hold then logs exactly one outcome: withdrawn, or started had the recycle come late.
-        let answers = try await fling(f, client, then: target, withdraw: true)
-        #expect(answers[20]?.errorReason == "recycled")
-        #expect(answers[21]?.resultObject?["cancelled"] as? Bool == true)
-        try await f.logs.wait(for: Self.held, slot: "main#3", timeout: 30)
-        let outcome = try await f.logs.wait(for: "held request withdrawn", "held request starts", slot: "main#3", timeout: 30)
-        #expect(outcome == "held request withdrawn")
-        #expect(f.images.counters.requests(path) == 0)
-        releaseAll(f)
-        await client.close()
+            let client = try await f.connect()
+            let path = "/never.jpg"
+            let target = f.serve(path, seed: 42)
+            // The show and its recycle come in the fling's own write: the daemon reads them in
+            // that order, so the show arrives during the fling (it is held, whatever its task does
+            // next) and its recycle reaches the held task before the fling (250 ms) can end. The
+            // hold then logs exactly one outcome: withdrawn, or started had the recycle come late.
+            let answers = try await fling(f, client, then: target, withdraw: true)
+            #expect(answers[20]?.errorReason == "recycled")
+            #expect(answers[21]?.resultObject?["cancelled"] as? Bool == true)
+            try await f.logs.wait(for: Self.held, slot: "main#3", timeout: 30)
+            let outcome = try await f.logs.wait(for: "held request withdrawn", "held request starts", slot: "main#3", timeout: 30)
+            #expect(outcome == "held request withdrawn")
+            #expect(f.images.counters.requests(path) == 0)
+            releaseAll(f)
+            await client.close()
         }
     }
 
     @Test("a held request starts when the fling ends, not when its dwell ends")
     func heldStartsAtFlingEnd() async throws {
         try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
-        let client = try await f.connect()
-        let target = f.serve("/later.jpg", seed: 43)
-        try await fling(f, client, then: target)
-        try await f.logs.wait(for: Self.held, slot: "main#3")
-        // The dwell is a minute; the fling ends 250 ms after the recycles.
-        let answer = try await client.answer(20, timeout: 40).answer
-        #expect(answer.resultObject?["source"] as? String == "network")
-        #expect(f.logs.events("held request starts").contains { $0.metadata["slot"] == "main#3" })
-        releaseAll(f)
-        await client.close()
+            let client = try await f.connect()
+            let target = f.serve("/later.jpg", seed: 43)
+            try await fling(f, client, then: target)
+            try await f.logs.wait(for: Self.held, slot: "main#3")
+            // The dwell is a minute; the fling ends 250 ms after the recycles.
+            let answer = try await client.answer(20, timeout: 40).answer
+            #expect(answer.resultObject?["source"] as? String == "network")
+            #expect(f.logs.events("held request starts").contains { $0.metadata["slot"] == "main#3" })
+            releaseAll(f)
+            await client.close()
         }
     }
 
     @Test("a cache hit during a fling answers at once, never held")
     func hitsAreNeverHeld() async throws {
         try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
-        let client = try await f.connect()
-        let warm = f.serve("/warm.jpg", seed: 44)
-        #expect(try await client.ask(100, "thumbnail.show", ["slot": 9, "url": warm]).resultObject != nil)
-        try await fling(f, client, then: warm)
-        let answer = try await client.answer(20, timeout: 40).answer
-        #expect(answer.resultObject?["source"] as? String == "memory")
-        #expect(!f.logs.events(Self.held).contains { $0.metadata["slot"] == "main#3" })
-        releaseAll(f)
-        await client.close()
+            let client = try await f.connect()
+            let warm = f.serve("/warm.jpg", seed: 44)
+            #expect(try await client.ask(100, "thumbnail.show", ["slot": 9, "url": warm]).resultObject != nil)
+            try await fling(f, client, then: warm)
+            let answer = try await client.answer(20, timeout: 40).answer
+            #expect(answer.resultObject?["source"] as? String == "memory")
+            #expect(!f.logs.events(Self.held).contains { $0.metadata["slot"] == "main#3" })
+            releaseAll(f)
+            await client.close()
         }
     }
 
     @Test("a calm first screen of slots shown at once is never held")
     func calmIsNeverHeld() async throws {
         try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
-        let client = try await f.connect()
-        let lines = (0..<8).map { slot in
-            rpcLine(slot + 1, "thumbnail.show", ["slot": slot, "url": f.serve("/calm-\(slot).jpg", seed: UInt64(slot + 50))])
-        }
-        try await client.send(bytes: Array(lines.map { $0 + "\n" }.joined().utf8))
-        let answers = try await client.answers(for: Set(1...8))
-        for (id, answer) in answers { #expect(answer.resultObject?["source"] as? String == "network", "\(id): \(answer)") }
-        #expect(f.logs.events(Self.held).isEmpty)
-        await client.close()
+            let client = try await f.connect()
+            let lines = (0..<8).map { slot in
+                rpcLine(slot + 1, "thumbnail.show", ["slot": slot, "url": f.serve("/calm-\(slot).jpg", seed: UInt64(slot + 50))])
+            }
+            try await client.send(bytes: Array(lines.map { $0 + "\n" }.joined().utf8))
+            let answers = try await client.answers(for: Set(1...8))
+            for (id, answer) in answers { #expect(answer.resultObject?["source"] as? String == "network", "\(id): \(answer)") }
+            #expect(f.logs.events(Self.held).isEmpty)
+            await client.close()
         }
     }
 
     @Test("a calm scroll (recycles of delivered slots) is never held")
     func calmScrollIsNeverHeld() async throws {
         try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .seconds(60) }) { f in
-        let client = try await f.connect()
-        var id = 0
-        for slot in 0..<6 {
-            id += 1
-            let url = f.serve("/scroll-\(slot).jpg", seed: UInt64(slot + 70))
-            #expect(try await client.ask(id, "thumbnail.show", ["slot": slot % 2, "url": url]).resultObject != nil)
-            id += 1
-            #expect(try await client.ask(id, "thumbnail.recycle", ["slot": slot % 2]).resultObject?["cancelled"] as? Bool == false)
-        }
-        #expect(f.logs.events(Self.held).isEmpty)
-        await client.close()
+            let client = try await f.connect()
+            var id = 0
+            for slot in 0..<6 {
+                id += 1
+                let url = f.serve("/scroll-\(slot).jpg", seed: UInt64(slot + 70))
+                #expect(try await client.ask(id, "thumbnail.show", ["slot": slot % 2, "url": url]).resultObject != nil)
+                id += 1
+                #expect(try await client.ask(id, "thumbnail.recycle", ["slot": slot % 2]).resultObject?["cancelled"] as? Bool == false)
+            }
+            #expect(f.logs.events(Self.held).isEmpty)
+            await client.close()
         }
     }
 }

@@ -147,91 +147,91 @@ struct ThumbnailRaceTests {
     @Test("thousands of interleavings: nothing late, each show answered once, recycles tell the truth")
     func hammer() async throws {
         try await ThumbnailFixture.with(configure: { $0.network.flingDwell = .milliseconds(30) }) { f in
-        let client = try await f.connect()
-        let photos = try await f.photoIDs(client: client, id: 1, count: 30)
-        try #require(photos.count >= 10)
-        var generator = SystemRandomNumberGenerator()
-        var checker = Checker()
-        var nextID = 10
-        let slots = 6
-        let rounds = 60
-        var operations = 0
-        for round in 0..<rounds {
-            let size = 24 + round % 24
-            var lastPhoto: [Int: String] = [:]
-            var batch: [String] = []
-            var order: [Int] = []
-            var ids: Set<Int> = []
-            var showIDs: Set<Int> = []
-            func add(_ op: Op, _ line: String) {
-                checker.sent(op)
-                batch.append(line)
-                order.append(op.id)
-                ids.insert(op.id)
-                if case .show = op { showIDs.insert(op.id) }
-            }
-            for _ in 0..<30 {
-                let slot = Int.random(in: 0..<slots, using: &generator)
-                nextID += 1
-                if Int.random(in: 0..<4, using: &generator) == 0 {
+            let client = try await f.connect()
+            let photos = try await f.photoIDs(client: client, id: 1, count: 30)
+            try #require(photos.count >= 10)
+            var generator = SystemRandomNumberGenerator()
+            var checker = Checker()
+            var nextID = 10
+            let slots = 6
+            let rounds = 60
+            var operations = 0
+            for round in 0..<rounds {
+                let size = 24 + round % 24
+                var lastPhoto: [Int: String] = [:]
+                var batch: [String] = []
+                var order: [Int] = []
+                var ids: Set<Int> = []
+                var showIDs: Set<Int> = []
+                func add(_ op: Op, _ line: String) {
+                    checker.sent(op)
+                    batch.append(line)
+                    order.append(op.id)
+                    ids.insert(op.id)
+                    if case .show = op { showIDs.insert(op.id) }
+                }
+                for _ in 0..<30 {
+                    let slot = Int.random(in: 0..<slots, using: &generator)
+                    nextID += 1
+                    if Int.random(in: 0..<4, using: &generator) == 0 {
+                        add(.recycle(id: nextID, slot: slot), rpcLine(nextID, "thumbnail.recycle", ["slot": slot]))
+                    } else {
+                        var photo = photos.randomElement(using: &generator)!
+                        while photo == lastPhoto[slot] { photo = photos.randomElement(using: &generator)! }
+                        lastPhoto[slot] = photo
+                        add(.show(id: nextID, slot: slot, photo: photo),
+                            rpcLine(nextID, "thumbnail.show", ["slot": slot, "photo": photo, "size": size]))
+                    }
+                }
+                // Every round ends with every slot recycled, so every show gets its answer.
+                for slot in 0..<slots {
+                    nextID += 1
                     add(.recycle(id: nextID, slot: slot), rpcLine(nextID, "thumbnail.recycle", ["slot": slot]))
-                } else {
-                    var photo = photos.randomElement(using: &generator)!
-                    while photo == lastPhoto[slot] { photo = photos.randomElement(using: &generator)! }
-                    lastPhoto[slot] = photo
-                    add(.show(id: nextID, slot: slot, photo: photo),
-                        rpcLine(nextID, "thumbnail.show", ["slot": slot, "photo": photo, "size": size]))
                 }
-            }
-            // Every round ends with every slot recycled, so every show gets its answer.
-            for slot in 0..<slots {
-                nextID += 1
-                add(.recycle(id: nextID, slot: slot), rpcLine(nextID, "thumbnail.recycle", ["slot": slot]))
-            }
-            operations += batch.count
-            // Sent a few ops at a time, each write after the next message arrived, so ops keep
-            // arriving while earlier fetches complete (the race this hunts for). The final
-            // recycles race with the round's last fetches.
-            var pending = ids
-            // Only what is on the wire and not yet answered can still bring a message.
-            var sent: Set<Int> = []
-            for chunk in stride(from: 0, to: batch.count, by: 4) {
-                let range = chunk..<min(chunk + 4, batch.count)
-                let lines = batch[range].map { $0 + "\n" }.joined()
-                try await client.send(bytes: Array(lines.utf8))
-                sent.formUnion(order[range])
-                guard chunk + 4 < batch.count - slots else { continue }
-                // Half the time wait for a show to be answered (fetches complete between
-                // writes), else for any message (ops arrive while fetches run). Only a show
-                // already sent can be waited for: the rest of the round is not on the wire yet.
-                let waitForShow = Bool.random(using: &generator) && !pending.intersection(sent).isDisjoint(with: showIDs)
-                while true {
-                    let message = try await read(client, awaiting: pending.intersection(sent), checker: checker)
+                operations += batch.count
+                // Sent a few ops at a time, each write after the next message arrived, so ops keep
+                // arriving while earlier fetches complete (the race this hunts for). The final
+                // recycles race with the round's last fetches.
+                var pending = ids
+                // Only what is on the wire and not yet answered can still bring a message.
+                var sent: Set<Int> = []
+                for chunk in stride(from: 0, to: batch.count, by: 4) {
+                    let range = chunk..<min(chunk + 4, batch.count)
+                    let lines = batch[range].map { $0 + "\n" }.joined()
+                    try await client.send(bytes: Array(lines.utf8))
+                    sent.formUnion(order[range])
+                    guard chunk + 4 < batch.count - slots else { continue }
+                    // Half the time wait for a show to be answered (fetches complete between
+                    // writes), else for any message (ops arrive while fetches run). Only a show
+                    // already sent can be waited for: the rest of the round is not on the wire yet.
+                    let waitForShow = Bool.random(using: &generator) && !pending.intersection(sent).isDisjoint(with: showIDs)
+                    while true {
+                        let message = try await read(client, awaiting: pending.intersection(sent), checker: checker)
+                        checker.read(message)
+                        guard let id = message["id"] as? Int else { if !waitForShow { break } else { continue } }
+                        pending.remove(id)
+                        if !waitForShow || showIDs.contains(id) { break }
+                    }
+                }
+                while !pending.isEmpty {
+                    let message = try await read(client, awaiting: pending, checker: checker)
                     checker.read(message)
-                    guard let id = message["id"] as? Int else { if !waitForShow { break } else { continue } }
-                    pending.remove(id)
-                    if !waitForShow || showIDs.contains(id) { break }
+                    if let id = message["id"] as? Int { pending.remove(id) }
                 }
+                if checker.violations.count > 20 { break }
             }
-            while !pending.isEmpty {
-                let message = try await read(client, awaiting: pending, checker: checker)
-                checker.read(message)
-                if let id = message["id"] as? Int { pending.remove(id) }
-            }
-            if checker.violations.count > 20 { break }
-        }
-        checker.finish()
-        #expect(operations >= 2000)
-        #expect(checker.violations.isEmpty, "\(checker.violations.prefix(20).joined(separator: "\n"))")
-        // The run exercised both outcomes: some shows delivered, some recycled.
-        let shows = checker.answers.values.filter { $0.resultObject?["path"] != nil }.count
-        let recycled = checker.answers.values.filter { $0.errorReason == "recycled" }.count
-        let fetched = checker.answers.values.filter { $0.resultObject?["source"] as? String == "network" }.count
-        #expect(shows > 0)
-        #expect(fetched > 0)
-        #expect(recycled > 0)
-        print("race hammer: \(operations) ops, \(shows) delivered (\(fetched) from the network), \(recycled) recycled")
-        await client.close()
+            checker.finish()
+            #expect(operations >= 2000)
+            #expect(checker.violations.isEmpty, "\(checker.violations.prefix(20).joined(separator: "\n"))")
+            // The run exercised both outcomes: some shows delivered, some recycled.
+            let shows = checker.answers.values.filter { $0.resultObject?["path"] != nil }.count
+            let recycled = checker.answers.values.filter { $0.errorReason == "recycled" }.count
+            let fetched = checker.answers.values.filter { $0.resultObject?["source"] as? String == "network" }.count
+            #expect(shows > 0)
+            #expect(fetched > 0)
+            #expect(recycled > 0)
+            print("race hammer: \(operations) ops, \(shows) delivered (\(fetched) from the network), \(recycled) recycled")
+            await client.close()
         }
     }
 

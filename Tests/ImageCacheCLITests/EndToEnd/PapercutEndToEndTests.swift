@@ -40,21 +40,21 @@ struct PapercutEndToEndTests {
         // The test stops the daemon itself (`LiveDaemon.with` would expect its own stop to be
         // the clean one); the rest is removed whatever happens.
         try await finishing(try await LiveDaemon.start(), with: { _ = await $0.stop() }) { live in
-        live.images.serve("/g.jpg", body: Self.body, faults: [.held])
-        let url = live.images.url("/g.jpg")
-        let run = Task { try await live.cli(["download", url]) }
-        try await withTimeout(seconds: 60) { try await live.images.waitUntil { $0.requests("/g.jpg") >= 1 } }
-        let connection = try await live.connect()
-        let job = try #require(try await connection.downloads().jobs.first?.job)
-        await connection.close()
-        // SIGTERM: the daemon leaves the running job unfinished and closes every connection.
-        let stopped = await live.daemon.stop()
-        let result = try await run.value
-        live.images.release("/g.jpg")
-        #expect(stopped == 0)
-        #expect(result.status == ExitStatus.protocolError.rawValue, "\(result.stderr)")
-        #expect(result.stderr.contains("imagecached at \(live.socket) closed while following download job \(job)"), "\(result.stderr)")
-        #expect(result.stderr.contains("`imagecache --socket \(live.socket) download status \(job)`"), "\(result.stderr)")
+            live.images.serve("/g.jpg", body: Self.body, faults: [.held])
+            let url = live.images.url("/g.jpg")
+            let run = Task { try await live.cli(["download", url]) }
+            try await withTimeout(seconds: 60) { try await live.images.waitUntil { $0.requests("/g.jpg") >= 1 } }
+            let connection = try await live.connect()
+            let job = try #require(try await connection.downloads().jobs.first?.job)
+            await connection.close()
+            // SIGTERM: the daemon leaves the running job unfinished and closes every connection.
+            let stopped = await live.daemon.stop()
+            let result = try await run.value
+            live.images.release("/g.jpg")
+            #expect(stopped == 0)
+            #expect(result.status == ExitStatus.protocolError.rawValue, "\(result.stderr)")
+            #expect(result.stderr.contains("imagecached at \(live.socket) closed while following download job \(job)"), "\(result.stderr)")
+            #expect(result.stderr.contains("`imagecache --socket \(live.socket) download status \(job)`"), "\(result.stderr)")
         }
     }
 

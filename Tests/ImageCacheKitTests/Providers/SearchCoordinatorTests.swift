@@ -143,8 +143,8 @@ struct SearchCoordinatorTests {
         let store = InMemorySearchPageStore()
         // The simulator stops after the first search: the provider cannot be reached after it.
         let h = try await SimulatorHarness.with(store: store) { h in
-        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
-        return h
+            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+            return h
         }
         h.wallClock.advance(seconds: 7200)
         let stale = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }

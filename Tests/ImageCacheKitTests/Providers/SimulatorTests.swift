@@ -177,8 +177,8 @@ struct SimulatorTests {
     func photoWhenUnreachable() async throws {
         // The simulator stops after the search: the photo must come from what was remembered.
         let (h, r) = try await SimulatorHarness.with { h in
-        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "glacier", perPage: 3)) }
-        return (h, r)
+            let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "glacier", perPage: 3)) }
+            return (h, r)
         }
         let id = try #require(r.photos.first?.id)
         let p = try await withTimeout(seconds: 60) { try await h.coordinator.photo(id: id) }
