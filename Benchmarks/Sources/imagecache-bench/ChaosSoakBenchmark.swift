@@ -118,6 +118,8 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
                                    ledger: ledger, bound: bound, thinkMilliseconds: thinkMs)
         let stop = LockedState(false)
         let load = Task { await clients.run(users: users, until: { stop.withLock { $0 } }) }
+        let recorder = ChaosJobRecorder(socket: process.socket)
+        let recording = Task { await recorder.run(until: { finished.withLock { $0 } }) }
         let windowSeconds = window > 0 ? window : min(60, max(6, total / 30))
         await schedule.run(total: total, window: windowSeconds)
         stop.withLock { $0 = true }
@@ -133,8 +135,10 @@ struct ChaosSoakBenchmark: AsyncParsableCommand {
         await schedule.checkAlive()
         finished.withLock { $0 = true }
         _ = await sampler.value
+        _ = await recording.value
 
-        let downloads = await DownloadCheck.run(jobs: ledger.state.withLock { $0.downloads }, socket: process.socket, bound: bound * 2)
+        let downloads = await DownloadCheck.run(jobs: ledger.state.withLock { $0.downloads }, recorded: recorder.endedJobs,
+                                                socket: process.socket, bound: bound * 2)
         let exitStatus = process.stop()
         schedule.event("imagecached stopped with SIGTERM: exit status \(exitStatus)")
         let entries = CacheEntryCheck.run(cacheDir: cacheDir)

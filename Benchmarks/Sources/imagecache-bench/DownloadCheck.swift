@@ -5,7 +5,8 @@ import ProviderSimulator
 /// After the chaos soak: every download job the clients started, waited for (bounded) and
 /// checked. A finished file must be byte-identical to what the image host serves at its URL
 /// (the simulator's pictures are deterministic, so the source is made again here); a failed
-/// job must carry a documented error kind.
+/// job must carry a documented error kind. A job the daemon no longer keeps (its cap on ended
+/// jobs) is checked as `ChaosJobRecorder` last saw it listed; one never seen ended is lost.
 struct DownloadCheck {
     var started = 0
     var finished = 0
@@ -16,10 +17,13 @@ struct DownloadCheck {
     var failureExamples: [String: String] = [:]
     var cancelled = 0
     var unknown = 0
+    /// Ended jobs the daemon had dropped by the end (its cap), checked as last listed.
+    var forgotten = 0
     var unended: [String] = []
     var seconds = 0.0
 
-    static func run(jobs: [(job: String, url: String)], socket: String, bound: Double) async -> DownloadCheck {
+    static func run(jobs: [(job: String, url: String)], recorded: [String: DownloadJob], socket: String,
+                    bound: Double) async -> DownloadCheck {
         var check = DownloadCheck(started: jobs.count)
         let start = ContinuousClock.now
         var connection: ImageCacheConnection?
@@ -40,36 +44,18 @@ struct DownloadCheck {
                         try await connection.downloadStatus(job: job)
                     }
                 } catch let error as RPCError where error.kind == .notFound {
-                    check.unknown += 1
+                    if let last = recorded[job] {
+                        check.forgotten += 1
+                        check.settle(last, url: url)
+                    } else {
+                        check.unknown += 1
+                    }
                     break
                 } catch {
                     check.unended.append("\(job): download.status failed: \(error)")
                     break
                 }
-                if status.state == .finished {
-                    check.finished += 1
-                    let path = URL(string: url)?.path ?? ""
-                    let source = SimulatedImageRoute.handle(SimulatedRequest(method: "GET", uri: path, headers: [], body: []))?.body
-                    let saved = status.path.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
-                    if let source, saved == source {
-                        check.identical += 1
-                    } else {
-                        check.mismatched.append("\(job) \(url) → \(status.path ?? "no path"): \(saved?.count ?? -1) bytes saved, \(source?.count ?? -1) at the source")
-                    }
-                    break
-                }
-                if status.state == .failed {
-                    let kind = status.error?.kind.rawValue ?? "no error"
-                    check.failedKinds[kind, default: 0] += 1
-                    if check.failureExamples[kind] == nil {
-                        check.failureExamples[kind] = "\(job) \(url) → \(status.path ?? "no path"): \(status.error.map { "\($0)" } ?? "no error")"
-                    }
-                    break
-                }
-                if status.state == .cancelled {
-                    check.cancelled += 1
-                    break
-                }
+                if check.settle(status, url: url) { break }
                 guard (ContinuousClock.now - start) / .seconds(1) < bound else {
                     check.unended.append("\(job) \(url): still \(status.state.rawValue) after \(Int(bound)) s (\(status.received) bytes)")
                     break
@@ -80,5 +66,36 @@ struct DownloadCheck {
         await connection.close()
         check.seconds = (ContinuousClock.now - start) / .seconds(1)
         return check
+    }
+
+    /// Counts an ended job (finished: its file checked against the source; failed: its kind;
+    /// cancelled); false for one still running.
+    @discardableResult
+    private mutating func settle(_ status: DownloadJob, url: String) -> Bool {
+        switch status.state {
+        case .finished:
+            finished += 1
+            let path = URL(string: url)?.path ?? ""
+            let source = SimulatedImageRoute.handle(SimulatedRequest(method: "GET", uri: path, headers: [], body: []))?.body
+            let saved = status.path.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
+            if let source, saved == source {
+                identical += 1
+            } else {
+                mismatched.append("\(status.job) \(url) → \(status.path ?? "no path"): \(saved?.count ?? -1) bytes saved, \(source?.count ?? -1) at the source")
+            }
+            return true
+        case .failed:
+            let kind = status.error?.kind.rawValue ?? "no error"
+            failedKinds[kind, default: 0] += 1
+            if failureExamples[kind] == nil {
+                failureExamples[kind] = "\(status.job) \(url) → \(status.path ?? "no path"): \(status.error.map { "\($0)" } ?? "no error")"
+            }
+            return true
+        case .cancelled:
+            cancelled += 1
+            return true
+        default:
+            return false
+        }
     }
 }
