@@ -3,6 +3,7 @@ import Foundation
 import ImageCacheKit
 import ImageCacheProtocol
 import NIOCore
+import TestSupport
 import Testing
 
 /// The hand-written JSON of `thumbnail.show`'s answer says exactly what Foundation's encoder
@@ -48,8 +49,7 @@ struct ThumbnailAnswerEncodingTests {
         case .int(let number): #expect(object["id"] as? Int == number)
         case .string(let text): #expect(object["id"] as? String == text)
         }
-        let decoded = try JSONDecoder().decode(ThumbnailShowResult.self,
-                                               from: JSONSerialization.data(withJSONObject: try #require(object["result"])))
+        let decoded = try #require(object["result"] as? [String: Any]).decoded(as: ThumbnailShowResult.self)
         #expect(decoded == result)
     }
 

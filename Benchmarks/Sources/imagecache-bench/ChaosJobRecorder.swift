@@ -26,10 +26,10 @@ final class ChaosJobRecorder: Sendable {
         var connection: ImageCacheConnection?
         while !stop() && !Task.isCancelled {
             do {
-                if connection == nil { connection = try await ImageCacheConnection.connect(to: socket) }
-                let listed = try await withDeadline(30, "download.list for the job recorder") { [connection] in
-                    try await connection!.downloads()
-                }
+                let live: ImageCacheConnection
+                if let connection { live = connection } else { live = try await ImageCacheConnection.connect(to: socket) }
+                connection = live
+                let listed = try await withDeadline(30, "download.list for the job recorder") { try await live.downloads() }
                 ended.withLock { table in
                     for job in listed.jobs where job.state == .finished || job.state == .failed || job.state == .cancelled {
                         table[job.job] = job
