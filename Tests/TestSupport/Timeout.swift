@@ -15,7 +15,17 @@ public struct TimeoutError: Error, CustomStringConvertible {
     public init(seconds: Double) { self.seconds = seconds }
 }
 
-/// Runs `operation`, failing with `TimeoutError` if it takes longer than `seconds`.
+/// How many times longer a bound is under ThreadSanitizer than as written.
+///
+/// Why: a bound is written for a plain build, where it is several times the wait it guards.
+/// Under the sanitizer every step is 5–10 × slower, and the test process's blocking-I/O lanes
+/// are shared by the four tests running at once, so on CI's two cores one 8 KB fetch, decoded
+/// and stored, was seen to take 12 s, 28 s and over 50 s in a row while three other tests
+/// fsynced. A lost event still fails the test; it only takes longer to say so.
+public let timeoutScale: Double = threadSanitizerIsActive ? 3 : 1
+
+/// Runs `operation`, failing with `TimeoutError` if it takes longer than `seconds`
+/// (× `timeoutScale` under the sanitizer).
 ///
 /// Every test that waits for an event bounds its wait with this, so a lost event fails
 /// the test instead of hanging the suite. It waits for the event itself, never a sleep.
@@ -25,9 +35,10 @@ public struct TimeoutError: Error, CustomStringConvertible {
 /// than awaited, which a task group would do. The deadline is a dispatch timer on a queue of
 /// its own, so it fires even while the concurrency pool and dispatch's global queues are busy.
 public func withTimeout<T: Sendable>(
-    seconds: Double,
+    seconds written: Double,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
+    let seconds = written * timeoutScale
     let race = Race<T>()
     let work = Task { race.finish(await Result(awaiting: operation)) }
     let deadline = DispatchWorkItem { race.finish(.failure(TimeoutError(seconds: seconds))) }

@@ -8,7 +8,7 @@ import TestSupport
 /// Placeholders computed by the real pipeline from the pixels it decodes for a thumbnail
 /// (scaled, or only validated and delivered as it is), remembered in the dimensions store;
 /// a provider's own values are never replaced.
-@Suite("Placeholders: computed from the first decoded thumbnail, remembered", .timeLimit(.minutes(2)))
+@Suite("Placeholders: computed from the first decoded thumbnail, remembered", .timeLimit(.minutes(5)))
 struct ComputedPlaceholderTests {
     /// An image of one colour, `width` × `height`, as PNG (exact pixels) or JPEG.
     static func solid(_ colour: [UInt8], width: Int, height: Int, jpeg: Bool = false) throws -> [UInt8] {
