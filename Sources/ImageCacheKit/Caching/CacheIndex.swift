@@ -5,16 +5,10 @@ import GRDB
 struct IndexRow {
     var digest: CacheDigest
     var key: CacheKey
-    var size: Int
+    var entry: StoredEntry
     /// Bytes charged against `disk_limit`: content plus sidecar.
     var stored: Int
-    var checksum: CacheDigest
-    var contentType: String
-    var width: Int?
-    var height: Int?
-    var created: Double
     var lastAccess: Double
-    var expires: Double?
 }
 
 /// The crash-safe index of the disk cache: SQLite (through GRDB) in WAL mode.
@@ -69,15 +63,9 @@ final class CacheIndex: Sendable {
     struct Loaded {
         var digest: CacheDigest
         var namespace: CacheNamespace
-        var size: Int
+        var entry: StoredEntry
         var stored: Int
-        var checksum: CacheDigest
-        var contentType: String
-        var width: Int?
-        var height: Int?
-        var created: Double
         var lastAccess: Double
-        var expires: Double?
     }
 
     /// Every row. Reading every row is also the index's integrity check at open: a damaged
@@ -93,9 +81,9 @@ final class CacheIndex: Sendable {
                 guard let digest = try Self.digest(row, 0), let checksum = try Self.digest(row, 4),
                       let namespace = CacheNamespace(rawValue: UInt8(truncatingIfNeeded: row[1] as Int))
                 else { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "malformed index row") }
-                rows.append(Loaded(digest: digest, namespace: namespace, size: row[2], stored: row[3],
-                                   checksum: checksum, contentType: row[5], width: row[6], height: row[7],
-                                   created: row[8], lastAccess: row[9], expires: row[10]))
+                let entry = StoredEntry(size: row[2], checksum: checksum, contentType: row[5], width: row[6],
+                                        height: row[7], created: row[8], expires: row[10])
+                rows.append(Loaded(digest: digest, namespace: namespace, entry: entry, stored: row[3], lastAccess: row[9]))
             }
             return rows
         }
@@ -117,10 +105,11 @@ final class CacheIndex: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for row in upserts {
+                    let entry = row.entry
                     try insert.execute(arguments: [
                         Data(row.digest.bytes), row.key.rawValue, Int(row.key.namespace.rawValue), row.key.url,
-                        row.size, row.stored, Data(row.checksum.bytes), row.contentType, row.width, row.height,
-                        row.created, row.lastAccess, row.expires,
+                        entry.size, row.stored, Data(entry.checksum.bytes), entry.contentType, entry.width, entry.height,
+                        entry.created, row.lastAccess, entry.expires,
                     ])
                 }
             }

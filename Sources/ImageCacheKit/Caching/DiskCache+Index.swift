@@ -64,16 +64,14 @@ extension DiskCache {
                       let data = try? fileSystem.readFile(atPath: path),
                       let sidecar = EntrySidecar(decoding: data),
                       sidecar.key.digest == digest,
-                      fileSystem.fileSize(atPath: contentFile) == sidecar.size
+                      fileSystem.fileSize(atPath: contentFile) == sidecar.entry.size
                 else {
                     try? fileSystem.removeFile(atPath: path)
                     try? fileSystem.removeFile(atPath: contentFile)
                     continue
                 }
-                rows.append(IndexRow(digest: digest, key: sidecar.key, size: sidecar.size,
-                                     stored: sidecar.size + data.count, checksum: sidecar.checksum,
-                                     contentType: sidecar.contentType, width: sidecar.width, height: sidecar.height,
-                                     created: sidecar.created, lastAccess: sidecar.created, expires: sidecar.expires))
+                rows.append(IndexRow(digest: digest, key: sidecar.key, entry: sidecar.entry,
+                                     stored: sidecar.entry.size + data.count, lastAccess: sidecar.entry.created))
             }
         }
         var start = 0
@@ -83,9 +81,8 @@ extension DiskCache {
             start += batch.count
         }
         return rows.map {
-            CacheIndex.Loaded(digest: $0.digest, namespace: $0.key.namespace, size: $0.size, stored: $0.stored,
-                              checksum: $0.checksum, contentType: $0.contentType, width: $0.width, height: $0.height,
-                              created: $0.created, lastAccess: $0.lastAccess, expires: $0.expires)
+            CacheIndex.Loaded(digest: $0.digest, namespace: $0.key.namespace, entry: $0.entry, stored: $0.stored,
+                              lastAccess: $0.lastAccess)
         }
     }
 
@@ -93,10 +90,7 @@ extension DiskCache {
     static func mirror(of rows: [CacheIndex.Loaded]) -> LRUList<CacheDigest, DiskRecord> {
         var list = LRUList<CacheDigest, DiskRecord>(minimumCapacity: rows.count)
         for row in rows.sorted(by: { $0.lastAccess > $1.lastAccess }) {
-            list.append(row.digest, DiskRecord(namespace: row.namespace, size: row.size, checksum: row.checksum,
-                                               contentType: row.contentType, width: row.width, height: row.height,
-                                               created: row.created, expires: row.expires,
-                                               verified: false, graceUntil: 0),
+            list.append(row.digest, DiskRecord(namespace: row.namespace, entry: row.entry, verified: false, graceUntil: 0),
                         cost: row.stored)
         }
         return list

@@ -24,17 +24,15 @@ extension DiskCache {
                info: CacheEntryInfo) throws(CacheWriteError) -> String {
         let now = clock.now()
         let digest = key.digest
-        let sidecar = EntrySidecar(key: key, size: size, checksum: checksum, contentType: info.contentType,
-                                   width: info.width, height: info.height, created: now,
-                                   expires: info.expires?.timeIntervalSince1970).encoded()
+        let entry = StoredEntry(size: size, checksum: checksum, info: info, created: now)
+        let sidecar = EntrySidecar(key: key, entry: entry).encoded()
         let stored = size + sidecar.count
         let limit = state.withLock { $0.limit }
         guard stored <= limit else { throw .tooLarge(bytes: stored, limit: limit) }
         var recovered = false
         while true {
             do {
-                try storeOnce(key, digest: digest, content: content, size: size, stored: stored,
-                              checksum: checksum, sidecar: sidecar, info: info, now: now)
+                try storeOnce(key, digest: digest, content: content, entry: entry, stored: stored, sidecar: sidecar)
                 return contentPath(digest)
             } catch .fileSystem(let error) where error.code == ENOENT && !recovered {
                 // The folder (or part of it) was removed from outside: rebuild the tree once.
@@ -44,9 +42,9 @@ extension DiskCache {
         }
     }
 
-    private func storeOnce(_ key: CacheKey, digest: CacheDigest, content: Content, size: Int, stored: Int,
-                           checksum: CacheDigest, sidecar: Data, info: CacheEntryInfo,
-                           now: Double) throws(CacheWriteError) {
+    private func storeOnce(_ key: CacheKey, digest: CacheDigest, content: Content, entry: StoredEntry, stored: Int,
+                           sidecar: Data) throws(CacheWriteError) {
+        let now = entry.created
         let n = tempCounter.add(1, ordering: .relaxed).newValue
         let hex = digest.hex
         let tempContent = "\(tempDirectory)/\(hex).\(n)"
@@ -78,10 +76,7 @@ extension DiskCache {
                 return .failure(.fileSystem(error))
             }
 
-            let record = DiskRecord(namespace: key.namespace, size: size, checksum: checksum,
-                                    contentType: info.contentType, width: info.width, height: info.height,
-                                    created: now, expires: info.expires?.timeIntervalSince1970,
-                                    verified: true, graceUntil: 0)
+            let record = DiskRecord(namespace: key.namespace, entry: entry, verified: true, graceUntil: 0)
             let (previous, victims, access) = state.withLock { s in
                 s.deferred.removeValue(forKey: digest)
                 let previous = s.list.peek(digest)
@@ -101,9 +96,7 @@ extension DiskCache {
                 return (previous, victims, access)
             }
 
-            let row = IndexRow(digest: digest, key: key, size: size, stored: stored, checksum: checksum,
-                               contentType: info.contentType, width: info.width, height: info.height,
-                               created: now, lastAccess: now, expires: info.expires?.timeIntervalSince1970)
+            let row = IndexRow(digest: digest, key: key, entry: entry, stored: stored, lastAccess: now)
             do {
                 try index.apply(upserts: [row], deletes: victims.map(\.0), accessTimes: access)
             } catch {

@@ -185,7 +185,7 @@ public final class DiskCache: Sendable {
             var found: DiskRecord?
             if !s.closed {
                 _ = s.list.use(digest) { record in
-                    if let expires = record.expires, expires <= now, !allowStale { return false }
+                    if record.entry.isExpired(at: now), !allowStale { return false }
                     if wantPath { record.graceUntil = max(record.graceUntil, now + pathGrace) }
                     found = record
                     return true
@@ -211,28 +211,27 @@ public final class DiskCache: Sendable {
                 data = try fileSystem.readFile(atPath: path)
             } catch {
                 logger.warning("cache entry dropped: content file unreadable", metadata: ["path": "\(path)", "error": "\(error)"])
-                drop(digest, checksum: record.checksum, counted: counted)
+                drop(digest, checksum: record.entry.checksum, counted: counted)
                 return nil
             }
             if !record.verified {
-                guard data.count == record.size, Self.checksum(of: data) == record.checksum else {
+                guard data.count == record.entry.size, Self.checksum(of: data) == record.entry.checksum else {
                     logger.warning("cache entry dropped: checksum mismatch on first read", metadata: ["path": "\(path)"])
-                    drop(digest, checksum: record.checksum, counted: counted)
+                    drop(digest, checksum: record.entry.checksum, counted: counted)
                     return nil
                 }
             }
             state.withLock { s in
-                if !record.verified { s.list.update(digest) { if $0.checksum == record.checksum { $0.verified = true } } }
+                if !record.verified { s.list.update(digest) { if $0.entry.checksum == record.entry.checksum { $0.verified = true } } }
                 if counted { s.hits += 1 }
             }
             if wantBytes { bytes = data }
         }
         return CacheHit(
             key: key, bytes: bytes, path: wantPath ? contentPath(digest) : nil,
-            info: CacheEntryInfo(contentType: record.contentType, width: record.width, height: record.height,
-                                 expires: record.expires.map { Date(timeIntervalSince1970: $0) }),
-            byteCount: record.size, created: Date(timeIntervalSince1970: record.created), source: .disk,
-            isStale: record.expires.map { $0 <= now } ?? false)
+            info: record.entry.info, byteCount: record.entry.size,
+            created: Date(timeIntervalSince1970: record.entry.created), source: .disk,
+            isStale: record.entry.isExpired(at: now))
     }
 
     /// Removes an entry found damaged or missing, unless it was replaced meanwhile.
@@ -240,7 +239,7 @@ public final class DiskCache: Sendable {
         writer.withLock { w in
             let removed = state.withLock { s -> DiskRecord? in
                 if counted { s.misses += 1 }
-                guard let record = s.list.peek(digest), record.checksum == checksum else { return nil }
+                guard let record = s.list.peek(digest), record.entry.checksum == checksum else { return nil }
                 s.list.remove(digest)
                 s.pendingAccess.removeValue(forKey: digest)
                 return record
@@ -279,13 +278,7 @@ public final class DiskCache: Sendable {
 /// The in-memory mirror of one index row.
 struct DiskRecord {
     var namespace: CacheNamespace
-    var size: Int
-    var checksum: CacheDigest
-    var contentType: String
-    var width: Int?
-    var height: Int?
-    var created: Double
-    var expires: Double?
+    var entry: StoredEntry
     /// Whether the content matched its checksum since open (entries written since open are).
     var verified: Bool
     /// Until when the content file must stay on disk because its path was handed out.

@@ -15,29 +15,23 @@ import Foundation
 /// and `1ECI` last, so a truncated sidecar is recognised.
 struct EntrySidecar: Equatable {
     var key: CacheKey
-    var size: Int
-    var checksum: CacheDigest
-    var contentType: String
-    var width: Int?
-    var height: Int?
-    var created: Double
-    var expires: Double?
+    var entry: StoredEntry
 
     private static let head: [UInt8] = Array("ICE1".utf8)
     private static let tail: [UInt8] = Array("1ECI".utf8)
 
     func encoded() -> Data {
         var out = [UInt8]()
-        out.reserveCapacity(96 + key.rawValue.utf8.count + contentType.utf8.count)
+        out.reserveCapacity(96 + key.rawValue.utf8.count + entry.contentType.utf8.count)
         out += Self.head
         out += [key.namespace.rawValue, 0, 0, 0]
-        Self.append(Int64(size), to: &out)
-        out += checksum.bytes
-        Self.append(created.bitPattern, to: &out)
-        Self.append((expires ?? .nan).bitPattern, to: &out)
-        Self.append(UInt32(bitPattern: Int32(width ?? -1)), to: &out)
-        Self.append(UInt32(bitPattern: Int32(height ?? -1)), to: &out)
-        let type = Array(contentType.utf8.prefix(Int(UInt16.max)))
+        Self.append(Int64(entry.size), to: &out)
+        out += entry.checksum.bytes
+        Self.append(entry.created.bitPattern, to: &out)
+        Self.append((entry.expires ?? .nan).bitPattern, to: &out)
+        Self.append(UInt32(bitPattern: Int32(entry.width ?? -1)), to: &out)
+        Self.append(UInt32(bitPattern: Int32(entry.height ?? -1)), to: &out)
+        let type = Array(entry.contentType.utf8.prefix(Int(UInt16.max)))
         Self.append(UInt16(type.count), to: &out)
         out += type
         let keyBytes = Array(key.rawValue.utf8)
@@ -47,16 +41,9 @@ struct EntrySidecar: Equatable {
         return Data(out)
     }
 
-    init(key: CacheKey, size: Int, checksum: CacheDigest, contentType: String, width: Int?, height: Int?,
-         created: Double, expires: Double?) {
+    init(key: CacheKey, entry: StoredEntry) {
         self.key = key
-        self.size = size
-        self.checksum = checksum
-        self.contentType = contentType
-        self.width = width
-        self.height = height
-        self.created = created
-        self.expires = expires
+        self.entry = entry
     }
 
     /// Parses a sidecar; nil when it is truncated, of another format, or inconsistent.
@@ -77,9 +64,10 @@ struct EntrySidecar: Equatable {
               let key = CacheKey(storedText: String(decoding: keyBytes, as: UTF8.self)),
               key.namespace == namespace
         else { return nil }
-        self.init(key: key, size: Int(size), checksum: checksum, contentType: String(decoding: type, as: UTF8.self),
-                  width: width < 0 ? nil : Int(width), height: height < 0 ? nil : Int(height),
-                  created: created, expires: expires.isNaN ? nil : expires)
+        self.init(key: key, entry: StoredEntry(size: Int(size), checksum: checksum,
+                                               contentType: String(decoding: type, as: UTF8.self),
+                                               width: width < 0 ? nil : Int(width), height: height < 0 ? nil : Int(height),
+                                               created: created, expires: expires.isNaN ? nil : expires))
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

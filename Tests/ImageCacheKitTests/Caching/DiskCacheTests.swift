@@ -393,16 +393,16 @@ struct DiskCacheTests {
                 let key = CacheKey.thumbnail(url: "https://many.test/\(i).jpg", width: 64)
                 let content = Data("entry \(i)".utf8)
                 let digest = key.digest
-                let sidecar = EntrySidecar(key: key, size: content.count, checksum: DiskCache.checksum(of: content),
-                                           contentType: "image/jpeg", width: 64, height: 64, created: Double(i), expires: nil).encoded()
+                let entry = StoredEntry(size: content.count, checksum: DiskCache.checksum(of: content),
+                                        contentType: "image/jpeg", width: 64, height: 64, created: Double(i), expires: nil)
+                let sidecar = EntrySidecar(key: key, entry: entry).encoded()
                 if i % 100 == 0 {
                     let file = path + "/data/" + digest.hex.prefix(2) + "/" + digest.hex
                     try fs.writeNewFile(atPath: file, contents: content)
                     try fs.writeNewFile(atPath: file + ".m", contents: sidecar)
                 }
-                rows.append(IndexRow(digest: digest, key: key, size: content.count, stored: content.count + sidecar.count,
-                                     checksum: DiskCache.checksum(of: content), contentType: "image/jpeg", width: 64, height: 64,
-                                     created: Double(i), lastAccess: Double(i), expires: nil))
+                rows.append(IndexRow(digest: digest, key: key, entry: entry, stored: content.count + sidecar.count,
+                                     lastAccess: Double(i)))
                 if rows.count == 10_000 {
                     try index.apply(upserts: rows, deletes: [], accessTimes: [:])
                     rows.removeAll()

@@ -139,8 +139,8 @@ struct CacheKeyTests {
     @Test("a sidecar encodes and decodes, and a truncated one is refused")
     func sidecarRoundTrip() {
         let key = CacheKey.thumbnail(url: "https://img.test/x.png", width: 128)
-        let sidecar = EntrySidecar(key: key, size: 42, checksum: CacheDigest(of: "x"), contentType: "image/png",
-                                   width: 128, height: nil, created: 12.5, expires: 99)
+        let sidecar = EntrySidecar(key: key, entry: StoredEntry(size: 42, checksum: CacheDigest(of: "x"), contentType: "image/png",
+                                                                width: 128, height: nil, created: 12.5, expires: 99))
         let data = sidecar.encoded()
         #expect(EntrySidecar(decoding: data) == sidecar)
         #expect(EntrySidecar(decoding: data.dropLast()) == nil)
