@@ -1,6 +1,9 @@
-/// One provider's figures for `stats.providers.<name>` (docs/protocol.md, "Methods"): requests sent, errors,
-/// and the quota the provider last reported. Holds no key and no URL.
-public struct ProviderStats: Sendable, Hashable, Codable {
+/// One provider's counters: requests sent, errors, and the quota the provider last reported.
+/// Holds no key and no URL.
+///
+/// Not the wire's `StatsResult.Provider`: the server fills that from these (`stats.providers`),
+/// and the metrics' quota gauges also need the window's size, which `stats` does not show.
+public struct ProviderStats: Sendable, Hashable {
     public var requests: Int
     public var errors: Int
     /// `X-RateLimit-Remaining` of the last answer that had it; nil until one did.
@@ -14,15 +17,5 @@ public struct ProviderStats: Sendable, Hashable, Codable {
         self.rateLimitRemaining = rateLimitRemaining
         self.rateLimitLimit = rateLimitLimit
     }
-
-    enum CodingKeys: String, CodingKey { case requests, errors, rateLimitRemaining, rateLimitLimit }
-
-    /// `rateLimitRemaining` is written as null when unknown, as `stats` shows every field.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(requests, forKey: .requests)
-        try c.encode(errors, forKey: .errors)
-        try c.encode(rateLimitRemaining, forKey: .rateLimitRemaining)
-        try c.encodeIfPresent(rateLimitLimit, forKey: .rateLimitLimit)
-    }
 }
+

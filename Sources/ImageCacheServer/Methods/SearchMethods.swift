@@ -52,7 +52,7 @@ public final class SearchMethods: MethodFamily {
     private let watchedSessions = LockedState<Set<UInt64>>([])
     private let figures: LockedState<[String: ProviderStats]>
     /// The fleet budgets' figures, copied like `figures`; empty without a shared tier.
-    private let budgetFigures = LockedState<[String: FleetBudget.Figures]>([:])
+    private let budgetFigures = LockedState<[String: StatsResult.Shared.Budget]>([:])
     /// The fleet's shared tier, nil without one: pages, photos and provider budgets go
     /// through it.
     private let shared: (any SharedStore)?
@@ -123,10 +123,7 @@ public final class SearchMethods: MethodFamily {
         let budgets = budgetFigures
         stats.register("shared.budgets") { result in
             guard result.shared != nil else { return }
-            let figures = budgets.withLock { $0 }
-            result.shared?.budgets = figures.mapValues { f in
-                .init(used: Int(clamping: f.used), limit: f.limit, windowSeconds: f.windowSeconds, stoppedUntil: f.stoppedUntil)
-            }
+            result.shared?.budgets = budgets.withLock { $0 }
         }
     }
 
@@ -199,19 +196,15 @@ public final class SearchMethods: MethodFamily {
 
     /// The fleet budgets as configured, none of it used: what `stats` shows until a request of
     /// the running coordinator counts (empty without `[shared]` servers).
-    private static func configuredBudgets(_ config: CacheConfiguration) -> [String: FleetBudget.Figures] {
+    private static func configuredBudgets(_ config: CacheConfiguration) -> [String: StatsResult.Shared.Budget] {
         guard config.shared.isEnabled else { return [:] }
-        var figures: [String: FleetBudget.Figures] = [:]
+        var figures: [String: StatsResult.Shared.Budget] = [:]
         for id in ProviderID.allCases {
             guard let budget = config.provider(named: id.rawValue)?.fleetBudget else { continue }
-            figures[id.rawValue] = FleetBudget.Figures(budget)
+            figures[id.rawValue] = StatsResult.Shared.Budget(budget)
         }
         return figures
     }
-
-    /// Each provider's fleet budget as `stats` shows it (copied after every search and
-    /// `photo.get`); empty without a shared tier.
-    public var fleetBudgetFigures: [String: FleetBudget.Figures] { budgetFigures.withLock { $0 } }
 
     /// The current coordinator, after making sure the session's close reaches it once.
     private func watch(_ session: Session) -> SearchCoordinator {

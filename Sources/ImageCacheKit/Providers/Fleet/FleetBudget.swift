@@ -45,31 +45,6 @@ public actor FleetBudget {
         package var windowSeconds: Int64 { max(1, window.components.seconds) }
     }
 
-    /// The figures `stats` shows for this budget.
-    public struct Figures: Sendable, Hashable, Codable {
-        /// Requests the fleet made in the current window, as this host last counted them
-        /// (0 before its first request of the window).
-        public var used: UInt64
-        public var limit: Int
-        /// The window in seconds.
-        package var windowSeconds: Int
-        /// When the fleet may ask again after a quota answer (seconds since 1970), nil when
-        /// not stopped.
-        package var stoppedUntil: Double?
-
-        public init(used: UInt64, limit: Int, windowSeconds: Int, stoppedUntil: Double?) {
-            self.used = used
-            self.limit = limit
-            self.windowSeconds = windowSeconds
-            self.stoppedUntil = stoppedUntil
-        }
-
-        /// A budget as configured, none of it used.
-        public init(_ settings: Settings) {
-            self.init(used: 0, limit: settings.limit, windowSeconds: Int(settings.windowSeconds), stoppedUntil: nil)
-        }
-    }
-
     /// The provider counted.
     public nonisolated let provider: ProviderID
     /// The budget.
@@ -136,13 +111,13 @@ public actor FleetBudget {
         return stored
     }
 
-    /// The figures for `stats`: `used` reads 0 once its window is over.
-    public func figures() -> Figures {
+    /// The figures for `stats` (`shared.budgets`): `used` reads 0 once its window is over.
+    public func figures() -> StatsResult.Shared.Budget {
         let now = wallClock().timeIntervalSince1970
         let current = now.isFinite && now >= 0 ? Int64(now) / windowSeconds : -1
         let stopped = stoppedUntil.flatMap { $0 > now ? $0 : nil }
-        return Figures(used: current == usedWindow ? used : 0, limit: settings.limit,
-                       windowSeconds: Int(windowSeconds), stoppedUntil: stopped)
+        return StatsResult.Shared.Budget(used: current == usedWindow ? Int(clamping: used) : 0, limit: settings.limit,
+                                         windowSeconds: Int(windowSeconds), stoppedUntil: stopped)
     }
 
     /// The key of the fleet's stop for this provider.
@@ -167,5 +142,12 @@ extension CacheConfiguration.Provider {
     /// configuration, which holds the plain figures and knows nothing of the fleet.
     package var fleetBudget: FleetBudget.Settings? {
         budget > 0 ? FleetBudget.Settings(limit: budget, window: budgetWindow) : nil
+    }
+}
+
+extension StatsResult.Shared.Budget {
+    /// A budget as configured, none of it used: what `stats` shows before the first request.
+    package init(_ settings: FleetBudget.Settings) {
+        self.init(used: 0, limit: settings.limit, windowSeconds: Int(settings.windowSeconds), stoppedUntil: nil)
     }
 }

@@ -202,8 +202,8 @@ public actor SearchCoordinator {
     }
 
     /// The fleet budget of each provider that has one (with a shared tier), for `stats`.
-    package func fleetBudgetFigures() async -> [String: FleetBudget.Figures] {
-        var result: [String: FleetBudget.Figures] = [:]
+    package func fleetBudgetFigures() async -> [String: StatsResult.Shared.Budget] {
+        var result: [String: StatsResult.Shared.Budget] = [:]
         for (id, client) in clients {
             if let fleet = client.limiter.fleet { result[id.rawValue] = await fleet.figures() }
         }
