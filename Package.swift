@@ -7,6 +7,7 @@
 //                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
+//   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
 // Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -105,6 +106,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // NDJSON line framing for both ends of the daemon's socket (the daemon reads requests
+        // with it, the client and the gallery's relay read answers): one decoder, NIOCore only,
+        // so the client does not link the server to share it, nor the server the client.
+        .target(
+            name: "LineFraming",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
         // Locks, observed values and the three concurrency primitives (a shared outcome, a
         // demand group, a task table): no C library, no SwiftNIO, so the simulator and the
         // command line can use them without linking the engine.
@@ -134,7 +142,7 @@ let package = Package(
         .target(
             name: "ImageCacheServer",
             dependencies: [
-                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta",
+                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta", "LineFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,7 +155,7 @@ let package = Package(
         .target(
             name: "ImageCacheClient",
             dependencies: [
-                "ImageCacheProtocol",
+                "ImageCacheProtocol", "LineFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -159,7 +167,7 @@ let package = Package(
         .target(
             name: "ImageCacheGallery",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol",
+                "ImageCacheClient", "ImageCacheProtocol", "LineFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -221,6 +229,11 @@ let package = Package(
             name: "MemcachedMetaTests",
             dependencies: ["MemcachedMeta", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "LineFramingTests",
+            dependencies: ["LineFraming", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(
             name: "ImageCacheProtocolTests",
