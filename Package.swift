@@ -4,6 +4,7 @@
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
+//                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
 //                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "ImageCacheClient", targets: ["ImageCacheClient"]),
         .library(name: "ImageCacheGallery", targets: ["ImageCacheGallery"]),
         .library(name: "ProviderSimulator", targets: ["ProviderSimulator"]),
+        .library(name: "DaemonChild", targets: ["DaemonChild"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -177,10 +179,19 @@ let package = Package(
             resources: ["index.html", "app.css", "rpc.js", "masonry.js", "tiles.js", "downloads.js", "detail.js",
                         "metadata.js", "menu.js", "collection.js", "app.js"].map { .embedInCode("Assets/\($0)") }
         ),
+        // A real `imagecached` as a child process (started, awaited on its notification socket and
+        // `hello`, its log kept, stopped with a bounded wait), for the demo, the tests and the
+        // benchmarks alike: over the client and the support target only, so the CLI that
+        // starts a daemon still links no part of one.
+        .target(
+            name: "DaemonChild",
+            dependencies: ["ImageCacheClient", "ImageCacheSupport"]
+        ),
         .target(
             name: "ImageCacheCLI",
             dependencies: [
                 "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheConfig", "ImageCacheSupport",
+                "DaemonChild",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -250,6 +261,7 @@ let package = Package(
         .testTarget(
             name: "ImageCacheCLITests",
             dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator", "TestSupport",
+                           "DaemonChild",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
@@ -263,7 +275,7 @@ let package = Package(
             // fixtures (and the script that made them), read by FormatDecodingTests
             exclude: ["Fuzz/Inputs", "Imaging/FormatFixtures"]
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta",
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta", "DaemonChild",
                                                               .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
                     exclude: ["Fuzz/Inputs"]),
     ]
