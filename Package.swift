@@ -4,9 +4,11 @@
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
+//                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
 //                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
+//   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
 // Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -25,6 +27,7 @@ let package = Package(
         .library(name: "ImageCacheClient", targets: ["ImageCacheClient"]),
         .library(name: "ImageCacheGallery", targets: ["ImageCacheGallery"]),
         .library(name: "ProviderSimulator", targets: ["ProviderSimulator"]),
+        .library(name: "DaemonChild", targets: ["DaemonChild"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -105,6 +108,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // NDJSON line framing for both ends of the daemon's socket (the daemon reads requests
+        // with it, the client and the gallery's relay read answers): one decoder, NIOCore only,
+        // so the client does not link the server to share it, nor the server the client.
+        .target(
+            name: "LineFraming",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
         // Locks, observed values and the three concurrency primitives (a shared outcome, a
         // demand group, a task table): no C library, no SwiftNIO, so the simulator and the
         // command line can use them without linking the engine.
@@ -134,7 +144,7 @@ let package = Package(
         .target(
             name: "ImageCacheServer",
             dependencies: [
-                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta",
+                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta", "LineFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,7 +157,7 @@ let package = Package(
         .target(
             name: "ImageCacheClient",
             dependencies: [
-                "ImageCacheProtocol",
+                "ImageCacheProtocol", "LineFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -159,7 +169,7 @@ let package = Package(
         .target(
             name: "ImageCacheGallery",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol",
+                "ImageCacheClient", "ImageCacheProtocol", "LineFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -169,10 +179,19 @@ let package = Package(
             resources: ["index.html", "app.css", "rpc.js", "masonry.js", "tiles.js", "downloads.js", "detail.js",
                         "metadata.js", "menu.js", "collection.js", "app.js"].map { .embedInCode("Assets/\($0)") }
         ),
+        // A real `imagecached` as a child process (started, awaited on its notification socket and
+        // `hello`, its log kept, stopped with a bounded wait), for the demo, the tests and the
+        // benchmarks alike: over the client and the support target only, so the CLI that
+        // starts a daemon still links no part of one.
+        .target(
+            name: "DaemonChild",
+            dependencies: ["ImageCacheClient", "ImageCacheSupport"]
+        ),
         .target(
             name: "ImageCacheCLI",
             dependencies: [
                 "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheConfig", "ImageCacheSupport",
+                "DaemonChild",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -223,6 +242,11 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
+            name: "LineFramingTests",
+            dependencies: ["LineFraming", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
+        .testTarget(
             name: "ImageCacheProtocolTests",
             dependencies: ["ImageCacheProtocol"]
         ),
@@ -237,6 +261,7 @@ let package = Package(
         .testTarget(
             name: "ImageCacheCLITests",
             dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator", "TestSupport",
+                           "DaemonChild",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
@@ -250,7 +275,7 @@ let package = Package(
             // fixtures (and the script that made them), read by FormatDecodingTests
             exclude: ["Fuzz/Inputs", "Imaging/FormatFixtures"]
         ),
-        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta",
+        .testTarget(name: "ImageCacheServerTests", dependencies: ["ImageCacheServer", "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "TestSupport", "MemcachedMeta", "DaemonChild",
                                                               .product(name: "Logging", package: "swift-log"), "imagecached", "ProviderSimulator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")],
                     exclude: ["Fuzz/Inputs"]),
     ]

@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "ImageCacheServer", package: "imagecached"),
                 .product(name: "ImageCacheClient", package: "imagecached"),
                 .product(name: "ProviderSimulator", package: "imagecached"),
+                .product(name: "DaemonChild", package: "imagecached"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import LineFraming
 import NIOCore
 import NIOPosix
 
@@ -53,7 +54,7 @@ public final class ImageCacheConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxResponseBytes)))
+                        ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxResponseBytes, overlong: .fail)))
                     try channel.pipeline.syncOperations.addHandler(ResponseHandler(router: router, socketPath: socketPath))
                 }
             }

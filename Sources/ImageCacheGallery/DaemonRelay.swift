@@ -1,6 +1,7 @@
 import Foundation
 import ImageCacheClient
 import ImageCacheProtocol
+import LineFraming
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -35,7 +36,7 @@ enum DaemonRelay {
                 daemon = try await ClientBootstrap(group: group)
                     .connect(unixDomainSocketPath: socketPath) { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxFrameBytes)))
+                            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxFrameBytes, overlong: .fail)))
                             return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                         }
                     }

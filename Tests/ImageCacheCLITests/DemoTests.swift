@@ -1,3 +1,4 @@
+import DaemonChild
 import Foundation
 import ProviderSimulator
 import TestSupport

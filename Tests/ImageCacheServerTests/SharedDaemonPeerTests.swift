@@ -1,3 +1,4 @@
+import DaemonChild
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -166,89 +166,89 @@ struct FlingBenchmark: AsyncParsableCommand {
         var network = ["max_connections_per_host = 6"]
         if case .fling(let dwell) = client { network.append("fling_dwell = \(dwell)") }
         let folder = self.folder + "/fling-bench-\(getpid())\(prefix.replacingOccurrences(of: "/", with: "-"))"
-        let process = try await DaemonProcess(binary: daemon, folder: folder, daemon: ["max_pending_per_session = 4096"],
-                                              network: network)
-        defer { process.finish() }
-        var figures = Figures()
-        let total = slots + kept
-        let base = server.baseURL + prefix
+        return try await BenchDaemon.run(binary: daemon, folder: folder, daemon: ["max_pending_per_session = 4096"],
+                                         network: network) { process in
+            var figures = Figures()
+            let total = slots + kept
+            let base = server.baseURL + prefix
 
-        if case .fling = client {
-            // Calm first screens, each on its own session: `kept` new slots at once, nothing recycled.
-            for screen in 0..<calmScreens {
-                let calm = try await ImageCacheConnection.connect(to: process.socket)
-                let outcomes = try await withDeadline(60, "a calm first screen") { [kept, total] in
-                    try await withThrowingTaskGroup(of: Outcome.self) { group in
-                        for slot in 0..<kept {
-                            let index = screen * kept + slot
-                            group.addTask {
-                                await Self.show(calm, slot: slot, url: "\(base)/calm/\(index).jpg", size: widths[index % total])
+            if case .fling = client {
+                // Calm first screens, each on its own session: `kept` new slots at once, nothing recycled.
+                for screen in 0..<calmScreens {
+                    let calm = try await ImageCacheConnection.connect(to: process.socket)
+                    let outcomes = try await withDeadline(60, "a calm first screen") { [kept, total] in
+                        try await withThrowingTaskGroup(of: Outcome.self) { group in
+                            for slot in 0..<kept {
+                                let index = screen * kept + slot
+                                group.addTask {
+                                    await Self.show(calm, slot: slot, url: "\(base)/calm/\(index).jpg", size: widths[index % total])
+                                }
                             }
+                            return try await group.reduce(into: []) { $0.append($1) }
                         }
-                        return try await group.reduce(into: []) { $0.append($1) }
                     }
+                    await calm.close()
+                    for case .delivered(let seconds, _) in outcomes { figures.calmLatencies.append(seconds) }
+                    figures.failed += outcomes.compactMap { if case .failed(let why) = $0 { why } else { nil } }
                 }
-                await calm.close()
-                for case .delivered(let seconds, _) in outcomes { figures.calmLatencies.append(seconds) }
-                figures.failed += outcomes.compactMap { if case .failed(let why) = $0 { why } else { nil } }
             }
-        }
 
-        let connection = try await ImageCacheConnection.connect(to: process.socket)
-        let start = ContinuousClock.now
-        let recycles: Bool
-        if case .everySlot = client { recycles = false } else { recycles = true }
-        // The timeline: show i at i × interval; a flung slot is recycled `visible` later.
-        var events: [(at: Int, index: Int, show: Bool)] = []
-        for index in 0..<total {
-            events.append((index * intervalMs, index, true))
-            if recycles, index < slots { events.append((index * intervalMs + visibleMs, index, false)) }
-        }
-        events.sort { ($0.at, $0.show ? 1 : 0) < ($1.at, $1.show ? 1 : 0) }  // a recycle before a show at the same instant
-        let slotCount = recycles ? gridSlots : total
-        var shows: [Task<Outcome, Never>] = []
-        var keptShows: [Task<Outcome, Never>] = []
-        for event in events {
-            try await Task.sleep(until: start + .milliseconds(event.at), clock: .continuous)
-            let slot = event.index % slotCount
-            if event.show {
-                let url = "\(base)/slow/\(event.index).jpg"
-                let size = widths[event.index]
-                let task = Task { await Self.show(connection, slot: slot, url: url, size: size) }
-                if event.index >= slots { keptShows.append(task) } else { shows.append(task) }
-            } else {
-                Task { _ = try? await connection.recycleThumbnail(slot: slot) }
+            let connection = try await ImageCacheConnection.connect(to: process.socket)
+            let start = ContinuousClock.now
+            let recycles: Bool
+            if case .everySlot = client { recycles = false } else { recycles = true }
+            // The timeline: show i at i × interval; a flung slot is recycled `visible` later.
+            var events: [(at: Int, index: Int, show: Bool)] = []
+            for index in 0..<total {
+                events.append((index * intervalMs, index, true))
+                if recycles, index < slots { events.append((index * intervalMs + visibleMs, index, false)) }
             }
-        }
-        let settled = try await withDeadline(600, "the fling's shows") { [shows, keptShows] in
-            var all: [Outcome] = []
-            for task in shows + keptShows { all.append(await task.value) }
-            return all
-        }
-        let keptOutcomes = Array(settled.suffix(kept))
-        figures.seconds = (ContinuousClock.now - start) / .seconds(1)
-        for outcome in settled {
-            switch outcome {
-            case .delivered: figures.delivered += 1
-            case .cancelled: figures.cancelled += 1
-            case .failed(let why): figures.failed.append(why)
+            events.sort { ($0.at, $0.show ? 1 : 0) < ($1.at, $1.show ? 1 : 0) }  // a recycle before a show at the same instant
+            let slotCount = recycles ? gridSlots : total
+            var shows: [Task<Outcome, Never>] = []
+            var keptShows: [Task<Outcome, Never>] = []
+            for event in events {
+                try await Task.sleep(until: start + .milliseconds(event.at), clock: .continuous)
+                let slot = event.index % slotCount
+                if event.show {
+                    let url = "\(base)/slow/\(event.index).jpg"
+                    let size = widths[event.index]
+                    let task = Task { await Self.show(connection, slot: slot, url: url, size: size) }
+                    if event.index >= slots { keptShows.append(task) } else { shows.append(task) }
+                } else {
+                    Task { _ = try? await connection.recycleThumbnail(slot: slot) }
+                }
             }
+            let settled = try await withDeadline(600, "the fling's shows") { [shows, keptShows] in
+                var all: [Outcome] = []
+                for task in shows + keptShows { all.append(await task.value) }
+                return all
+            }
+            let keptOutcomes = Array(settled.suffix(kept))
+            figures.seconds = (ContinuousClock.now - start) / .seconds(1)
+            for outcome in settled {
+                switch outcome {
+                case .delivered: figures.delivered += 1
+                case .cancelled: figures.cancelled += 1
+                case .failed(let why): figures.failed.append(why)
+                }
+            }
+            for case .delivered(let seconds, _) in keptOutcomes { figures.keptLatencies.append(seconds) }
+            // Every transfer has ended (completed or aborted) before the server's counts are read.
+            try await withDeadline(60, "the server's last responses") {
+                try await server.waitUntil { $0.inFlight == 0 }
+            }
+            await connection.close()
+            let counters = server.counters
+            for index in 0..<total {
+                let path = "\(prefix)/slow/\(index).jpg"
+                figures.served += counters.completed(path) * images[index].count + counters.abortedBytes[path, default: 0]
+                figures.requests += counters.requests(path)
+                figures.aborted += counters.aborted(path)
+            }
+            figures.keptBytes = images[slots...].map(\.count).reduce(0, +)
+            return figures
         }
-        for case .delivered(let seconds, _) in keptOutcomes { figures.keptLatencies.append(seconds) }
-        // Every transfer has ended (completed or aborted) before the server's counts are read.
-        try await withDeadline(60, "the server's last responses") {
-            try await server.waitUntil { $0.inFlight == 0 }
-        }
-        await connection.close()
-        let counters = server.counters
-        for index in 0..<total {
-            let path = "\(prefix)/slow/\(index).jpg"
-            figures.served += counters.completed(path) * images[index].count + counters.abortedBytes[path, default: 0]
-            figures.requests += counters.requests(path)
-            figures.aborted += counters.aborted(path)
-        }
-        figures.keptBytes = images[slots...].map(\.count).reduce(0, +)
-        return figures
     }
 
     private static func show(_ connection: ImageCacheConnection, slot: Int, url: String, size: Int) async -> Outcome {

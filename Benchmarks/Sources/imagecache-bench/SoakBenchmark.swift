@@ -79,108 +79,108 @@ struct SoakBenchmark: AsyncParsableCommand {
         for index in 0..<count { server.serve("/soak/\(index).jpg", body: images[index % bodies]) }
         print("sources: \(bodies) JPEGs, \(images.map(\.count).min()!)–\(images.map(\.count).max()!) bytes, 640–2400 px wide")
 
-        let process = try await DaemonProcess(binary: daemon, folder: folder + "/soak-bench-\(getpid())",
-                                              daemon: ["max_pending_per_session = 4096"],
-                                              cache: ["memory_limit = \(memoryLimit)", "disk_limit = 4GiB"],
-                                              environment: environment)
-        defer { process.finish() }
-        try await Task.sleep(for: .seconds(1))
-        guard let idle = process.memory() else { throw ValidationError("cannot read the daemon's /proc status") }
-        print(String(format: "idle RSS: %.1f MiB (VmHWM %.1f MiB)", Double(idle.rss) / 1024, Double(idle.peak) / 1024))
-        if probeConnections > 0 { try probeConnectionCost(process) }
+        try await BenchDaemon.run(binary: daemon, folder: folder + "/soak-bench-\(getpid())",
+                                  daemon: ["max_pending_per_session = 4096"],
+                                  cache: ["memory_limit = \(memoryLimit)", "disk_limit = 4GiB"],
+                                  environment: environment) { process in
+            try await Task.sleep(for: .seconds(1))
+            guard let idle = process.memory() else { throw ValidationError("cannot read the daemon's /proc status") }
+            print(String(format: "idle RSS: %.1f MiB (VmHWM %.1f MiB)", Double(idle.rss) / 1024, Double(idle.peak) / 1024))
+            if probeConnections > 0 { try probeConnectionCost(process) }
 
-        let done = LockedState(0)
-        let next = LockedState(0)
-        let failures = LockedState<[String]>([])
-        let delivered = LockedState(0)
-        let samples = LockedState<[Sample]>([])
-        let start = ContinuousClock.now
-        let sampler = Task { [sampleMs, pid = process.pid] in
-            while !Task.isCancelled {
-                if let memory = DaemonProcess.memory(pid: pid) {
-                    let sample = Sample(seconds: (ContinuousClock.now - start) / .seconds(1), done: done.withLock { $0 },
-                                        rss: memory.rss, peak: memory.peak)
-                    samples.withLock { $0.append(sample) }
+            let done = LockedState(0)
+            let next = LockedState(0)
+            let failures = LockedState<[String]>([])
+            let delivered = LockedState(0)
+            let samples = LockedState<[Sample]>([])
+            let start = ContinuousClock.now
+            let sampler = Task { [sampleMs, pid = process.pid] in
+                while !Task.isCancelled {
+                    if let memory = BenchDaemon.memory(pid: pid) {
+                        let sample = Sample(seconds: (ContinuousClock.now - start) / .seconds(1), done: done.withLock { $0 },
+                                            rss: memory.rss, peak: memory.peak)
+                        samples.withLock { $0.append(sample) }
+                    }
+                    try? await Task.sleep(for: .milliseconds(sampleMs))
                 }
-                try? await Task.sleep(for: .milliseconds(sampleMs))
             }
-        }
-        let clients = try await (0..<connections).asyncMap { _ in try await ImageCacheConnection.connect(to: process.socket) }
-        try await withDeadline(3600, "the soak") { [count, depth, size] in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for client in clients {
-                    for lane in 0..<depth {
-                        group.addTask {
-                            while true {
-                                let index = next.withLock { value -> Int in defer { value += 1 }; return value }
-                                guard index < count else { return }
-                                do {
-                                    let result = try await client.showThumbnail(
-                                        ThumbnailShowParams(slot: lane, image: .url(server.url("/soak/\(index).jpg")), size: size))
-                                    delivered.withLock { $0 += result.bytes }
-                                } catch {
-                                    failures.withLock { $0.append("\(index): \(error)") }
+            let clients = try await (0..<connections).asyncMap { _ in try await ImageCacheConnection.connect(to: process.socket) }
+            try await withDeadline(3600, "the soak") { [count, depth, size] in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for client in clients {
+                        for lane in 0..<depth {
+                            group.addTask {
+                                while true {
+                                    let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                                    guard index < count else { return }
+                                    do {
+                                        let result = try await client.showThumbnail(
+                                            ThumbnailShowParams(slot: lane, image: .url(server.url("/soak/\(index).jpg")), size: size))
+                                        delivered.withLock { $0 += result.bytes }
+                                    } catch {
+                                        failures.withLock { $0.append("\(index): \(error)") }
+                                    }
+                                    done.withLock { $0 += 1 }
                                 }
-                                done.withLock { $0 += 1 }
                             }
                         }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
-        }
-        let elapsed = (ContinuousClock.now - start) / .seconds(1)
-        let memoryStats: StatsResult.Cache?
-        do {
-            memoryStats = try await clients[0].stats().memory
-        } catch {
-            print("stats failed: \(error)")
-            memoryStats = nil
-        }
-        for client in clients { await client.close() }
-        try await Task.sleep(for: .seconds(2))
-        sampler.cancel()
-        _ = await sampler.value
-        let after = process.memory()
+            let elapsed = (ContinuousClock.now - start) / .seconds(1)
+            let memoryStats: StatsResult.Cache?
+            do {
+                memoryStats = try await clients[0].stats().memory
+            } catch {
+                print("stats failed: \(error)")
+                memoryStats = nil
+            }
+            for client in clients { await client.close() }
+            try await Task.sleep(for: .seconds(2))
+            sampler.cancel()
+            _ = await sampler.value
+            let after = process.memory()
 
-        let all = samples.withLock { $0 }
-        let failed = failures.withLock { $0 }
-        print(String(format: "made %d thumbnails in %.1f s (%.0f/s), %d failed", count, elapsed, Double(count) / elapsed, failed.count))
-        if let first = failed.first { print("first failure: \(first)") }
-        let thumbnailBytes = delivered.withLock { $0 }
-        print(String(format: "thumbnails delivered: %.1f MiB in all, %.1f KiB each on average (memory_limit holds about %d of them)",
-                     Double(thumbnailBytes) / 1_048_576, Double(thumbnailBytes) / Double(max(1, count)) / 1024,
-                     Int(Double(memoryLimitMiB << 20) / max(1, Double(thumbnailBytes) / Double(max(1, count))))))
-        if let memoryStats {
-            print("daemon stats after: memory tier \(memoryStats.entries) entries, \(memoryStats.bytes) bytes, limit \(memoryStats.limit)")
+            let all = samples.withLock { $0 }
+            let failed = failures.withLock { $0 }
+            print(String(format: "made %d thumbnails in %.1f s (%.0f/s), %d failed", count, elapsed, Double(count) / elapsed, failed.count))
+            if let first = failed.first { print("first failure: \(first)") }
+            let thumbnailBytes = delivered.withLock { $0 }
+            print(String(format: "thumbnails delivered: %.1f MiB in all, %.1f KiB each on average (memory_limit holds about %d of them)",
+                         Double(thumbnailBytes) / 1_048_576, Double(thumbnailBytes) / Double(max(1, count)) / 1024,
+                         Int(Double(memoryLimitMiB << 20) / max(1, Double(thumbnailBytes) / Double(max(1, count))))))
+            if let memoryStats {
+                print("daemon stats after: memory tier \(memoryStats.entries) entries, \(memoryStats.bytes) bytes, limit \(memoryStats.limit)")
+            }
+            print("RSS over the soak (MiB):")
+            var printed = -1
+            for sample in all where sample.done * 20 / max(1, count) > printed || sample.done == count {
+                printed = sample.done * 20 / max(1, count)
+                print(String(format: "  %6.1f s  %5d done  RSS %6.1f  VmHWM %6.1f", sample.seconds, sample.done,
+                             Double(sample.rss) / 1024, Double(sample.peak) / 1024))
+                if sample.done == count { break }
+            }
+            let during = all.filter { $0.done < count }
+            let maxRSS = during.map(\.rss).max() ?? 0
+            let target = (memoryLimitMiB + 32) * 1024 + idle.rss
+            print(String(format: "max RSS during the soak: %.1f MiB; target ≤ %d + idle %.1f + 32 = %.1f MiB: %@",
+                         Double(maxRSS) / 1024, memoryLimitMiB, Double(idle.rss) / 1024, Double(target) / 1024,
+                         maxRSS <= target ? "met" : "NOT met"))
+            let lastHalf = during.filter { $0.done >= count / 2 }
+            if lastHalf.count >= 2 {
+                let slope = Self.slope(lastHalf.map { (Double($0.done), Double($0.rss)) })  // KiB per thumbnail
+                let low = lastHalf.map(\.rss).min()!, high = lastHalf.map(\.rss).max()!
+                print(String(format: "last half: RSS %.1f–%.1f MiB (spread %.1f MiB), trend %+.2f MiB per 1000 thumbnails (%+.1f MiB over the half)",
+                             Double(low) / 1024, Double(high) / 1024, Double(high - low) / 1024,
+                             slope * 1000 / 1024, slope * Double(count / 2) / 1024))
+            }
+            if let after {
+                print(String(format: "RSS 2 s after the last answer, connections closed: %.1f MiB (VmHWM %.1f MiB)",
+                             Double(after.rss) / 1024, Double(after.peak) / 1024))
+            }
+            await server.shutdown()
         }
-        print("RSS over the soak (MiB):")
-        var printed = -1
-        for sample in all where sample.done * 20 / max(1, count) > printed || sample.done == count {
-            printed = sample.done * 20 / max(1, count)
-            print(String(format: "  %6.1f s  %5d done  RSS %6.1f  VmHWM %6.1f", sample.seconds, sample.done,
-                         Double(sample.rss) / 1024, Double(sample.peak) / 1024))
-            if sample.done == count { break }
-        }
-        let during = all.filter { $0.done < count }
-        let maxRSS = during.map(\.rss).max() ?? 0
-        let target = (memoryLimitMiB + 32) * 1024 + idle.rss
-        print(String(format: "max RSS during the soak: %.1f MiB; target ≤ %d + idle %.1f + 32 = %.1f MiB: %@",
-                     Double(maxRSS) / 1024, memoryLimitMiB, Double(idle.rss) / 1024, Double(target) / 1024,
-                     maxRSS <= target ? "met" : "NOT met"))
-        let lastHalf = during.filter { $0.done >= count / 2 }
-        if lastHalf.count >= 2 {
-            let slope = Self.slope(lastHalf.map { (Double($0.done), Double($0.rss)) })  // KiB per thumbnail
-            let low = lastHalf.map(\.rss).min()!, high = lastHalf.map(\.rss).max()!
-            print(String(format: "last half: RSS %.1f–%.1f MiB (spread %.1f MiB), trend %+.2f MiB per 1000 thumbnails (%+.1f MiB over the half)",
-                         Double(low) / 1024, Double(high) / 1024, Double(high - low) / 1024,
-                         slope * 1000 / 1024, slope * Double(count / 2) / 1024))
-        }
-        if let after {
-            print(String(format: "RSS 2 s after the last answer, connections closed: %.1f MiB (VmHWM %.1f MiB)",
-                         Double(after.rss) / 1024, Double(after.peak) / 1024))
-        }
-        await server.shutdown()
     }
 
     /// Least-squares slope of y over x.
@@ -197,7 +197,7 @@ struct SoakBenchmark: AsyncParsableCommand {
     }
 
     /// RSS per idle connection: `probeConnections` sockets, each having completed a `hello`.
-    private func probeConnectionCost(_ process: DaemonProcess) throws {
+    private func probeConnectionCost(_ process: BenchDaemon) throws {
         guard let before = process.memory() else { return }
         var descriptors: [CInt] = []
         defer { descriptors.forEach { close($0) } }
@@ -229,20 +229,20 @@ struct SoakBenchmark: AsyncParsableCommand {
             let image = SyntheticImages.jpeg(width: sides[0], height: sides[1], seed: 7)
             let path = "/decode/\(number).jpg"
             server.serve(path, body: image)
-            let process = try await DaemonProcess(binary: daemon, folder: folder + "/soak-decode-\(getpid())-\(number)",
-                                                  cache: ["memory_limit = \(memoryLimit)"], environment: environment)
-            defer { process.finish() }
-            try await Task.sleep(for: .milliseconds(500))
-            guard let before = process.memory() else { continue }
-            let client = try await ImageCacheConnection.connect(to: process.socket)
-            let result = try await client.showThumbnail(ThumbnailShowParams(slot: 0, image: .url(server.url(path)), size: size))
-            await client.close()
-            guard let after = process.memory() else { continue }
-            let added = after.peak - before.peak
-            print(String(format: "per decode: %@ JPEG (%.1f MB body, %.0f MP) → %dx%d: VmHWM %.1f → %.1f MiB, +%.1f MiB (%.2f bytes per pixel)",
-                         text, Double(image.count) / 1e6, Double(sides[0] * sides[1]) / 1e6, result.width, result.height,
-                         Double(before.peak) / 1024, Double(after.peak) / 1024, Double(added) / 1024,
-                         Double(added * 1024) / Double(sides[0] * sides[1])))
+            try await BenchDaemon.run(binary: daemon, folder: folder + "/soak-decode-\(getpid())-\(number)",
+                                      cache: ["memory_limit = \(memoryLimit)"], environment: environment) { process in
+                try await Task.sleep(for: .milliseconds(500))
+                guard let before = process.memory() else { return }
+                let client = try await ImageCacheConnection.connect(to: process.socket)
+                let result = try await client.showThumbnail(ThumbnailShowParams(slot: 0, image: .url(server.url(path)), size: size))
+                await client.close()
+                guard let after = process.memory() else { return }
+                let added = after.peak - before.peak
+                print(String(format: "per decode: %@ JPEG (%.1f MB body, %.0f MP) → %dx%d: VmHWM %.1f → %.1f MiB, +%.1f MiB (%.2f bytes per pixel)",
+                             text, Double(image.count) / 1e6, Double(sides[0] * sides[1]) / 1e6, result.width, result.height,
+                             Double(before.peak) / 1024, Double(after.peak) / 1024, Double(added) / 1024,
+                             Double(added * 1024) / Double(sides[0] * sides[1])))
+            }
         }
     }
 }

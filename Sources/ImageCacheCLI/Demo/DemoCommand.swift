@@ -1,4 +1,5 @@
 import ArgumentParser
+import DaemonChild
 import Foundation
 import ImageCacheClient
 import ImageCacheProtocol

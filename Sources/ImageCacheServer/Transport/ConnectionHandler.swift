@@ -1,3 +1,4 @@
+import LineFraming
 import Logging
 import NIOCore
 
@@ -7,7 +8,7 @@ import NIOCore
 /// and bounded by `max_request_bytes`), then the method runs in its own task so requests on
 /// one connection proceed concurrently and a slow handler never delays the next line.
 final class ConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = InboundFrame
+    typealias InboundIn = ByteBuffer
 
     private let session: Session
     private let dispatcher: Dispatcher
@@ -22,10 +23,13 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !stopped else { return }
-        switch unwrapInboundIn(data) {
-        case .line(let line):
-            dispatcher.handle(line: line, session: session)
-        case .tooLong:
+        dispatcher.handle(line: unwrapInboundIn(data), session: session)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is LineFrameDecoder.LineTooLong {
+            // The decoder drops every later byte: answer the offending request, then close.
+            guard !stopped else { return }
             stopped = true
             session.logger.notice("request line too long; closing the connection", metadata: ["limit": "\(maxRequestBytes)"])
             let answer = MessageEncoder.failure(id: nil, error: RPCError(
@@ -34,10 +38,8 @@ final class ConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(NIOAny(answer)).whenComplete { _ in
                 channel.close(promise: nil)
             }
+            return
         }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
             session.inputDidClose()
         }

@@ -2,6 +2,7 @@
 import ImageCacheKit
 import Glibc
 #endif
+import LineFraming
 import Logging
 import NIOCore
 import NIOPosix
@@ -87,7 +88,7 @@ public final class RPCServer: Sendable {
                     }
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(OutboundLimiter(limits: current, metrics: metrics, logger: session.logger))
-                    try sync.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: current.maxRequestBytes)))
+                    try sync.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: current.maxRequestBytes, overlong: .discardRest)))
                     try sync.addHandler(ConnectionHandler(session: session, dispatcher: dispatcher, maxRequestBytes: current.maxRequestBytes))
                 }
             }

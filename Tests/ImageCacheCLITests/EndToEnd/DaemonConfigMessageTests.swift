@@ -1,3 +1,4 @@
+import DaemonChild
 import Foundation
 import Glibc
 import Testing

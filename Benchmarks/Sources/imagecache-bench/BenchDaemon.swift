@@ -1,26 +1,22 @@
+import DaemonChild
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A real `imagecached` process for a benchmark, with its own `cache.conf`, socket and cache
 /// folder inside a temporary folder: what a user runs, so its memory and timing are the
-/// product's, not those of a library inside the benchmark.
+/// product's, not those of a library inside the benchmark. Started, awaited and stopped by
+/// the project's one `DaemonProcess`.
 ///
 /// Only this process is ever signalled (by its pid), never anything found by name.
-final class DaemonProcess {
-    let process: Process
+final class BenchDaemon {
+    let process: DaemonProcess
     let folder: String
     let socket: String
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Starts `binary` with a configuration whose sections hold `settings` (lines `key = value`
     /// added to `[daemon]`, `[cache]` and `[network]`), loopback HTTP allowed, its cache in
-    /// `folder/cache`, and `environment` added to this process's environment (for allocator
-    /// settings such as `MALLOC_ARENA_MAX`). Returns once the socket accepts connections.
+    /// `folder/cache`, its log in `folder/daemon.log`, and `environment` added to this
+    /// process's (for allocator settings such as `MALLOC_ARENA_MAX`; API keys withheld).
+    /// Returns once the daemon announced it was ready and answered `hello`.
     init(binary: String, folder: String, daemon: [String] = [], cache: [String] = [], network: [String] = [],
          environment: [String: String] = [:]) async throws {
         self.folder = folder
@@ -31,28 +27,34 @@ final class DaemonProcess {
             + ["[network]", "allowed_hosts = 127.0.0.1", "allow_http = true"] + network)
             .joined(separator: "\n") + "\n"
         try configuration.write(toFile: folder + "/cache.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--config", folder + "/cache.conf", "--socket", socket]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        _ = FileManager.default.createFile(atPath: folder + "/daemon.log", contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: folder + "/daemon.log")
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            if let fd = try? SocketLoad.connect(socket) {
-                close(fd)
-                break
-            }
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                let log = (try? String(contentsOfFile: folder + "/daemon.log", encoding: .utf8)) ?? ""
-                throw Failure(description: "imagecached did not start: \(log)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        process = try DaemonProcess(executable: binary, arguments: ["--config", folder + "/cache.conf", "--socket", socket],
+                                    environment: DaemonProcess.inheritedEnvironment(adding: environment),
+                                    output: .file(path: folder + "/daemon.log"), readiness: .answers(socketPath: socket))
+        do {
+            await (try process.waitUntilReady(timeout: 60)).close()
+        } catch {
+            await process.stop()
+            throw error
         }
     }
 
-    var pid: Int32 { process.processIdentifier }
+    /// Runs `body` with a daemon started as `init` does, then stops it and removes its folder,
+    /// however `body` ends.
+    static func run<T>(binary: String, folder: String, daemon: [String] = [], cache: [String] = [], network: [String] = [],
+                       environment: [String: String] = [:], _ body: (BenchDaemon) async throws -> T) async throws -> T {
+        let started = try await BenchDaemon(binary: binary, folder: folder, daemon: daemon, cache: cache, network: network,
+                                            environment: environment)
+        do {
+            let value = try await body(started)
+            await started.finish()
+            return value
+        } catch {
+            await started.finish()
+            throw error
+        }
+    }
+
+    var pid: Int32 { process.pid }
 
     /// `VmRSS` and `VmHWM` (peak) in KiB, from /proc/PID/status.
     func memory() -> (rss: Int, peak: Int)? { Self.memory(pid: pid) }
@@ -68,17 +70,9 @@ final class DaemonProcess {
         return (rss, peak)
     }
 
-    /// SIGTERM, then waits for the exit; returns the exit status.
-    @discardableResult
-    func stop() -> Int32 {
-        if process.isRunning { kill(pid, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    /// Stops the daemon and removes its folder.
-    func finish() {
-        stop()
+    /// Stops the daemon (SIGTERM, SIGKILL after 30 s) and removes its folder.
+    func finish() async {
+        await process.stop(timeout: 30)
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
