@@ -301,6 +301,15 @@ struct WireErrorMappingTests {
              Wire(.busy, "too many queued prefetches on this connection (3 queued, max_pending_per_session = 4)")),
             (.slotRecycled, Wire(.cancelled, "the slot was recycled", reason: "recycled")),
             (.prefetchCancelled, Wire(.cancelled, "the prefetch was cancelled", reason: "cancelled")),
+            (.unknownLayoutPhoto(id: "unsplash:x", index: 2),
+             Wire(.notFound, "unknown photo id 'unsplash:x' (photos[2]): layout places only photos a search returned",
+                  field: "photos[2]")),
+            (.cacheClearForbidden(uid: 1234, adminGroup: "staff"),
+             Wire(.forbidden, "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID)) or a member of "
+                  + "admin_group \"staff\"; you are uid 1234. cache.evict of one image is open to all")),
+            (.cacheClearForbidden(uid: nil, adminGroup: nil),
+             Wire(.forbidden, "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID)); "
+                  + "the daemon could not read who you are. cache.evict of one image is open to all")),
         ]
         for (refusal, expected) in table {
             let error = ServerError(refusal)

@@ -3,7 +3,8 @@ import ImageCacheKit
 /// What the server itself refuses or ends, as opposed to what the engine throws: a request it
 /// will not start (an unknown method, a full session, a duplicate id, a daemon shutting down),
 /// a prefetch queue that is full, a slot's request that a newer one replaced, a queued
-/// prefetch withdrawn by the client.
+/// prefetch withdrawn by the client, a layout of a photo nobody returned, a `cache.clear` by
+/// a requester who may not empty the cache.
 ///
 /// Typed like the engine's errors (it is an `EngineError`, so `engineKind` and
 /// `isCancellation` answer for it wherever it meets the engine's helpers) and put on the wire
@@ -27,6 +28,11 @@ struct ServerError: EngineError, Hashable {
         case slotRecycled
         /// A queued prefetch item withdrawn by `prefetch.cancel`.
         case prefetchCancelled
+        /// A `layout` photo id (at `photos[index]`) with neither decoded nor remembered dimensions.
+        case unknownLayoutPhoto(id: String, index: Int)
+        /// A whole-cache `cache.clear` by a requester who is neither root, the daemon's user nor
+        /// a member of `admin_group`: their uid (nil when it could not be read) and the group.
+        case cacheClearForbidden(uid: UInt32?, adminGroup: String?)
     }
 
     /// What was refused.
@@ -43,6 +49,16 @@ struct ServerError: EngineError, Hashable {
         case .pendingCap, .shuttingDown, .prefetchQueueFull: .busy
         case .duplicateID: .invalidRequest
         case .slotRecycled, .prefetchCancelled: .cancelled
+        case .unknownLayoutPhoto: .notFound
+        case .cacheClearForbidden: .forbidden
+        }
+    }
+
+    /// `data.field`: the param at fault, for a layout's unknown photo; nil for the others.
+    var field: String? {
+        switch refusal {
+        case .unknownLayoutPhoto(_, let index): "photos[\(index)]"
+        default: nil
         }
     }
 
@@ -72,6 +88,13 @@ struct ServerError: EngineError, Hashable {
             "the slot was recycled"
         case .prefetchCancelled:
             "the prefetch was cancelled"
+        case .unknownLayoutPhoto(let id, let index):
+            "unknown photo id '\(id)' (photos[\(index)]): layout places only photos a search returned"
+        case .cacheClearForbidden(let uid, let adminGroup):
+            "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID))"
+                + (adminGroup.map { " or a member of admin_group \"\($0)\"" } ?? "") + "; "
+                + (uid.map { "you are uid \($0)" } ?? "the daemon could not read who you are")
+                + ". cache.evict of one image is open to all"
         }
     }
 }

@@ -28,7 +28,7 @@ public enum WireErrorMapping {
         switch error {
         case let error as ServerError:
             // The server's words and the client's own (a method name, an id): nothing to redact.
-            return RPCError(error.kind, error.description, reason: error.reason)
+            return RPCError(error.kind, error.description, field: error.field, reason: error.reason)
         case let error as RPCError:
             return redacted(error)
         case let error as Cancellation:
