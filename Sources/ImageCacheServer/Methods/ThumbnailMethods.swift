@@ -40,7 +40,7 @@ public final class ThumbnailMethods: MethodFamily {
             let size = params.size ?? services.configuration.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
                 let shown = Self.result(of: hit, params: params, inlineData: services.inlineData)
-                _ = slots.finish(ticket, .success { id in Self.answer(id: id, shown) })
+                _ = slots.finish(ticket, success: { id in Self.answer(id: id, shown) })
                 return .sent
             }
             return .run(ShowJob(params: params, ticket: ticket, slots: slots))

@@ -45,7 +45,9 @@ struct Answer: Sendable {
     }
 
     /// A success whose line its method writes itself (`thumbnail.show`, whose result is
-    /// written straight into the line's buffer and may send a sealed file's bytes).
+    /// written straight into the line's buffer and may send a sealed file's bytes). A memory
+    /// hit hands the same line to `SlotTable.finish(_:success:)` instead, which keeps no
+    /// closure and so allocates none.
     static func success(_ line: @escaping @Sendable (RequestID) -> OutboundMessage) -> Answer {
         Answer(outcome: ok, line: line)
     }

@@ -151,10 +151,21 @@ final class SlotTable: Sendable {
     /// Ends the request of `ticket` with `answer` (its result or error), only while it is
     /// still the slot's and nobody else answered it. Returns whether it was the slot's.
     func finish(_ ticket: SlotTicket, _ answer: Answer) -> Bool {
+        finish(ticket, outcome: answer.outcome, line: answer.line)
+    }
+
+    /// `finish` with a success whose line its method writes itself (`Answer.success`), made
+    /// under the lock by a closure that is never stored: the memory hit's form, which
+    /// allocates nothing for its answer.
+    func finish(_ ticket: SlotTicket, success line: (RequestID) -> OutboundMessage) -> Bool {
+        finish(ticket, outcome: Answer.ok, line: line)
+    }
+
+    private func finish(_ ticket: SlotTicket, outcome: String, line: (RequestID) -> OutboundMessage) -> Bool {
         let (current, direct) = state.withLock { state -> (Bool, OutboundMessage?) in
             guard let slot = state.entries.remove(ticket.key, serial: ticket.generation) else { return (false, nil) }
-            guard slot.entry.claimAnswer(outcome: answer.outcome), let id = slot.entry.requestID else { return (true, nil) }
-            return (true, route(answer.line(id), &state))
+            guard slot.entry.claimAnswer(outcome: outcome), let id = slot.entry.requestID else { return (true, nil) }
+            return (true, route(line(id), &state))
         }
         write(direct)
         return current
