@@ -44,8 +44,9 @@ struct RequestCountingTests {
         router.register(Inline.self, .inline { _, _ in .result(1) })
         // Answers the request itself in its arrival step, as a memory hit does through the slot table.
         router.register(Arrived.self, .ordered(arrival: { _, context -> Arrival<Int> in
-            if context.claimAnswer(outcome: Dispatcher.ok), let id = context.requestID {
-                context.session.send(MessageEncoder.answer(id: id, result: 2, context: context))
+            let answer = Answer.result(2, context: context)
+            if context.claimAnswer(outcome: answer.outcome), let id = context.requestID {
+                context.session.send(answer.line(id))
             }
             return .sent
         }, run: { _, _ in .sent }))

@@ -95,7 +95,7 @@ struct SlotTableSendingTests {
             // attributed to this test.
             let (current, seen) = try await fixture.channel.eventLoop.submit {
                 let ticket = table.show(SlotKey(view: "grid", slot: 0), context: context)
-                let current = table.finish(ticket) { _ in Self.line("hit") }
+                let current = table.finish(ticket, success: { _ in Self.line("hit") })
                 // Still inside this task: a line queued with `execute` could not be written yet.
                 return (current, fixture.readable())
             }.get()
@@ -123,7 +123,7 @@ struct SlotTableSendingTests {
                 queued.wait()
                 // Then, on the loop, the slot is shown again and the new photo is a memory hit.
                 let ticket = table.show(key, context: second)
-                return table.finish(ticket) { _ in Self.line("hit 2") }
+                return table.finish(ticket, .success { _ in Self.line("hit 2") })
             }.get()
             #expect(current)
             let lines = fixture.lines(3)

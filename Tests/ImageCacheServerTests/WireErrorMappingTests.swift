@@ -289,12 +289,44 @@ struct WireErrorMappingTests {
         #expect(Self.wire(PipelineError.bodyUnreadable) == Wire(.internal, "the downloaded body could not be read back"))
     }
 
-    @Test("an error the server built passes as it is; one nobody knows is internal, its text withheld")
+    @Test("the server's own refusals: engine errors by kind (a recycled slot is a cancellation), on the wire as the contract has them")
+    func serverRefusals() {
+        let table: [(ServerError.Refusal, Wire)] = [
+            (.unknownMethod("x.y"), Wire(.methodNotFound, "unknown method \"x.y\"")),
+            (.pendingCap(64), Wire(.busy, "too many pending requests on this connection (max_pending_per_session = 64)")),
+            (.shuttingDown, Wire(.busy, "the daemon is shutting down")),
+            (.duplicateID(.string("a")), Wire(.invalidRequest, "a request with id \"a\" is already pending on this connection")),
+            (.duplicateID(nil), Wire(.invalidRequest, "a request with id null is already pending on this connection")),
+            (.prefetchQueueFull(queued: 3, cap: 4),
+             Wire(.busy, "too many queued prefetches on this connection (3 queued, max_pending_per_session = 4)")),
+            (.slotRecycled, Wire(.cancelled, "the slot was recycled", reason: "recycled")),
+            (.prefetchCancelled, Wire(.cancelled, "the prefetch was cancelled", reason: "cancelled")),
+            (.unknownLayoutPhoto(id: "unsplash:x", index: 2),
+             Wire(.notFound, "unknown photo id 'unsplash:x' (photos[2]): layout places only photos a search returned",
+                  field: "photos[2]")),
+            (.cacheClearForbidden(uid: 1234, adminGroup: "staff"),
+             Wire(.forbidden, "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID)) or a member of "
+                  + "admin_group \"staff\"; you are uid 1234. cache.evict of one image is open to all")),
+            (.cacheClearForbidden(uid: nil, adminGroup: nil),
+             Wire(.forbidden, "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID)); "
+                  + "the daemon could not read who you are. cache.evict of one image is open to all")),
+        ]
+        for (refusal, expected) in table {
+            let error = ServerError(refusal)
+            #expect(Self.wire(error) == expected)
+            #expect(engineKind(of: error) == expected.kind)
+            #expect(isCancellation(error) == (expected.kind == .cancelled))
+        }
+        // The wire's own error is not an engine error: the engine never sees it.
+        #expect(engineKind(of: RPCError(.busy, "from the wire")) == .internal)
+    }
+
+    @Test("an error already built for the wire passes as it is; one nobody knows is internal, its text withheld")
     func passThroughAndUnknown() {
-        let busy = RPCError(.busy, "too many queued prefetches on this connection")
-        #expect(WireErrorMapping.rpcError(for: busy) == busy)
+        let notFound = RPCError(.notFound, "unknown photo id 'x' (photos[0])", field: "photos[0]")
+        #expect(WireErrorMapping.rpcError(for: notFound) == notFound)
         struct Surprise: Error { var secret = "s3cr3t-internal-state" }
-        #expect(WireErrorMapping.mapped(Surprise()) is Surprise, "the dispatcher logs what it does not know")
+        #expect(WireErrorMapping.mapped(Surprise()) is Surprise, "`Answer.failure` logs what it does not know")
         let unknown = WireErrorMapping.rpcError(for: Surprise())
         #expect(Wire(unknown) == Wire(.internal, "internal error"))
         #expect(!"\(unknown)".contains("s3cr3t"))

@@ -7,7 +7,10 @@ import ImageCacheProtocol
 /// `PipelineError`) holding the facts of the failure as fields; the server turns it into the
 /// wire's error object in one place (`WireErrorMapping` in ImageCacheServer). The engine still
 /// needs the contract's *kind* of a failure for its own decisions (a retry, a download that
-/// gives up, a metric's `outcome` label), so every engine error names it.
+/// gives up, a metric's `outcome` label), so every engine error names it. The protocol is
+/// the package's, not the engine's alone: the server's own refusals (a full prefetch queue, a
+/// recycled slot: `ServerError` in ImageCacheServer) conform too, so the helpers below answer
+/// for them the same way. The wire's `RPCError` is none of these: the engine never sees it.
 package protocol EngineError: Error, Sendable, CustomStringConvertible {
     /// The contract's kind of this failure (docs/protocol.md, "Errors").
     var kind: ErrorKind { get }
@@ -26,8 +29,3 @@ package func engineKind(of error: any Error) -> ErrorKind {
 package func isCancellation(_ error: any Error) -> Bool {
     engineKind(of: error) == .cancelled
 }
-
-/// The engine never builds the wire's error (each module throws its own type); the server's
-/// own refusals (a full prefetch queue, a closed session) are `RPCError`s, and where one meets
-/// the engine's helpers (`engineKind`, `isCancellation`) it answers for its kind the same way.
-extension RPCError: EngineError {}

@@ -9,20 +9,26 @@ import ImageCacheProtocol
 /// `CacheWriteError`), each holding the facts as fields; this mapping picks the code from the
 /// kind, fills `data` from the fields (`format`, `field`, `reason`…) and redacts every text
 /// that leaves: a URL's secret parameters never reach a client, whoever built the message.
-/// The dispatcher calls it for every failed handler, the slot table's answers and the
-/// download jobs (whose record keeps the object for `download.status`) go through it too.
+/// The server's own refusals (`ServerError`) are mapped here too, their texts as they are.
+/// Answers to requests and the errors `prefetch.finished` reports get it through `Answer`,
+/// the one place answers leave; the download jobs keep theirs in their records for
+/// `download.status`.
 public enum WireErrorMapping {
     /// The wire error for `error`; anything the mapping does not know is a bug, sent as
-    /// `internal` without its text (`mapped` lets the dispatcher log it first).
+    /// `internal` without its text (`mapped` lets `Answer` log it first).
     public static func rpcError(for error: any Error) -> RPCError {
         mapped(error) as? RPCError ?? RPCError(.internal, "internal error")
     }
 
     /// The wire error for every error the mapping knows (the engine's, a task's
-    /// `CancellationError`, an `RPCError` built by the server); anything else is returned as
-    /// it is, for the dispatcher to log as unexpected and answer `internal`.
+    /// `CancellationError`, the server's own `ServerError`, an `RPCError` already built);
+    /// anything else is returned as it is, for `Answer` to log as unexpected and answer
+    /// `internal`.
     public static func mapped(_ error: any Error) -> any Error {
         switch error {
+        case let error as ServerError:
+            // The server's words and the client's own (a method name, an id): nothing to redact.
+            return RPCError(error.kind, error.description, field: error.field, reason: error.reason)
         case let error as RPCError:
             return redacted(error)
         case let error as Cancellation:

@@ -56,12 +56,10 @@ public struct CacheMethods: MethodFamily {
 
     /// Refuses (`forbidden`) a requester that is neither root, the daemon's uid nor a member of
     /// `adminGroup`, saying who may.
-    static func checkMayClear(_ requester: Requester, adminGroup: String?) throws(RPCError) {
+    static func checkMayClear(_ requester: Requester, adminGroup: String?) throws(ServerError) {
         let gid = adminGroup.flatMap(adminGroupID)
         guard !requester.mayClearCache(adminGroup: gid) else { return }
-        let who = requester.uid.map { "you are uid \($0)" } ?? "the daemon could not read who you are"
-        let group = adminGroup.map { " or a member of admin_group \"\($0)\"" } ?? ""
-        throw RPCError(.forbidden, "emptying the whole cache needs root, the daemon's user (uid \(PeerIdentity.daemonUID))\(group); \(who). cache.evict of one image is open to all")
+        throw ServerError(.cacheClearForbidden(uid: requester.uid, adminGroup: adminGroup))
     }
 
     /// The gid of `admin_group` (a name, or a number), nil when it names no group of this system.

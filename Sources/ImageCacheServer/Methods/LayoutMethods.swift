@@ -35,7 +35,7 @@ public struct LayoutMethods: MethodFamily {
     /// The frames for `params`, validated already.
     /// - Throws: `not_found` for a photo id with neither decoded nor remembered dimensions.
     static func layout(_ params: LayoutParams, dimensions: ImageDimensionsStore,
-                       registry: PhotoRegistry) async throws(RPCError) -> LayoutResult {
+                       registry: PhotoRegistry) async throws(ServerError) -> LayoutResult {
         // Sizes not in memory come from the dimensions database: read off the cooperative pool.
         let photos = params.photos
         let (decoded, placeholders) = await BlockingIO.read {
@@ -48,8 +48,7 @@ public struct LayoutMethods: MethodFamily {
             let remembered = await registry.photo(id: id)?.photo
             if let color = remembered?.color ?? placeholders[id]?.color { colors[id] = color }
             guard remembered != nil || decoded[id] != nil else {
-                throw RPCError(.notFound, "unknown photo id '\(id)' (photos[\(index)]): layout places only photos a search returned",
-                               field: "photos[\(index)]")
+                throw ServerError(.unknownLayoutPhoto(id: id, index: index))
             }
             let size = PhotoDimensions.resolve(providerWidth: remembered?.width, providerHeight: remembered?.height,
                                                decoded: decoded[id])

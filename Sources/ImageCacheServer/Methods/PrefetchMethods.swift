@@ -41,7 +41,7 @@ public struct PrefetchMethods: MethodFamily {
     /// reported finished at once and not queued), reserves the rest against the session's cap
     /// (all or none: over the cap the whole request is 1012 and nothing starts), then starts
     /// one background task per queued item.
-    private func prefetch(_ params: PrefetchParams, session: Session) async throws(RPCError) -> PrefetchResult {
+    private func prefetch(_ params: PrefetchParams, session: Session) async throws(ServerError) -> PrefetchResult {
         let configuration = services.configuration.current
         let size = params.size ?? configuration.cache.thumbnailSize
         let pipeline = services.pipeline
@@ -62,7 +62,7 @@ public struct PrefetchMethods: MethodFamily {
                     wanted.append(key)
                 }
             } catch {
-                settled.append(PrefetchFinished(image: reference, ok: false, error: WireErrorMapping.rpcError(for: error)))
+                settled.append(PrefetchFinished(image: reference, ok: false, error: Answer.wireError(for: error)))
             }
         }
         let reserved = try prefetches.reserve(wanted, cap: configuration.daemon.maxPendingPerSession)
@@ -75,7 +75,7 @@ public struct PrefetchMethods: MethodFamily {
                     _ = try await pipeline.load(request, rechecksDisk: false)  // `cached` just missed
                     finished = PrefetchFinished(image: key.reference, ok: true)
                 } catch {
-                    finished = PrefetchFinished(image: key.reference, ok: false, error: WireErrorMapping.rpcError(for: error))
+                    finished = PrefetchFinished(image: key.reference, ok: false, error: Answer.wireError(for: error))
                 }
                 prefetches.finish(key: key, serial: serial, finished)
             }

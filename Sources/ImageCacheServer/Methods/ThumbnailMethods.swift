@@ -40,7 +40,7 @@ public final class ThumbnailMethods: MethodFamily {
             let size = params.size ?? services.configuration.thumbnailSize
             if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
                 let shown = Self.result(of: hit, params: params, inlineData: services.inlineData)
-                _ = slots.finish(ticket) { id in Self.answer(id: id, shown) }
+                _ = slots.finish(ticket, success: { id in Self.answer(id: id, shown) })
                 return .sent
             }
             return .run(ShowJob(params: params, ticket: ticket, slots: slots))
@@ -97,21 +97,17 @@ public final class ThumbnailMethods: MethodFamily {
         } catch {
             outcome = .failure(error)
         }
-        let answer: Result<Shown, RPCError> = outcome
-            .map { Self.result(of: $0, params: params, inlineData: inlineData) }
-            .mapError { Dispatcher.wireError(for: $0, context: context) }
-        let outcomeLabel = switch answer {
-        case .success: Dispatcher.ok
-        case .failure(let error): error.kind.rawValue
+        let answer: Answer
+        switch outcome {
+        case .success(let delivery):
+            let shown = Self.result(of: delivery, params: params, inlineData: inlineData)
+            answer = .success { id in Self.answer(id: id, shown) }
+        case .failure(let error):
+            answer = .failure(error, context: context)
         }
         // When the slot moved on, its recycle answered this request (or `cancel`/the close
         // took it): nothing is left to send either way.
-        _ = slots.finish(ticket, outcome: outcomeLabel) { id in
-            switch answer {
-            case .success(let shown): return Self.answer(id: id, shown)
-            case .failure(let error): return MessageEncoder.failure(id: id, error: error)
-            }
-        }
+        _ = slots.finish(ticket, answer)
         return .sent
     }
 

@@ -93,9 +93,9 @@ public final class DaemonMetrics: Sendable {
             }
         }
         return { method in
-            let ok = pair(method, Dispatcher.ok)
+            let ok = pair(method, Answer.ok)
             return { outcome, started in
-                let recorded = outcome == Dispatcher.ok ? ok : pair(method, outcome)
+                let recorded = outcome == Answer.ok ? ok : pair(method, outcome)
                 recorded.count.increment()
                 recorded.duration.recordInterval(since: started)
             }

@@ -8,7 +8,7 @@ import ImageCacheKit
 /// (`StrictParamsDecoder.decodeAndValidate`: named only, unknown names refused, `data.field`
 /// on failure), runs the handler where its `RouteHandler` says, and encodes what it returns
 /// with the one encoder (`MessageEncoder`); the server turns what it throws into exactly one
-/// answer (`Dispatcher.failure`). docs/architecture.md has a worked example.
+/// answer (`Answer.failure`). docs/architecture.md has a worked example.
 ///
 /// ```swift
 /// router.register(Methods.PhotoGet.self, .task { params, context in
@@ -43,7 +43,7 @@ public struct RPCRouter: Sendable {
     /// Adds (or replaces) the route of `method`, run as `handler` says.
     ///
     /// `M.Params` is decoded and validated before the handler runs; a failure answers -32602
-    /// without calling it. Whatever the handler throws is answered by `Dispatcher.failure`.
+    /// without calling it. Whatever the handler throws is answered by `Answer.failure`.
     public mutating func register<M: RPCMethod>(_ method: M.Type, options: RouteOptions = RouteOptions(),
                                                 _ handler: RouteHandler<M>) {
         routes[M.name.rawValue] = Route(options: options, body: handler.body, scan: handler.scan)

@@ -36,14 +36,15 @@ public struct RequestContext: Sendable {
     }
 
     /// Claims the right to answer this request now, with an answer whose outcome is `outcome`
-    /// (`Dispatcher.ok` or an error kind's name): true at most once, and never after `cancel`
+    /// (`Answer.ok` or an error kind's name): true at most once, and never after `cancel`
     /// or the session's close took it (`Session.claim`). On success the request is counted
     /// here, before the caller writes its answer, so a scrape made after the answer arrives
     /// always includes it.
     ///
-    /// This is the one way an answer is claimed: the dispatcher claims its own answers here,
-    /// and so does whatever must decide an answer under a lock of its own (the slot table: no
-    /// late results), whose answer the dispatcher then never sends (`Reply.sent`). An inline
+    /// This is the one way an answer is claimed: the dispatcher's answers are claimed here as
+    /// they are sent (`Answer.send`), and so is the answer of whatever must decide it under a
+    /// lock of its own (the slot table: no late results), which the dispatcher then never
+    /// sends (`Reply.sent`). An inline
     /// route has no pending entry: nothing else can answer it, so its claim always succeeds.
     func claimAnswer(outcome: String) -> Bool {
         if let pending, !session.claim(key: pending.key, serial: pending.serial) { return false }

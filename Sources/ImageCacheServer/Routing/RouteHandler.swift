@@ -11,7 +11,7 @@ import ImageCacheKit
 ///   order requests arrived and whose memory hit is answered in that first step.
 ///
 /// Params reach the handler decoded and validated; what it returns is encoded by the router
-/// (`Reply`), what it throws is answered by `Dispatcher.failure`.
+/// (`Reply`), what it throws is answered by `Answer.failure`.
 public struct RouteHandler<M: RPCMethod>: Sendable {
     let body: RouteBody
     var scan: (@Sendable (inout RequestScanner) -> RPCRouter.BoundArrival?)? = nil
@@ -118,16 +118,16 @@ enum RouteBody: Sendable {
 /// The part of a request that runs in its task.
 typealias RouteWork = @Sendable (RequestContext) async throws -> RouteAnswer
 
-/// A handler's `Reply`, encoded lazily: the line for an id (a notification's is never made),
-/// or nothing to send.
+/// A handler's `Reply` as the dispatcher sends it: its `Answer` (encoded when sent, so a
+/// notification's line is never made), or nothing to send.
 enum RouteAnswer: Sendable {
-    case message(@Sendable (RequestID) -> OutboundMessage)
+    case answer(Answer)
     case sent
 
     init<R: Encodable & Sendable>(_ reply: Reply<R>, context: RequestContext) {
         switch reply {
-        case .result(let result): self = .message { id in MessageEncoder.answer(id: id, result: result, context: context) }
-        case .encoded(let encoded): self = .message { id in MessageEncoder.success(id: id, encoded: encoded) }
+        case .result(let result): self = .answer(.result(result, context: context))
+        case .encoded(let encoded): self = .answer(.encoded(encoded))
         case .sent: self = .sent
         }
     }

@@ -170,10 +170,10 @@ public final class Session: Sendable {
 
     // MARK: Cancellation
 
-    /// Cancels the session's pending request `id`: it answers 1007 (`reason: "cancelled"`)
-    /// at once and its task is cancelled. Returns false when no such request is pending.
-    @discardableResult
-    public func cancel(id: RequestID) -> Bool {
+    /// Takes the session's pending request `id` out and cancels its task, for `cancel`
+    /// (`Session.cancel(id:)`, which answers it). Returns false when no such request is
+    /// pending or its answer is already claimed.
+    func withdraw(id: RequestID) -> Bool {
         let removed = state.withLock { state -> TaskTable<PendingKey, Pending, Void, Never>.Slot? in
             guard state.pending[.request(id)]?.entry.answered == false,
                   let entry = state.pending.remove(.request(id)) else { return nil }
@@ -182,8 +182,6 @@ public final class Session: Sendable {
         }
         guard let removed else { return false }
         removed.task?.cancel()
-        send(MessageEncoder.failure(id: id, error: RPCError(.cancelled, "the request was cancelled", reason: "cancelled")))
-        logger.debug("request cancelled", metadata: ["request": "\(id)"])
         return true
     }
 

@@ -2,13 +2,12 @@ import ImageCacheKit
 import Synchronization
 
 /// The live sessions, for `stats` and for a graceful shutdown that must reach every one.
+///
+/// The table is an `Observed` value, so a caller can await a condition on it (`waitUntilCount`)
+/// and be woken by the change itself: each add and remove changes the table and wakes the
+/// waiters under the same lock, so no waiter can miss a change or see them out of order.
 final class SessionRegistry: Sendable {
-    private struct State {
-        var sessions: [UInt64: Session] = [:]
-        var waiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-
-    private let state = LockedState(State())
+    private let sessions = Observed<[UInt64: Session]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     /// A fresh session id; ids are never reused within one run, so logs stay unambiguous.
@@ -17,33 +16,20 @@ final class SessionRegistry: Sendable {
     }
 
     func add(_ session: Session) {
-        state.withLock { $0.sessions[session.id] = session }
+        sessions.update { $0[session.id] = session }
     }
 
     func remove(_ session: Session) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.sessions[session.id] = nil
-            let count = state.sessions.count
-            let ready = state.waiters.filter { count <= $0.limit }.map(\.continuation)
-            state.waiters.removeAll { count <= $0.limit }
-            return ready
-        }
-        for waiter in ready { waiter.resume() }
+        sessions.update { $0[session.id] = nil }
     }
 
-    var count: Int { state.withLock { $0.sessions.count } }
+    var count: Int { sessions.value.count }
 
-    var all: [Session] { state.withLock { Array($0.sessions.values) } }
+    var all: [Session] { Array(sessions.value.values) }
 
-    /// Returns once at most `limit` sessions are connected.
+    /// Returns once at most `limit` sessions are connected, or when the waiting task is
+    /// cancelled (its caller stops waiting; nothing else changes).
     func waitUntilCount(atMost limit: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state -> Bool in
-                if state.sessions.count <= limit { return true }
-                state.waiters.append((limit, continuation))
-                return false
-            }
-            if done { continuation.resume() }
-        }
+        try? await sessions.wait { $0.count <= limit }
     }
 }

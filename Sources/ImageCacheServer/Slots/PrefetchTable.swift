@@ -29,14 +29,13 @@ final class PrefetchTable: Sendable {
     /// Reserves the keys not already queued, all or none.
     /// - Returns: each newly queued key with its serial (keys already queued are left out).
     /// - Throws: `busy` when the session's queue would pass `cap`.
-    func reserve(_ keys: [Key], cap: Int) throws(RPCError) -> [(key: Key, serial: UInt64)] {
-        let outcome = state.withLock { items -> Result<[(key: Key, serial: UInt64)], RPCError> in
+    func reserve(_ keys: [Key], cap: Int) throws(ServerError) -> [(key: Key, serial: UInt64)] {
+        let outcome = state.withLock { items -> Result<[(key: Key, serial: UInt64)], ServerError> in
             if items.isClosed { return .success([]) }
             var fresh: [Key] = []
             for key in keys where items[key] == nil && !fresh.contains(key) { fresh.append(key) }
             guard items.count + fresh.count <= cap else {
-                return .failure(RPCError(.busy, "too many queued prefetches on this connection "
-                                         + "(\(items.count) queued, max_pending_per_session = \(cap))"))
+                return .failure(ServerError(.prefetchQueueFull(queued: items.count, cap: cap)))
             }
             return .success(fresh.compactMap { key in items.reserve(key, ()).map { (key, $0) } })
         }
@@ -65,7 +64,7 @@ final class PrefetchTable: Sendable {
     func cancel(where matches: (Key) -> Bool) -> Int {
         let tasks = state.withLock { items -> [Task<Void, Never>?] in
             items.removeAll(where: matches).map { key, item in
-                let error = RPCError(.cancelled, "the prefetch was cancelled", reason: "cancelled")
+                let error = Answer.wireError(for: ServerError(.prefetchCancelled))
                 if let message = Self.encode(PrefetchFinished(image: key.reference, ok: false, error: error)) {
                     queue(message)
                 }

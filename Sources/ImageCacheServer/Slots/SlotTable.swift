@@ -115,8 +115,9 @@ final class SlotTable: Sendable {
                 cancelled = answered.claimed
                 if let message = answered.direct { direct.append(message) }
             }
-            if context.claimAnswer(outcome: Dispatcher.ok), let id = context.requestID,
-               let message = route(MessageEncoder.answer(id: id, result: CancelledResult(cancelled: cancelled), context: context), &state) {
+            let answer = Answer.result(CancelledResult(cancelled: cancelled), context: context)
+            if context.claimAnswer(outcome: answer.outcome), let id = context.requestID,
+               let message = route(answer.line(id), &state) {
                 direct.append(message)
             }
             return (cancelled, previous, direct)
@@ -130,9 +131,10 @@ final class SlotTable: Sendable {
     /// someone else (`cancel`, a close) took it first. Called under the lock; `direct` is the
     /// answer for the caller to write once the lock is released (see `route`).
     private func answerRecycled(_ context: RequestContext, _ state: inout State) -> (claimed: Bool, direct: OutboundMessage?) {
-        guard context.claimAnswer(outcome: SlotErrors.recycled.kind.rawValue) else { return (false, nil) }
+        let answer = Answer.refusal(ServerError(.slotRecycled))
+        guard context.claimAnswer(outcome: answer.outcome) else { return (false, nil) }
         guard let id = context.requestID else { return (true, nil) }
-        return (true, route(MessageEncoder.failure(id: id, error: SlotErrors.recycled), &state))
+        return (true, route(answer.line(id), &state))
     }
 
     // MARK: The request's own progress
@@ -146,14 +148,24 @@ final class SlotTable: Sendable {
         write(direct)
     }
 
-    /// Ends the request of `ticket` with `answer` (its encoded result or error, whose outcome
-    /// label is `outcome`), only while it is still the slot's and nobody else answered it.
-    /// Returns whether it was the slot's.
-    func finish(_ ticket: SlotTicket, outcome: String = Dispatcher.ok, answer: (RequestID) -> OutboundMessage) -> Bool {
+    /// Ends the request of `ticket` with `answer` (its result or error), only while it is
+    /// still the slot's and nobody else answered it. Returns whether it was the slot's.
+    func finish(_ ticket: SlotTicket, _ answer: Answer) -> Bool {
+        finish(ticket, outcome: answer.outcome, line: answer.line)
+    }
+
+    /// `finish` with a success whose line its method writes itself (`Answer.success`), made
+    /// under the lock by a closure that is never stored: the memory hit's form, which
+    /// allocates nothing for its answer.
+    func finish(_ ticket: SlotTicket, success line: (RequestID) -> OutboundMessage) -> Bool {
+        finish(ticket, outcome: Answer.ok, line: line)
+    }
+
+    private func finish(_ ticket: SlotTicket, outcome: String, line: (RequestID) -> OutboundMessage) -> Bool {
         let (current, direct) = state.withLock { state -> (Bool, OutboundMessage?) in
             guard let slot = state.entries.remove(ticket.key, serial: ticket.generation) else { return (false, nil) }
             guard slot.entry.claimAnswer(outcome: outcome), let id = slot.entry.requestID else { return (true, nil) }
-            return (true, route(answer(id), &state))
+            return (true, route(line(id), &state))
         }
         write(direct)
         return current
@@ -200,10 +212,4 @@ final class SlotTable: Sendable {
     private func write(_ message: OutboundMessage?) {
         if let message { session.send(message) }
     }
-}
-
-/// The errors slots answer with.
-enum SlotErrors {
-    /// A slot's request that was recycled, or superseded by showing the slot again.
-    static let recycled = RPCError(.cancelled, "the slot was recycled", reason: "recycled")
 }

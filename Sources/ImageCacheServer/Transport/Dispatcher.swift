@@ -1,13 +1,12 @@
-import Logging
 import NIOCore
 
 /// Validates a line, admits it against the session's caps and runs its route: the one path
-/// from bytes to exactly one answer.
+/// from bytes to exactly one answer, which leaves through `Answer`.
 ///
 /// Counting (the metrics observer) follows one rule: a request is counted once, when its
 /// answer is claimed, before that answer is written (`RequestContext.claimAnswer`); an answer
 /// refused before any route runs (a bad line, an unknown method, a full session) is counted
-/// just before it is sent (`refuse`). So a scrape made after an answer arrived includes it,
+/// just before it is sent (`Answer.refuse`). So a scrape made after an answer arrived includes it,
 /// whether the dispatcher, an arrival step or the slot table sent it.
 final class Dispatcher: Sendable {
     let router: RPCRouter
@@ -50,14 +49,11 @@ final class Dispatcher: Sendable {
         guard let parsed = IncomingMessageParser.parse(line) else { return }
         switch parsed {
         case .failure(let failure):
-            session.logger.debug("invalid request", metadata: ["error": "\(failure.error)"])
-            // Answered even without an id (`"id": null`): the line was meant as a request.
-            observers[Self.unroutedMethod]?(failure.error.kind.rawValue, started)
-            session.send(MessageEncoder.failure(id: failure.id, error: failure.error))
+            Answer.refuseLine(failure.error, id: failure.id, session: session, observer: observers[Self.unroutedMethod],
+                              started: started)
         case .success(.request(let id, let method, let params)):
             guard let route = router.route(for: method) else {
-                refuse(RPCError(.methodNotFound, "unknown method \"\(method)\""), id: id, method: Self.unroutedMethod,
-                       session: session, started: started)
+                refuse(.unknownMethod(method), id: id, method: Self.unroutedMethod, session: session, started: started)
                 return
             }
             start(route: route, method: method, id: id, params: params, session: session, started: started)
@@ -82,12 +78,11 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// A request refused before any route ran: counted, then answered (a notification's
-    /// refusal is counted and never sent). A line that is not a valid request is answered
-    /// the same way in `handle`, with a null id when it has none.
-    private func refuse(_ error: RPCError, id: RequestID?, method: String, session: Session, started: ContinuousClock.Instant) {
-        observers[method]?(error.kind.rawValue, started)
-        if let id { session.send(MessageEncoder.failure(id: id, error: error)) }
+    /// A request refused before any route ran: counted under `method`, then answered
+    /// (`Answer.refuse`; a notification's refusal is counted and never sent).
+    private func refuse(_ refusal: ServerError.Refusal, id: RequestID?, method: String, session: Session,
+                        started: ContinuousClock.Instant) {
+        Answer.refuse(ServerError(refusal), id: id, session: session, observer: observers[method], started: started)
     }
 
     private func makeContext(_ session: Session, id: RequestID?, method: String, pending: Session.PendingEntry?,
@@ -104,17 +99,17 @@ final class Dispatcher: Sendable {
         case .closed:
             return
         case .duplicateID:
-            refuse(Self.duplicate(id), id: id, method: method, session: session, started: started)
+            refuse(.duplicateID(id), id: id, method: method, session: session, started: started)
             return
         case .admitted:
             break
         }
         let context = makeContext(session, id: id, method: method, pending: nil, started: started)
-        let decided: Decided
+        let decided: RouteAnswer
         do {
-            decided = (Self.ok, try answer(params, context))
+            decided = try answer(params, context)
         } catch {
-            decided = Self.failure(error, context: context)
+            decided = .answer(.failure(error, context: context))
         }
         Self.deliver(decided, context: context)
     }
@@ -128,12 +123,11 @@ final class Dispatcher: Sendable {
         case .closed:
             return
         case .busy(let cap):
-            refuse(RPCError(.busy, "too many pending requests on this connection (max_pending_per_session = \(cap))"),
-                   id: id, method: method, session: session, started: started)
+            refuse(.pendingCap(cap), id: id, method: method, session: session, started: started)
         case .shuttingDown:
-            refuse(RPCError(.busy, "the daemon is shutting down"), id: id, method: method, session: session, started: started)
+            refuse(.shuttingDown, id: id, method: method, session: session, started: started)
         case .duplicateID:
-            refuse(Self.duplicate(id), id: id, method: method, session: session, started: started)
+            refuse(.duplicateID(id), id: id, method: method, session: session, started: started)
         case .admitted(let serial, let key):
             let context = makeContext(session, id: id, method: method, pending: Session.PendingEntry(key: key, serial: serial),
                                   started: started)
@@ -141,23 +135,23 @@ final class Dispatcher: Sendable {
             do {
                 arrived = try arrival(context)
             } catch {
-                Self.deliver(Self.failure(error, context: context), context: context)
+                Answer.failure(error, context: context).send(for: context)
                 session.release(key: key, serial: serial)
                 return
             }
             guard case .run(let work) = arrived else {
                 // Answered (claimed, counted and sent) by its arrival step: a memory hit of
                 // `thumbnail.show`.
-                Self.deliver((Self.ok, .sent), context: context)
+                Answer.settleSent(context: context)
                 session.release(key: key, serial: serial)
                 return
             }
             let task = Task {
-                let decided: Decided
+                let decided: RouteAnswer
                 do {
-                    decided = (Self.ok, try await work(context))
+                    decided = try await work(context)
                 } catch {
-                    decided = Self.failure(error, context: context)
+                    decided = .answer(.failure(error, context: context))
                 }
                 Self.deliver(decided, context: context)
                 session.release(key: key, serial: serial)
@@ -166,70 +160,12 @@ final class Dispatcher: Sendable {
         }
     }
 
-    private static func duplicate(_ id: RequestID?) -> RPCError {
-        RPCError(.invalidRequest, "a request with id \(id.map { "\($0)" } ?? "null") is already pending on this connection")
-    }
-
-    /// The outcome label of a request that succeeded (failures carry their error kind's name).
-    static let ok = "ok"
-
-    /// A decided answer: its label (`ok` or the error kind's name) and what to send.
-    private typealias Decided = (kind: String, answer: RouteAnswer)
-
-    /// Sends a decided answer if this request's claim is still open (counting it first), or
-    /// counts it when `cancel` or the close took it. An answer already sent by the handler's
-    /// own machinery was counted when that claimed it.
-    private static func deliver(_ decided: Decided, context: RequestContext) {
-        switch decided.answer {
-        case .message(let encode):
-            guard context.claimAnswer(outcome: decided.kind) else {
-                context.settle(outcome: decided.kind)
-                return
-            }
-            if let id = context.requestID { context.session.send(encode(id)) }
-        case .sent:
-            context.settle(outcome: ErrorKind.cancelled.rawValue)
+    /// Sends a route's answer (`Answer.send`: only while the request's claim is open, counted
+    /// as claimed), or counts one its handler's own machinery already sent.
+    private static func deliver(_ decided: RouteAnswer, context: RequestContext) {
+        switch decided {
+        case .answer(let answer): answer.send(for: context)
+        case .sent: Answer.settleSent(context: context)
         }
-    }
-
-    /// What a handler threw, as the wire error it is answered with: the one place where the
-    /// error model of docs/protocol.md (Errors) is applied to a failure, and where it is logged.
-    /// What `WireErrorMapping` knows (engine errors, cancellations, the server's own `RPCError`s)
-    /// is answered as it maps; anything else as -32603 (logged with detail, never sent).
-    static func wireError(for error: any Error, context: RequestContext) -> RPCError {
-        let wire: RPCError
-        switch WireErrorMapping.mapped(error) {
-        case let error as RPCError:
-            wire = error
-        default:
-            context.logger.error("a handler failed unexpectedly", metadata: ["error": "\(error)"])
-            return RPCError(.internal, "internal error")
-        }
-        logFailure(wire, context: context)
-        return wire
-    }
-
-    /// The answer to a failure (`wireError`).
-    private static func failure(_ error: any Error, context: RequestContext) -> Decided {
-        let wire = wireError(for: error, context: context)
-        return (wire.kind.rawValue, .message { id in MessageEncoder.failure(id: id, error: wire) })
-    }
-
-    /// Every failed request, with its kind and how long it took: `warning` when the outside
-    /// failed (a provider, an image host, the network, the disk), `info` when the request did
-    /// (bad params, unknown ids, refused targets), `debug` for cancellations (a grid recycles
-    /// tiles all the time).
-    static func logFailure(_ error: RPCError, context: RequestContext) {
-        let level: Logger.Level = switch error.kind {
-        case .cancelled: .debug
-        case .upstreamError, .providerUnavailable, .rateLimited, .networkUnavailable, .timeout, .storageUnavailable, .internal: .warning
-        default: .info
-        }
-        guard context.session.logger.logLevel <= level else { return }
-        context.logger.log(level: level, "request failed", metadata: [
-            "kind": "\(error.kind.rawValue)", "code": "\(error.kind.code)",
-            "duration_ms": "\(context.elapsedMilliseconds)",
-            "error": "\(error.message)",
-        ])
     }
 }

@@ -20,21 +20,24 @@ struct URLSessionFetcher: HTTPFetching {
     }
 
     func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let url = URL(string: request.url) else { throw RPCError(.forbidden, "not a URL") }
+        guard let url = URL(string: request.url) else { throw TransferError(.notFetchable, url: request.url) }
         var urlRequest = URLRequest(url: url)
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         do {
             let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { throw RPCError(.networkUnavailable, "not HTTP") }
+            guard let http = response as? HTTPURLResponse else {
+                throw TransferError(.connectionFailed("not HTTP"), url: request.url)
+            }
             let headers = http.allHeaderFields.compactMap { k, v -> (String, String)? in
                 guard let k = k as? String, let v = v as? String else { return nil }
                 return (k, v)
             }
             return HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data))
-        } catch let error as RPCError {
+        } catch let error as TransferError {
             throw error
         } catch {
-            throw RPCError(.networkUnavailable, "request failed: \(error.localizedDescription)")
+            // The engine's own error for a host it could not reach, as the curl engine throws.
+            throw TransferError(.cannotConnect(error.localizedDescription), url: request.url)
         }
     }
 }

@@ -42,8 +42,11 @@ public actor SearchCoordinator {
         let channel: String
     }
 
+    /// A search waiting for its answer: the outcome its caller awaits (settled once, by its
+    /// work, a newer search on its channel, its session's close or its caller's cancellation),
+    /// and the work that looks for it.
     private struct Pending {
-        let continuation: CheckedContinuation<SearchResult, any Error>
+        let answer: SharedOutcome<SearchResult, any Error>
         var work: Task<Void, Never>?
         let channel: ChannelKey?
         let session: SessionID?
@@ -120,18 +123,22 @@ public actor SearchCoordinator {
         if let channel { channels[channel] = token }
         let debounce = Duration.milliseconds(max(0, params.debounceMs))
 
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchResult, any Error>) in
-                pending[token] = Pending(continuation: continuation, work: nil, channel: channel, session: session)
-                pendingSearches.publish(pending.count)
-                if Task.isCancelled {
-                    finish(token, .failure(Cancellation(.search)))
-                    return
-                }
-                pending[token]?.work = Task { await self.run(token, client: client, key: key, debounce: debounce) }
-            }
-        } onCancel: {
-            Task { await self.finish(token, .failure(Cancellation(.search))) }
+        // A caller cancelled while waiting leaves at once with `Cancellation(.search)`; the
+        // search is then finished the same way (its work cancelled) when this actor runs next.
+        let answer = SharedOutcome<SearchResult, any Error>(cancellation: { Cancellation(.search) })
+        pending[token] = Pending(answer: answer, work: nil, channel: channel, session: session)
+        pendingSearches.publish(pending.count)
+        if Task.isCancelled {
+            finish(token, .failure(Cancellation(.search)))
+        } else {
+            pending[token]?.work = Task { await self.run(token, client: client, key: key, debounce: debounce) }
+        }
+        do {
+            return try await answer.value()
+        } catch {
+            // Nothing when the search was finished already (this is its own failure).
+            finish(token, .failure(error))
+            throw error
         }
     }
 
@@ -416,7 +423,7 @@ public actor SearchCoordinator {
         pendingSearches.publish(pending.count)
         if let channel = p.channel, channels[channel] == token { channels[channel] = nil }
         if case .failure = outcome { p.work?.cancel() }
-        p.continuation.resume(with: outcome)
+        p.answer.settle(outcome)
     }
 
     private func resolve(photoID: String) throws -> (ProviderClient, String) {
