@@ -30,7 +30,7 @@ public final class DownloadMethods: MethodFamily {
         var dependencies = DownloadManager.Dependencies(
             transfers: services.transfers, registry: services.registry, decodes: services.decodes,
             configuration: { configuration.current }, cacheDirectory: configuration.current.resolvedCacheDirectory,
-            logger: services.logger, wireError: WireErrorMapping.rpcError(for:))
+            logger: services.logger)
         dependencies.jobStore = services.jobStore
         manager = DownloadManager(dependencies: dependencies) { event in
             Self.deliver(event, to: watchers)
@@ -47,17 +47,17 @@ public final class DownloadMethods: MethodFamily {
             watch(id, session: context.session)
             do {
                 let job = try await manager.submit(params, id: id, by: context.session.requester)
-                return DownloadResult(job: job.job)
+                return DownloadResult(job: job.id)
             } catch {
                 unwatch(id, session: context.session.id)
                 throw error
             }
         })
         router.register(Methods.DownloadStatus.self, .task { [self] params, context in
-            try await manager.status(params.job, for: context.session.requester)
+            DownloadJob(try await manager.status(params.job, for: context.session.requester))
         })
         router.register(Methods.DownloadList.self, .task { [self] _, context in
-            DownloadListResult(jobs: await manager.list(for: context.session.requester))
+            DownloadListResult(jobs: await manager.list(for: context.session.requester).map(DownloadJob.init))
         })
         router.register(Methods.DownloadCancel.self, .task { [self] params, context in
             CancelledResult(cancelled: try await manager.cancel(params.job, by: context.session.requester))
@@ -72,7 +72,7 @@ public final class DownloadMethods: MethodFamily {
             do {
                 let job = try await manager.status(params.job, for: requester)
                 if job.state != .queued, job.state != .running { unwatch(params.job, session: context.session.id) }
-                return job
+                return DownloadJob(job)
             } catch {
                 unwatch(params.job, session: context.session.id)
                 throw error
@@ -112,11 +112,16 @@ public final class DownloadMethods: MethodFamily {
             if event.isFinal { table[event.job] = nil }
             return listening
         }
+        guard !sessions.isEmpty else { return }
+        // A failure is worded for the wire here, once for every listener.
+        let failed = if case .failed(let job, let failure) = event {
+            DownloadFailed(job: job, error: WireErrorMapping.rpcError(for: failure))
+        } else { nil as DownloadFailed? }
         for session in sessions where !session.isClosed {
             switch event {
             case .progress(let progress): session.notify(method: DownloadProgress.name.rawValue, params: progress)
             case .finished(let finished): session.notify(method: DownloadFinished.name.rawValue, params: finished)
-            case .failed(let failed): session.notify(method: DownloadFailed.name.rawValue, params: failed)
+            case .failed: if let failed { session.notify(method: DownloadFailed.name.rawValue, params: failed) }
             }
         }
     }

@@ -2,7 +2,6 @@ import Foundation
 @testable import ImageCacheConfig
 @testable import ImageCacheKit
 import ImageCacheProtocol
-import ImageCacheServer
 import Logging
 import ProviderSimulator
 import Testing
@@ -21,7 +20,7 @@ struct DownloadJobStoreTests {
         DownloadRecord(id: id, photo: nil, url: "http://127.0.0.1:9/a.jpg", variant: .full, state: state,
                        reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, inode: nil, partInode: nil),
                        defaultName: true, overwrite: false, validator: "\"v\"", received: 0, total: nil, width: nil,
-                       height: nil, error: state == .failed ? RPCError(.timeout, "stalled") : nil, tracked: false,
+                       height: nil, error: state == .failed ? DownloadFailure(.timeout, "stalled") : nil, tracked: false,
                        createdAt: (ended ?? Date()).addingTimeInterval(-10), endedAt: ended)
     }
 
@@ -55,7 +54,7 @@ struct DownloadJobStoreTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
         let now = Date()
-        let limit = DownloadManager.endedLimitPerOwner
+        let limit = DownloadJobTable.endedLimitPerOwner
         var records = (0..<(limit + 5)).map { index in
             record("daemon-\(index)", state: .finished, ended: now.addingTimeInterval(Double(index - limit - 5)), folder: folder)
         }
@@ -93,8 +92,7 @@ struct DownloadJobStoreTests {
         defer { engine.shutdown() }
         let manager = DownloadManager(dependencies: .init(
             transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
-            wireError: WireErrorMapping.rpcError(for:)), observer: { _ in })
+            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { _ in })
         await manager.start()
         try await body(manager)
     }
@@ -111,7 +109,7 @@ struct DownloadJobStoreTests {
         ])
         store.release()  // the manager takes the table's lock
         try await withStartedManager(folder: folder) { manager in
-            let ids = await manager.list().map(\.job)
+            let ids = await manager.list().map(\.id)
             #expect(ids == ["young"])
             await manager.flush()
             #expect(store.load(logger: Logger(label: "test")).map(\.id) == ["young"])
@@ -148,8 +146,7 @@ struct DownloadJobStoreTests {
         let finished = AsyncStream.makeStream(of: DownloadEvent.self)
         let manager = DownloadManager(dependencies: .init(
             transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test"),
-            wireError: WireErrorMapping.rpcError(for:)), observer: { finished.continuation.yield($0) })
+            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { finished.continuation.yield($0) })
         await manager.start()
         // The record's URL is a closed port: a fetch would fail the job, not finish it.
         let event = try await withTimeout(seconds: 30) { () async -> DownloadEvent? in

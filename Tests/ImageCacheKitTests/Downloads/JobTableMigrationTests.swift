@@ -2,7 +2,6 @@ import Foundation
 @testable import ImageCacheConfig
 @testable import ImageCacheKit
 import ImageCacheProtocol
-import ImageCacheServer
 import Logging
 import Testing
 import TestSupport
@@ -103,9 +102,8 @@ struct JobTableMigrationTests {
         defer { engine.shutdown() }
         let manager = DownloadManager(dependencies: .init(
             transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: place.cache, logger: Logger(label: "test"),
-            wireError: WireErrorMapping.rpcError(for:)), observer: { _ in })
-        #expect(await manager.list().map(\.job) == ["dl-0000000000c1"])
+            configuration: { configuration }, cacheDirectory: place.cache, logger: Logger(label: "test")), observer: { _ in })
+        #expect(await manager.list().map(\.id) == ["dl-0000000000c1"])
         #expect(FileManager.default.fileExists(atPath: place.newTable))
         #expect(!FileManager.default.fileExists(atPath: place.oldTable))
     }

@@ -30,7 +30,7 @@ import ImageCacheProtocol
 /// the last byte (before `download.finished`) has only the tail and the journal left to write
 /// instead of the whole photo (docs/benchmarks.md, Downloads, has the figures).
 final class PartVerifier: Sendable {
-    private struct Progress {
+    private struct Progress: Sendable {
         /// Bumped by each restart from byte 0.
         var generation = 0
         /// Bytes of the body the engine has written.
@@ -41,7 +41,6 @@ final class PartVerifier: Sendable {
         var abandoned = false
         /// Bumped by every change, so a reader that found nothing new can wait for the next one.
         var version = 0
-        var waiter: CheckedContinuation<Void, Never>?
     }
 
     /// What one verification reads with and feeds: used by one burst at a time, in turn, by
@@ -104,7 +103,8 @@ final class PartVerifier: Sendable {
     /// Fewest verified bytes whose writeback is started at once.
     static let writebackStep = 256 << 10
 
-    private let progress: LockedState<Progress>
+    /// How far the body is, published by the transfer's callbacks and awaited by `run()`.
+    private let progress: Observed<Progress>
     private let path: String
     private let opener: @Sendable () -> Int32
     private let maxPixels: Int
@@ -118,7 +118,7 @@ final class PartVerifier: Sendable {
         self.opener = open
         self.maxPixels = maxPixels
         self.decodes = decodes
-        progress = LockedState(Progress(available: max(0, available)))
+        progress = Observed(Progress(available: max(0, available)))
     }
 
     // MARK: From the transfer (any thread, quick)
@@ -150,13 +150,10 @@ final class PartVerifier: Sendable {
     }
 
     private func update(_ change: (inout Progress) -> Void) {
-        let waiter = progress.withLock { state -> CheckedContinuation<Void, Never>? in
+        progress.update { state in
             change(&state)
             state.version &+= 1
-            defer { state.waiter = nil }
-            return state.waiter
         }
-        waiter?.resume()
     }
 
     // MARK: The verification
@@ -176,7 +173,7 @@ final class PartVerifier: Sendable {
         // whose new head has not arrived yet): wait for news rather than read again.
         var stuck: Int?
         while true {
-            let now = await next(after: reader.position, generation: generation, stuck: stuck)
+            let now = try await next(after: reader.position, generation: generation, stuck: stuck)
             if now.abandoned { throw Cancellation(.verification(abandoned: true)) }
             if now.generation != generation {
                 generation = now.generation
@@ -190,7 +187,7 @@ final class PartVerifier: Sendable {
                     try await feed(reader, upTo: now.available)
                 } catch {
                     // Bytes of a restarted body read at old offsets prove nothing.
-                    if progress.withLock({ $0.generation }) != generation { continue }
+                    if progress.value.generation != generation { continue }
                     throw error
                 }
                 if reader.position == before {
@@ -253,27 +250,20 @@ final class PartVerifier: Sendable {
 
     /// Waits until there is something to do past `position` in `generation` (after a read
     /// that found nothing new at version `stuck`: until anything changes).
-    private func next(after position: Int, generation: Int, stuck: Int?) async -> Progress {
+    /// - Throws: `cancelled` when the verifying task is cancelled while it waits.
+    private func next(after position: Int, generation: Int, stuck: Int?) async throws -> Progress {
         @Sendable func ready(_ state: Progress) -> Bool {
             if state.abandoned || state.generation != generation { return true }
             if let stuck { return state.version != stuck }
             return state.available > position || state.ended
         }
         while true {
-            let now = progress.withLock { state -> Progress? in
-                guard ready(state) else { return nil }
-                var copy = state
-                copy.waiter = nil
-                return copy
-            }
-            if let now { return now }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = progress.withLock { state -> Bool in
-                    if ready(state) { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
+            let now = progress.value
+            if ready(now) { return now }
+            do {
+                try await progress.wait(until: ready)
+            } catch {
+                throw Cancellation(.verification(abandoned: false))
             }
         }
     }

@@ -31,8 +31,9 @@ package struct DownloadRecord: Sendable, Codable, Hashable {
     public var width: Int?
     /// See `width`.
     public var height: Int?
-    /// Why it failed.
-    public var error: RPCError?
+    /// Why it failed or was cancelled, in the engine's words (the server maps it to the
+    /// wire's error); stored in the wire error's JSON shape (`DownloadFailure`).
+    package var error: DownloadFailure?
     /// Unsplash's download-tracking endpoint was requested for this job.
     package var tracked: Bool
     /// When `download` created it (list order, and `createdAt` of the job object).
@@ -45,17 +46,4 @@ package struct DownloadRecord: Sendable, Codable, Hashable {
 
     /// Whether the job still has work to do (and so resumes when the daemon starts).
     package var isUnfinished: Bool { state == .queued || state == .running }
-
-    /// The job as `download.status` reports it.
-    public func job(received live: Int? = nil, total liveTotal: Int? = nil) -> DownloadJob {
-        DownloadJob(job: id, photo: photo, url: URLRedaction.redact(url), variant: variant, state: state,
-                    path: reservation.path, received: live ?? received, total: liveTotal ?? total,
-                    width: width, height: height, error: error,
-                    createdAt: Self.timestamp(createdAt), endedAt: endedAt.map(Self.timestamp))
-    }
-
-    /// ISO 8601 UTC with seconds, as the contract's timestamps.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
-    }
 }
