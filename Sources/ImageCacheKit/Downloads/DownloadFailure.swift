@@ -58,9 +58,6 @@ package struct DownloadFailure: Sendable, Hashable, Codable, CustomStringConvert
             self.init(error.kind, error.description, field: error.field)
         case let error as ImagingError:
             self.init(error.kind, error.description, field: error.field, format: error.format?.rawValue)
-        case let error as RPCError:
-            self.init(error.kind, error.message, field: error.data.field, status: error.data.status, body: error.data.body,
-                      retryAfter: error.data.retryAfter, reason: error.data.reason, format: error.data.format)
         case let error as any EngineError:
             self.init(error.kind, error.description)
         default:
