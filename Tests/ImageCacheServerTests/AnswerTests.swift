@@ -14,29 +14,13 @@ import TestSupport
 /// id and the contract's shape, and each is counted with its outcome.
 @Suite("Answers leave through one place, with the request's id and the contract's shape", .timeLimit(.minutes(1)))
 struct AnswerTests {
-    enum Succeeds: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.answer.ok"
-    }
+    enum Succeeds: NumberMethod { static let name: MethodName = "test.answer.ok" }
 
-    enum Fails: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.answer.fails"
-    }
+    enum Fails: NumberMethod { static let name: MethodName = "test.answer.fails" }
 
-    enum Surprises: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.answer.surprise"
-    }
+    enum Surprises: NumberMethod { static let name: MethodName = "test.answer.surprise" }
 
-    enum Refuses: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.answer.refused"
-    }
+    enum Refuses: NumberMethod { static let name: MethodName = "test.answer.refused" }
 
     /// An error the wire mapping does not know: a bug, whose text must never leave.
     struct Surprise: Error {

@@ -14,23 +14,11 @@ import TestSupport
 /// the moment of the count the peer must have nothing to read; right after, it has the answer.
 @Suite("Requests are counted before their answer is written", .timeLimit(.minutes(1)))
 struct RequestCountingTests {
-    enum Inline: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.inline"
-    }
+    enum Inline: NumberMethod { static let name: MethodName = "test.inline" }
 
-    enum Arrived: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.arrived"
-    }
+    enum Arrived: NumberMethod { static let name: MethodName = "test.arrived" }
 
-    enum Tasked: RPCMethod {
-        typealias Params = NoParams
-        typealias Result = Int
-        static let name: MethodName = "test.task"
-    }
+    enum Tasked: NumberMethod { static let name: MethodName = "test.task" }
 
     /// A count as the observer saw it, with how many bytes the peer could read at that moment.
     struct Count: Sendable {

@@ -77,3 +77,7 @@ struct TestMethods {
 struct StreamEnded: Error {
     let event: String
 }
+
+/// A method a test registers to see how its answer leaves (counted, claimed, mapped): it takes
+/// no params and answers a number, so a test only names it.
+protocol NumberMethod: RPCMethod where Params == NoParams, Result == Int {}
