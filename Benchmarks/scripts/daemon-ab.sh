@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# Interleaved A/B of two imagecached binaries on a cold prefetch and on downloads, measured from
+# outside: each run starts the binary as a real process (its own config, cache, state folder
+# and socket), drives it with the `imagecache` CLI over its socket, and stops it with SIGTERM.
+#
+#   prefetch  one `imagecache prefetch` of 204 distinct URLs at --size 256 into an empty cache:
+#             the 17 photos 2400 px wide that prepare_photos.py makes (baseline JPEG), each
+#             hard-linked under 12 names, served by a loopback nginx. The CLI returns once every
+#             image's prefetch.finished has arrived, so its wall time covers every fetch, decode
+#             and thumbnail; it must report 204 ok and none failed.
+#   download  one `imagecache download` of the 20 photos of ~5 MB download.sh uses
+#             (imagecache-bench download --prepare) from the same nginx into a folder inside
+#             the daemon's download root (ext4 under /tmp by default; OUT_PARENT changes it),
+#             emptied and `sync`ed before each run; every file must equal its source byte for
+#             byte.
+#
+# Each round runs each benchmark with each binary in turn, the order of the binaries rotating
+# each round. Wall time is the CLI command's (daemon start-up excluded); CPU is the daemon's
+# utime + stime (/proc/PID/stat) over its whole life, read just before SIGTERM. The report
+# gives per binary and benchmark the median wall time and CPU, the median of the per-round
+# ratios B ÷ A (wall and CPU) with every round's ratio, and the load average at start and end.
+#
+# Usage: Benchmarks/scripts/daemon-ab.sh ROUNDS BINARY_A BINARY_B
+#   CONNECTIONS (default 16) sets the daemons' max_connections and max_connections_per_host;
+#   SIZE (default 256) the thumbnail width; CLI the imagecache binary (default .build/debug).
+#   PHOTOS (default /tmp/imagecached-thumbnail-bench/photos, thumbnails.sh's folder) is made by
+#   prepare_photos.py when its baseline folder is missing; it must be on the same file system
+#   as /tmp (the prefetch names are hard links).
+# Needs: nginx (nginx-light), curl, python3 with Pillow (python3-pil), the wallpaper packages
+# mate-backgrounds and plasma-workspace-wallpapers (prepare_photos.py's sources).
+set -euo pipefail
+if [[ $# -ne 3 ]]; then echo "usage: $0 ROUNDS BINARY_A BINARY_B" >&2; exit 64; fi
+rounds=$1
+binaries=("$(realpath "$2")" "$(realpath "$3")")   # before the cd: paths given from anywhere
+cd "$(dirname "$0")/../.."
+source Benchmarks/scripts/loopback-config.sh
+connections=${CONNECTIONS:-16}
+size=${SIZE:-256}
+cli=${CLI:-.build/debug/imagecache}
+bench=${BENCH:-Benchmarks/.build/release/imagecache-bench}
+photos=${PHOTOS:-/tmp/imagecached-thumbnail-bench/photos}
+names_per_photo=12
+for binary in "${binaries[@]}" "$cli"; do
+  [[ -x "$binary" ]] || { echo "not an executable: $binary" >&2; exit 1; }
+done
+
+work=$(mktemp -d /tmp/daemon-ab.XXXXXX)
+out=$(mktemp -d "${OUT_PARENT:-/tmp}/daemon-ab-out.XXXXXX")
+nginx_pid=""
+daemon_pid=""
+cleanup() {
+  if [[ -n "$daemon_pid" ]]; then kill "$daemon_pid" 2>/dev/null || true; fi
+  if [[ -n "$nginx_pid" ]]; then kill "$nginx_pid" 2>/dev/null || true; fi
+  rm -rf "$work" "$out"
+}
+trap cleanup EXIT
+
+# The inputs. prepare_photos.py needs Pillow with ImageCms: the first python3 on PATH may be
+# one without it (pyenv), Debian's has it.
+python=python3
+python3 -c 'from PIL import ImageCms' 2>/dev/null || python=/usr/bin/python3
+[[ -d "$photos/baseline" ]] || "$python" Benchmarks/scripts/prepare_photos.py "$photos"
+[[ -x "$bench" ]] || swift build -c release --package-path Benchmarks --product imagecache-bench
+mkdir -p "$work/www/prefetch"
+for photo in "$photos/baseline"/*.jpg; do
+  for copy in $(seq -w "$names_per_photo"); do
+    ln "$photo" "$work/www/prefetch/$copy-$(basename "$photo")"
+  done
+done
+"$bench" download --prepare "$work/www/download" > /dev/null
+chmod 755 "$work"                # nginx's workers run as an unprivileged user
+chmod -R a+rX "$work/www"
+prefetch_count=$(ls "$work/www/prefetch" | wc -l)
+download_count=$(ls "$work/www/download" | wc -l)
+download_bytes=$(cat "$work/www/download"/*.jpg | wc -c)
+
+# nginx on a free loopback port, as download.sh and fetch.sh start it.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx/logs" "$work/nginx/tmp"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $work/nginx/tmp/body;
+    proxy_temp_path $work/nginx/tmp/proxy;
+    fastcgi_temp_path $work/nginx/tmp/fastcgi;
+    uwsgi_temp_path $work/nginx/tmp/uwsgi;
+    scgi_temp_path $work/nginx/tmp/scgi;
+    types { image/jpeg jpg; }
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+    }
+}
+CONF
+/usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+nginx_pid=$!
+downloads=("$work/www/download"/*.jpg)
+first=$(basename "${downloads[0]}")
+for _ in $(seq 50); do
+  curl -sf -o /dev/null "http://127.0.0.1:$port/download/$first" && break
+  sleep 0.1
+done
+curl -sf -o /dev/null "http://127.0.0.1:$port/download/$first"
+
+for name in $(ls "$work/www/prefetch"); do echo "http://127.0.0.1:$port/prefetch/$name"; done > "$work/prefetch.txt"
+download_urls=()
+for name in $(ls "$work/www/download"); do download_urls+=("http://127.0.0.1:$port/download/$name"); done
+
+cpu_seconds() { awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / tck }' "/proc/$1/stat"; }
+
+# fail WHAT: says what went wrong with the daemon's log, and ends the run.
+fail() {
+  echo "$1" >&2
+  if [[ -f "$work/daemon/daemon.log" ]]; then echo "-- daemon log (last 20 lines):" >&2; tail -20 "$work/daemon/daemon.log" >&2; fi
+  exit 1
+}
+
+# start_daemon BINARY: a fresh daemon in $work/daemon (empty cache and state, downloads to
+# $out), awaited until it answers `status` on its socket.
+start_daemon() {
+  local dir=$work/daemon
+  rm -rf "$dir"; mkdir -p "$dir"
+  loopback_config "$dir"
+  sed -i -e "/^\[daemon\]/a state_dir = $dir/state" \
+    -e "/^\[network\]/a max_connections_per_host = $connections" -e "/^\[network\]/a max_connections = $connections" "$dir/cache.conf"
+  printf '[downloads]\ndownload_dir = %s\n' "$out" >> "$dir/cache.conf"
+  sync
+  "$1" --config "$dir/cache.conf" --socket "$dir/d.sock" 2> "$dir/daemon.log" &
+  daemon_pid=$!
+  for _ in $(seq 200); do
+    kill -0 "$daemon_pid" 2>/dev/null || fail "$1 exited during start-up"
+    if [[ -S "$dir/d.sock" ]] && "$cli" --socket "$dir/d.sock" status > /dev/null 2>&1; then return; fi
+    sleep 0.05
+  done
+  fail "$1 did not answer status within the bound"
+}
+
+# stop_daemon: SIGTERM, then waits (bounded) for the exit, which must be clean.
+stop_daemon() {
+  kill -TERM "$daemon_pid"
+  for _ in $(seq 300); do
+    kill -0 "$daemon_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$daemon_pid" 2>/dev/null; then kill -KILL "$daemon_pid"; fail "the daemon did not stop within 30 s of SIGTERM"; fi
+  local status=0
+  wait "$daemon_pid" || status=$?
+  daemon_pid=""
+  [[ $status == 0 ]] || fail "the daemon exited with status $status after SIGTERM"
+}
+
+# run BENCHMARK BINARY: one run; sets wall (seconds) and cpu (the daemon's CPU seconds). It runs
+# in this shell, not a subshell, so that a failure still stops the daemon (cleanup).
+run() {
+  local benchmark=$1 binary=$2 t0 t1 status=0
+  rm -rf "$out"; mkdir -p "$out"
+  start_daemon "$binary"
+  local socket=$work/daemon/d.sock
+  t0=$(date +%s%N)
+  case $benchmark in
+    prefetch) "$cli" --socket "$socket" --json prefetch --size "$size" - < "$work/prefetch.txt" > "$work/cli.out" 2> "$work/cli.err" || status=$? ;;
+    download) "$cli" --socket "$socket" --json download -o "$out" "${download_urls[@]}" > "$work/cli.out" 2> "$work/cli.err" || status=$? ;;
+  esac
+  t1=$(date +%s%N)
+  cpu=$(cpu_seconds "$daemon_pid")
+  [[ $status == 0 ]] || fail "$benchmark with $binary: the CLI exited $status: $(tail -5 "$work/cli.err")"
+  stop_daemon
+  case $benchmark in
+    prefetch)
+      python3 - "$work/cli.out" "$prefetch_count" <<'PY' || fail "prefetch with $binary: not every thumbnail was made"
+import json, sys
+s = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+if s["photos"] != n or s["ok"] != n or s["failed"] or s["queued"] != n:
+    sys.exit(f"prefetch answered {s}, expected {n} queued and ok")
+PY
+      ;;
+    download)
+      [[ $(ls "$out" | wc -l) == "$download_count" ]] || fail "download with $binary: $(ls "$out" | wc -l) files of $download_count"
+      for file in "$work/www/download"/*.jpg; do
+        cmp -s "$file" "$out/$(basename "$file")" || fail "download with $binary: $(basename "$file") is not its source"
+      done
+      ;;
+  esac
+  wall=$(( (t1 - t0) / 1000 ))e-6
+}
+
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "== $(nproc) cores, load average $load_start; A = ${binaries[0]}, B = ${binaries[1]}"
+echo "== prefetch: $prefetch_count URLs ($(ls "$photos/baseline" | wc -l) photos × $names_per_photo names) at $size px;" \
+  "download: $download_count photos, $download_bytes bytes; $connections connections"
+results=$work/results.tsv
+: > "$results"
+for round in $(seq "$rounds"); do
+  for benchmark in prefetch download; do
+    for i in 0 1; do
+      which=$(( (i + round) % 2 ))
+      run "$benchmark" "${binaries[$which]}"
+      label=$([[ $which == 0 ]] && echo A || echo B)
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$benchmark" "$label" "$wall" "$cpu" "$load" >> "$results"
+      printf 'round %s %-8s %s: wall %.3f s, daemon CPU %.2f s, load %s\n' "$round" "$benchmark" "$label" "$wall" "$cpu" "$load"
+    done
+  done
+done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+python3 - "$results" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    rnd, bench, label, wall, cpu, load = line.split("\t")
+    runs.setdefault(bench, {}).setdefault(label, {})[int(rnd)] = (float(wall), float(cpu))
+print(f"\n| benchmark | binary | wall s (median) | daemon CPU s (median) | B ÷ A wall (median; rounds) | B ÷ A CPU (median; rounds) |")
+print("|---|---|---|---|---|---|")
+for bench, by in runs.items():
+    a, b = by["A"], by["B"]
+    ks = sorted(k for k in a if k in b)
+    wr = [b[k][0] / a[k][0] for k in ks]; cr = [b[k][1] / a[k][1] for k in ks]
+    for label in ("A", "B"):
+        w = statistics.median(x[0] for x in by[label].values()); c = statistics.median(x[1] for x in by[label].values())
+        ratio = (f" {statistics.median(wr):.3f} ({', '.join(f'{x:.2f}' for x in wr)}) |"
+                 f" {statistics.median(cr):.3f} ({', '.join(f'{x:.2f}' for x in cr)}) |") if label == "B" else " | |"
+        print(f"| {bench} | {label} | {w:.3f} | {c:.2f} |{ratio}")
+PY
+echo
+echo "load average at start: $load_start; at end: $load_end"
