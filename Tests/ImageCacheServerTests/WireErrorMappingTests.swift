@@ -228,7 +228,6 @@ struct WireErrorMappingTests {
             (.notAPhotoID("zz"), Wire(.notFound, "'zz' is not a photo id (expected provider:id)")),
             (.noProviderID("flickr:"), Wire(.notFound, "'flickr:' has no provider id")),
             (.queryTooShort, Wire(.queryTooShort, "the query must have at least 3 characters after trimming", field: "query")),
-            (.unknownFeed("old"), Wire(.invalidParams, "unknown feed 'old' (only \"recent\")", field: "feed")),
             (.noQueryOrFeed, Wire(.invalidParams, "search needs a query or feed: \"recent\"", field: "query")),
             (.queryAndFeed, Wire(.invalidParams, "give either a query or a feed, not both", field: "feed")),
             (.pageBelowOne, Wire(.invalidParams, "page starts at 1", field: "page")),

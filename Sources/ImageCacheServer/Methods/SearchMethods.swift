@@ -131,11 +131,8 @@ public final class SearchMethods: MethodFamily {
     public func register(in router: inout RPCRouter) {
         router.register(Methods.Search.self, .task { [self] params, context in
             let coordinator = watch(context.session)
-            let parameters = SearchParameters(query: params.query, feed: params.feed?.rawValue, provider: params.provider,
-                                              page: params.page, perPage: params.perPage, debounceMs: params.debounceMs,
-                                              channel: params.channel, safe: params.safe, arrival: context.arrivalSerial)
             var result = try await refreshingFigures(of: coordinator) {
-                try await coordinator.search(parameters, session: String(context.session.id))
+                try await coordinator.search(params, arrival: context.arrivalSerial, session: String(context.session.id))
             }
             result.photos = await withPlaceholders(result.photos)
             // Every search an operator may ask about: what, where it came from, how long.

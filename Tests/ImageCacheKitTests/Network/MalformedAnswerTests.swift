@@ -169,7 +169,7 @@ struct MalformedAnswerTests {
                                             limiter: RateLimiter(provider: .unsplash, burst: 100, perSecond: 100))
                 return SearchCoordinator(clients: [client], store: store, searchTTL: .seconds(3600), wallClock: { wallClock.now })
             }
-            let search = SearchParameters(query: "lighthouse")
+            let search = SearchParams(query: "lighthouse")
             let reaching = coordinator(sim.apiURL(for: "unsplash"))
             let garbled = coordinator(server.url("/unsplash"))
             let fresh = try await withTimeout(seconds: 60) { try await reaching.search(search) }

@@ -34,7 +34,7 @@ struct UnsplashPlaceholderTests {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         let r = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "harbour lights", provider: "unsplash", perPage: 20))
+            try await h.coordinator.search(SearchParams(query: "harbour lights", provider: "unsplash", perPage: 20))
         }
         #expect(r.photos.count == 20)
         var hashes = Set<String>()

@@ -52,7 +52,7 @@ struct ProviderImageFormatTests {
         let images = try await LoopbackHTTPServer(handler: SimulatedImageRoute.handler)
         defer { Task { await h.shutdown(); await images.shutdown() } }
         let result = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "harbour", provider: "unsplash", perPage: 3))
+            try await h.coordinator.search(SearchParams(query: "harbour", provider: "unsplash", perPage: 3))
         }
         var bytes: [ProviderImageFormat: Int] = [:]
         for summary in result.photos {

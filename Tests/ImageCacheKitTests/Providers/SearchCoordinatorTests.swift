@@ -13,7 +13,7 @@ struct SearchCoordinatorTests {
     func queryTooShort(query: String) async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        let e = await rpcError { _ = try await h.coordinator.search(SearchParameters(query: query)) }
+        let e = await rpcError { _ = try await h.coordinator.search(SearchParams(query: query)) }
         #expect(e?.kind == .queryTooShort)
         #expect(e?.code == 1001)
         #expect(h.api.totalRequests == 0)
@@ -23,17 +23,17 @@ struct SearchCoordinatorTests {
     func threeGraphemes() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: " 🐈‍⬛🐈‍⬛🐈‍⬛ ")) }
+        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: " 🐈‍⬛🐈‍⬛🐈‍⬛ ")) }
         #expect(r.query == "🐈‍⬛🐈‍⬛🐈‍⬛")
         #expect(h.api.totalRequests == 1)
     }
 
     @Test("Bad params are invalid_params naming the field", arguments: [
-        (SearchParameters(), "query"), (SearchParameters(feed: "popular"), "feed"),
-        (SearchParameters(query: "abc", feed: "recent"), "feed"), (SearchParameters(query: "abc", page: 0), "page"),
-        (SearchParameters(query: "abc", debounceMs: -1), "debounceMs"),
+        (SearchParams(), "query"),
+        (SearchParams(query: "abc", feed: .recent), "feed"), (SearchParams(query: "abc", page: 0), "page"),
+        (SearchParams(query: "abc", debounceMs: -1), "debounceMs"),
     ])
-    func invalidParams(params: SearchParameters, field: String) async throws {
+    func invalidParams(params: SearchParams, field: String) async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         let e = await rpcError { _ = try await h.coordinator.search(params) }
@@ -45,7 +45,7 @@ struct SearchCoordinatorTests {
     func unknownProvider() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        #expect(await rpcError { _ = try await h.coordinator.search(SearchParameters(query: "abc", provider: "bing")) }?
+        #expect(await rpcError { _ = try await h.coordinator.search(SearchParams(query: "abc", provider: "bing")) }?
             .kind == .providerUnavailable)
     }
 
@@ -55,16 +55,16 @@ struct SearchCoordinatorTests {
         defer { Task { await h.shutdown() } }
         h.api.setTotal(25, for: provider.rawValue, query: "small set")
         let first = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "small set", provider: provider.rawValue, perPage: 10))
+            try await h.coordinator.search(SearchParams(query: "small set", provider: provider.rawValue, perPage: 10))
         }
         #expect(first.totalPages == 3)
-        let beyond = try await h.coordinator.search(SearchParameters(query: "small set", provider: provider.rawValue,
+        let beyond = try await h.coordinator.search(SearchParams(query: "small set", provider: provider.rawValue,
                                                                      page: 4, perPage: 10))
         #expect(beyond.photos.isEmpty && !beyond.hasMore && beyond.totalPages == 3 && beyond.page == 4)
         #expect(beyond.total == 25)
         #expect(h.api.requestCount(provider.rawValue) == 1)
         let last = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "small set", provider: provider.rawValue, page: 3, perPage: 10))
+            try await h.coordinator.search(SearchParams(query: "small set", provider: provider.rawValue, page: 3, perPage: 10))
         }
         #expect(last.photos.count == 5 && !last.hasMore)
     }
@@ -73,7 +73,7 @@ struct SearchCoordinatorTests {
     func flickrCapWithoutRequest() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        let r = try await h.coordinator.search(SearchParameters(query: "anything", provider: "flickr", page: 41, perPage: 100))
+        let r = try await h.coordinator.search(SearchParams(query: "anything", provider: "flickr", page: 41, perPage: 100))
         #expect(r.photos.isEmpty && !r.hasMore && r.totalPages == 40)
         #expect(h.api.totalRequests == 0)
     }
@@ -84,7 +84,7 @@ struct SearchCoordinatorTests {
         defer { Task { await h.shutdown() } }
         h.api.setTotal(250_000, for: "flickr", query: "sunset")
         let r = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "sunset", provider: "flickr", perPage: 250))
+            try await h.coordinator.search(SearchParams(query: "sunset", provider: "flickr", perPage: 250))
         }
         #expect(r.total == 4000 && r.totalPages == 16)
     }
@@ -95,10 +95,10 @@ struct SearchCoordinatorTests {
         defer { Task { await h.shutdown() } }
         h.api.setTotal(90_000, for: "pixabay", query: "flowers")
         let r = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "flowers", provider: "pixabay", perPage: 20))
+            try await h.coordinator.search(SearchParams(query: "flowers", provider: "pixabay", perPage: 20))
         }
         #expect(r.total == 500 && r.totalPages == 25)
-        let beyond = try await h.coordinator.search(SearchParameters(query: "flowers", provider: "pixabay", page: 26, perPage: 20))
+        let beyond = try await h.coordinator.search(SearchParams(query: "flowers", provider: "pixabay", page: 26, perPage: 20))
         #expect(beyond.photos.isEmpty && !beyond.hasMore)
         #expect(h.api.requestCount("pixabay") == 1)
     }
@@ -107,8 +107,8 @@ struct SearchCoordinatorTests {
     func cachedPage() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        let a = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
-        let b = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "  lighthouse ")) }
+        let a = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
+        let b = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "  lighthouse ")) }
         #expect(!a.fromCache && b.fromCache && !b.stale)
         #expect(a.photos == b.photos)
         #expect(h.api.totalRequests == 1)
@@ -118,9 +118,9 @@ struct SearchCoordinatorTests {
     func expiredPage() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
         h.wallClock.advance(seconds: 3601)
-        let b = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+        let b = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
         #expect(!b.fromCache)
         #expect(h.api.totalRequests == 2)
     }
@@ -129,10 +129,10 @@ struct SearchCoordinatorTests {
     func staleOn5xx() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        let fresh = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+        let fresh = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
         h.wallClock.advance(seconds: 7200)
         h.api.setFault(.status(503, body: "down"), for: "unsplash")
-        let stale = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+        let stale = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
         #expect(stale.stale && stale.fromCache)
         #expect(stale.photos == fresh.photos)
         #expect(h.api.totalRequests == 2)
@@ -143,11 +143,11 @@ struct SearchCoordinatorTests {
         let store = InMemorySearchPageStore()
         // The simulator stops after the first search: the provider cannot be reached after it.
         let h = try await SimulatorHarness.with(store: store) { h in
-            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
             return h
         }
         h.wallClock.advance(seconds: 7200)
-        let stale = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+        let stale = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
         #expect(stale.stale)
     }
 
@@ -156,7 +156,7 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         h.api.setFault(.status(502, body: "bad gateway"), for: "unsplash")
-        let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "abc")) } }
+        let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "abc")) } }
         #expect(e?.kind == .upstreamError && e?.data.status == 502)
     }
 
@@ -164,10 +164,10 @@ struct SearchCoordinatorTests {
     func rateLimitNotStale() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) }
+        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) }
         h.wallClock.advance(seconds: 7200)
         h.api.setQuota(.init(limit: 50, remaining: 0), for: "unsplash")
-        let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "lighthouse")) } }
+        let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "lighthouse")) } }
         #expect(e?.kind == .rateLimited)
     }
 
@@ -179,7 +179,7 @@ struct SearchCoordinatorTests {
         let results = try await withTimeout(seconds: 60) {
             try await withThrowingTaskGroup(of: SearchResult.self) { group in
                 for session in ["s1", "s2", "s3"] {
-                    group.addTask { try await coordinator.search(SearchParameters(query: "same thing"), session: session) }
+                    group.addTask { try await coordinator.search(SearchParams(query: "same thing"), session: session) }
                 }
                 await h.fetcher.waitForArrivals(1)
                 try await coordinator.coalescedSearches.wait { $0 == 2 }
@@ -199,9 +199,9 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start(clock: clock)
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
-        let first = Task { try await coordinator.search(SearchParameters(query: "moun", debounceMs: 300, channel: "typeahead"), session: "s1") }
+        let first = Task { try await coordinator.search(SearchParams(query: "moun", debounceMs: 300, channel: "typeahead"), session: "s1") }
         await clock.waitForSleepers(1)
-        let second = Task { try await coordinator.search(SearchParameters(query: "mountain", debounceMs: 300, channel: "typeahead"), session: "s1") }
+        let second = Task { try await coordinator.search(SearchParams(query: "mountain", debounceMs: 300, channel: "typeahead"), session: "s1") }
         let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await first.value } }
         #expect(e?.kind == .cancelled && e?.data.reason == "superseded")
         await withTimeoutOrFail { await clock.waitForSleepers(1) }
@@ -221,12 +221,12 @@ struct SearchCoordinatorTests {
         let coordinator = h.coordinator
         // Arrived second (serial 8) but ran first, as tasks may.
         let newest = Task {
-            try await coordinator.search(SearchParameters(query: "zebra crossing", debounceMs: 300, channel: "t", arrival: 8), session: "s1")
+            try await coordinator.search(SearchParams(query: "zebra crossing", debounceMs: 300, channel: "t"), arrival: 8, session: "s1")
         }
         await clock.waitForSleepers(1)
         // Arrived first (serial 7), reaches the coordinator late: superseded at once.
         let late = await rpcError {
-            _ = try await coordinator.search(SearchParameters(query: "zebra cross", debounceMs: 300, channel: "t", arrival: 7), session: "s1")
+            _ = try await coordinator.search(SearchParams(query: "zebra cross", debounceMs: 300, channel: "t"), arrival: 7, session: "s1")
         }
         #expect(late?.kind == .cancelled && late?.data.reason == "superseded")
         clock.advance(by: .milliseconds(300))
@@ -235,7 +235,7 @@ struct SearchCoordinatorTests {
         #expect(h.api.totalRequests == 1)
         // Another session's channel of the same name is its own.
         let other = Task {
-            try await coordinator.search(SearchParameters(query: "zebra", debounceMs: 0, channel: "t", arrival: 1), session: "s2")
+            try await coordinator.search(SearchParams(query: "zebra", debounceMs: 0, channel: "t"), arrival: 1, session: "s2")
         }
         #expect(try await withTimeout(seconds: 60) { try await other.value }.query == "zebra")
     }
@@ -246,9 +246,9 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start(clock: clock)
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
-        let first = Task { try await coordinator.search(SearchParameters(query: "mou", debounceMs: 300, channel: "c"), session: "s1") }
+        let first = Task { try await coordinator.search(SearchParams(query: "mou", debounceMs: 300, channel: "c"), session: "s1") }
         await clock.waitForSleepers(1)
-        let short = await rpcError { _ = try await coordinator.search(SearchParameters(query: "mo", debounceMs: 300, channel: "c"), session: "s1") }
+        let short = await rpcError { _ = try await coordinator.search(SearchParams(query: "mo", debounceMs: 300, channel: "c"), session: "s1") }
         #expect(short?.kind == .queryTooShort)
         let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await first.value } }
         #expect(e?.data.reason == "superseded")
@@ -262,7 +262,7 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start(clock: clock)
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
-        let search = Task { try await coordinator.search(SearchParameters(query: "valley", debounceMs: 250, channel: "c")) }
+        let search = Task { try await coordinator.search(SearchParams(query: "valley", debounceMs: 250, channel: "c")) }
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(249))
         #expect(clock.sleeperCount == 1)
@@ -277,9 +277,9 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start(gateOpen: false)
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
-        let first = Task { try await coordinator.search(SearchParameters(query: "oce", channel: "c"), session: "s1") }
+        let first = Task { try await coordinator.search(SearchParams(query: "oce", channel: "c"), session: "s1") }
         await h.fetcher.waitForArrivals(1)
-        let second = Task { try await coordinator.search(SearchParameters(query: "ocean", channel: "c"), session: "s1") }
+        let second = Task { try await coordinator.search(SearchParams(query: "ocean", channel: "c"), session: "s1") }
         let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await first.value } }
         #expect(e?.data.reason == "superseded")
         h.fetcher.openGate()
@@ -294,10 +294,10 @@ struct SearchCoordinatorTests {
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
         let tasks = [
-            Task { try await coordinator.search(SearchParameters(query: "page one", page: 1, debounceMs: 100)) },
-            Task { try await coordinator.search(SearchParameters(query: "page one", page: 2, debounceMs: 100)) },
-            Task { try await coordinator.search(SearchParameters(query: "other", debounceMs: 100, channel: "c"), session: "s1") },
-            Task { try await coordinator.search(SearchParameters(query: "another", debounceMs: 100, channel: "c"), session: "s2") },
+            Task { try await coordinator.search(SearchParams(query: "page one", page: 1, debounceMs: 100)) },
+            Task { try await coordinator.search(SearchParams(query: "page one", page: 2, debounceMs: 100)) },
+            Task { try await coordinator.search(SearchParams(query: "other", debounceMs: 100, channel: "c"), session: "s1") },
+            Task { try await coordinator.search(SearchParams(query: "another", debounceMs: 100, channel: "c"), session: "s2") },
         ]
         await clock.waitForSleepers(4)
         clock.advance(by: .milliseconds(100))
@@ -311,7 +311,7 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start(clock: clock)
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
-        let t = Task { try await coordinator.search(SearchParameters(query: "desert", debounceMs: 1000)) }
+        let t = Task { try await coordinator.search(SearchParams(query: "desert", debounceMs: 1000)) }
         await clock.waitForSleepers(1)
         t.cancel()
         let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await t.value } }
@@ -326,8 +326,8 @@ struct SearchCoordinatorTests {
         let h = try await SimulatorHarness.start(clock: clock)
         defer { Task { await h.shutdown() } }
         let coordinator = h.coordinator
-        let mine = Task { try await coordinator.search(SearchParameters(query: "desert", debounceMs: 1000), session: "s1") }
-        let theirs = Task { try await coordinator.search(SearchParameters(query: "jungle", debounceMs: 1000), session: "s2") }
+        let mine = Task { try await coordinator.search(SearchParams(query: "desert", debounceMs: 1000), session: "s1") }
+        let theirs = Task { try await coordinator.search(SearchParams(query: "jungle", debounceMs: 1000), session: "s2") }
         await clock.waitForSleepers(2)
         await coordinator.closeSession("s1")
         let e = await rpcError { _ = try await withTimeout(seconds: 60) { try await mine.value } }
@@ -343,7 +343,7 @@ struct SearchCoordinatorTests {
         defer { files.remove() }
         let h = try await SimulatorHarness.start(registry: PhotoRegistry(persistence: files))
         defer { Task { await h.shutdown() } }
-        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "canyon", perPage: 5)) }
+        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "canyon", perPage: 5)) }
         let restarted = PhotoRegistry(persistence: files)
         for photo in r.photos {
             let found = await restarted.photo(id: photo.id)

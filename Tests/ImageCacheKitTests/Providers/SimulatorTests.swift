@@ -14,7 +14,7 @@ struct SimulatorTests {
         defer { Task { await h.shutdown() } }
         h.api.setTotal(57, for: provider.rawValue, query: "harbour lights")
         let r = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "harbour lights", provider: provider.rawValue, perPage: 20))
+            try await h.coordinator.search(SearchParams(query: "harbour lights", provider: provider.rawValue, perPage: 20))
         }
         #expect(r.total == 57 && r.totalPages == 3 && r.hasMore)
         #expect(r.photos.count == 20)
@@ -41,7 +41,7 @@ struct SimulatorTests {
         configuration.pixabay.apiKey = ProviderAPISimulator.defaultKeys["pixabay"]
         configuration.flickr.apiKey = nil
         let coordinator = SearchCoordinator.make(configuration: configuration, fetcher: URLSessionFetcher())
-        let r = try await withTimeout(seconds: 60) { try await coordinator.search(SearchParameters(query: "meadow")) }
+        let r = try await withTimeout(seconds: 60) { try await coordinator.search(SearchParams(query: "meadow")) }
         #expect(r.provider == "pixabay" && sim.api.requestCount("pixabay") == 1)
         #expect(coordinator.configuredProviders().map(\.configured) == [false, false, true])
     }
@@ -51,7 +51,7 @@ struct SimulatorTests {
         let a = try await SimulatorHarness.start()
         let b = try await SimulatorHarness.start()
         defer { Task { await a.shutdown(); await b.shutdown() } }
-        let params = SearchParameters(query: "mountain lake", provider: "flickr", perPage: 10)
+        let params = SearchParams(query: "mountain lake", provider: "flickr", perPage: 10)
         let ra = try await withTimeout(seconds: 60) { try await a.coordinator.search(params) }
         let rb = try await withTimeout(seconds: 60) { try await b.coordinator.search(params) }
         #expect(ra.photos.map(\.id) == rb.photos.map(\.id))
@@ -64,7 +64,7 @@ struct SimulatorTests {
         defer { Task { await h.shutdown() } }
         let query = "c++ & c# 100% café 🐈‍⬛"
         _ = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: query, provider: provider.rawValue))
+            try await h.coordinator.search(SearchParams(query: query, provider: provider.rawValue))
         }
         let name = ["unsplash": "query", "flickr": "text", "pixabay": "q"][provider.rawValue]!
         let received = h.api.requests(provider.rawValue).first.map { FormQuery.value(name, in: $0.uri) }
@@ -78,7 +78,7 @@ struct SimulatorTests {
         defer { Task { await h.shutdown() } }
         let e = await rpcError {
             _ = try await withTimeout(seconds: 60) {
-                try await h.coordinator.search(SearchParameters(query: "forest", provider: provider.rawValue))
+                try await h.coordinator.search(SearchParams(query: "forest", provider: provider.rawValue))
             }
         }
         #expect(e?.kind == .providerUnavailable)
@@ -93,7 +93,7 @@ struct SimulatorTests {
     func noKey(provider: ProviderID) async throws {
         let h = try await SimulatorHarness.start(keys: [provider: String?.none])
         defer { Task { await h.shutdown() } }
-        let e = await rpcError { _ = try await h.coordinator.search(SearchParameters(query: "forest", provider: provider.rawValue)) }
+        let e = await rpcError { _ = try await h.coordinator.search(SearchParams(query: "forest", provider: provider.rawValue)) }
         #expect(e?.kind == .providerUnavailable)
         #expect(e?.message.contains(provider.environmentVariable) == true)
         #expect(h.api.totalRequests == 0)
@@ -105,10 +105,10 @@ struct SimulatorTests {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         h.api.setQuota(.init(limit: 50, remaining: 1), for: "unsplash")
-        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "first one")) }
+        _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "first one")) }
         #expect(await h.coordinator.providerStatistics()["unsplash"]?.rateLimitRemaining == 0)
         let e = await rpcError {
-            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "second one")) }
+            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "second one")) }
         }
         #expect(e?.kind == .rateLimited)
         #expect(h.api.requestCount("unsplash") == 2)
@@ -123,12 +123,12 @@ struct SimulatorTests {
         defer { Task { await h.shutdown() } }
         h.api.setQuota(.init(limit: 100, remaining: 0, resetAfter: 45), for: "pixabay")
         let e = await rpcError {
-            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "tulips", provider: "pixabay")) }
+            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "tulips", provider: "pixabay")) }
         }
         #expect(e?.kind == .rateLimited)
         #expect(e?.data.retryAfter == 45)
         let again = await rpcError {
-            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "roses", provider: "pixabay")) }
+            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "roses", provider: "pixabay")) }
         }
         #expect(again?.kind == .rateLimited)
         #expect(again?.data.retryAfter == 45)
@@ -140,7 +140,7 @@ struct SimulatorTests {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         let r = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "old town", provider: provider.rawValue, perPage: 5))
+            try await h.coordinator.search(SearchParams(query: "old town", provider: provider.rawValue, perPage: 5))
         }
         let listed = try #require(r.photos.first)
         let detail = try await withTimeout(seconds: 60) { try await h.coordinator.photo(id: listed.id) }
@@ -177,7 +177,7 @@ struct SimulatorTests {
     func photoWhenUnreachable() async throws {
         // The simulator stops after the search: the photo must come from what was remembered.
         let (h, r) = try await SimulatorHarness.with { h in
-            let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "glacier", perPage: 3)) }
+            let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "glacier", perPage: 3)) }
             return (h, r)
         }
         let id = try #require(r.photos.first?.id)
@@ -214,18 +214,18 @@ struct SimulatorTests {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         let unsplash = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "harbour", provider: "unsplash", perPage: 5))
+            try await h.coordinator.search(SearchParams(query: "harbour", provider: "unsplash", perPage: 5))
         }
         #expect(unsplash.photos[0].sponsored == true && unsplash.photos[0].sponsor == SimulatedCatalog.unsplashSponsor)
         #expect(unsplash.photos.dropFirst().allSatisfy { $0.sponsored == nil && $0.uploadedAt?.hasSuffix("Z") == true })
         for provider in ["flickr", "pixabay"] {
             let page = try await withTimeout(seconds: 60) {
-                try await h.coordinator.search(SearchParameters(query: "harbour", provider: provider, perPage: 5))
+                try await h.coordinator.search(SearchParams(query: "harbour", provider: provider, perPage: 5))
             }
             #expect(page.photos.allSatisfy { ($0.tags?.count ?? 0) == 3 }, "\(provider)")
         }
         let flickr = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(query: "harbour", provider: "flickr", perPage: 5))
+            try await h.coordinator.search(SearchParams(query: "harbour", provider: "flickr", perPage: 5))
         }
         for p in flickr.photos {
             let taken = try #require(p.takenAt), uploaded = try #require(p.uploadedAt)
@@ -241,13 +241,13 @@ struct SimulatorTests {
         defer { Task { await h.shutdown() } }
         for provider in ["unsplash", "flickr", "pixabay"] {
             let first = try await withTimeout(seconds: 60) {
-                try await h.coordinator.search(SearchParameters(query: "roses", provider: provider, perPage: 20))
+                try await h.coordinator.search(SearchParams(query: "roses", provider: provider, perPage: 20))
             }
             // A fresh coordinator knows no totals yet: the provider itself is asked past the end.
             let fresh = try await SimulatorHarness.start()
             defer { Task { await fresh.shutdown() } }
             let past = try await withTimeout(seconds: 60) {
-                try await fresh.coordinator.search(SearchParameters(query: "roses", provider: provider, page: first.totalPages + 1,
+                try await fresh.coordinator.search(SearchParams(query: "roses", provider: provider, page: first.totalPages + 1,
                                                                     perPage: 20))
             }
             #expect(past.photos.isEmpty && !past.hasMore, "\(provider)")
@@ -267,7 +267,7 @@ struct SimulatorTests {
     func downloadTracking() async throws {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
-        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "bicycle", perPage: 3)) }
+        let r = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "bicycle", perPage: 3)) }
         let id = try #require(r.photos.first?.id)
         try await withTimeout(seconds: 60) { try await h.coordinator.trackDownload(photoID: id) }
         let last = try #require(h.api.requests("unsplash").last)
@@ -280,7 +280,7 @@ struct SimulatorTests {
         let h = try await SimulatorHarness.start()
         defer { Task { await h.shutdown() } }
         let r = try await withTimeout(seconds: 60) {
-            try await h.coordinator.search(SearchParameters(feed: "recent", provider: provider.rawValue, perPage: 10))
+            try await h.coordinator.search(SearchParams(feed: .recent, provider: provider.rawValue, perPage: 10))
         }
         #expect(r.photos.count == 10 && r.query == nil && r.feed == .recent)
         #expect(r.total > 10 && r.hasMore)
@@ -292,7 +292,7 @@ struct SimulatorTests {
         defer { Task { await h.shutdown() } }
         h.api.setFault(.malformedBody, for: "flickr")
         let e = await rpcError {
-            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParameters(query: "abc", provider: "flickr")) }
+            _ = try await withTimeout(seconds: 60) { try await h.coordinator.search(SearchParams(query: "abc", provider: "flickr")) }
         }
         #expect(e?.kind == .upstreamError)
         #expect(e?.data.body?.contains("Service Unavailable") == true)

@@ -54,7 +54,7 @@ public actor SearchCoordinator {
 
     private var pending: [UInt64: Pending] = [:]
     private var channels: [ChannelKey: UInt64] = [:]
-    /// The newest arrival serial seen per channel (`SearchParameters.arrival`).
+    /// The newest arrival serial seen per channel (`search`'s `arrival`).
     private var newestArrival: [ChannelKey: UInt64] = [:]
     private var nextToken: UInt64 = 0
     private var inFlight: [SearchPageKey: Task<ProviderSearchPage, any Error>] = [:]
@@ -102,11 +102,17 @@ public actor SearchCoordinator {
     /// Answers one `search`. Throws the contract's errors: `query_too_short`, `invalid_params`,
     /// `provider_unavailable`, `cancelled` (`superseded`, `cancelled`, `session_closed`), and
     /// the provider's own (`upstream_error`, `rate_limited`, `network_unavailable`…).
-    public func search(_ params: SearchParameters, session: SessionID? = nil) async throws -> SearchResult {
+    ///
+    /// `arrival` is where the request stands in its session's arrival order (the server's
+    /// admission serial), nil when unknown. Requests run as separate tasks and may reach the
+    /// coordinator in another order than they arrived; on a channel, a search older than one
+    /// already seen there is superseded at once, so a late older keystroke never supersedes
+    /// the newest.
+    public func search(_ params: SearchParams, arrival: UInt64? = nil, session: SessionID? = nil) async throws -> SearchResult {
         // A newer keystroke supersedes the pending one even when it is itself refused (too
         // short after a backspace): the older answer would describe text no longer typed.
         let channel = params.channel.map { ChannelKey(session: session, channel: $0) }
-        if let channel, let arrival = params.arrival {
+        if let channel, let arrival {
             // A newer keystroke got here first (each request is its own task): this one is old.
             if let newest = newestArrival[channel], newest > arrival {
                 throw Cancellation(.superseded(channel: channel.channel), reason: "superseded")
@@ -232,7 +238,7 @@ public actor SearchCoordinator {
 
     // MARK: internals
 
-    private func validate(_ params: SearchParameters) throws -> (ProviderClient, SearchQuery) {
+    private func validate(_ params: SearchParams) throws -> (ProviderClient, SearchQuery) {
         let providerName = params.provider ?? defaultProvider.rawValue
         guard let providerID = ProviderID(rawValue: providerName), let client = clients[providerID] else {
             throw SearchError.unknownProvider(providerName, listKnown: true)
@@ -245,10 +251,8 @@ public actor SearchCoordinator {
                 throw SearchError.queryTooShort
             }
             term = .query(trimmed)
-        case (nil, "recent"?):
+        case (nil, .recent?):
             term = .recent
-        case (nil, let feed?):
-            throw SearchError.unknownFeed(feed)
         case (nil, nil):
             throw SearchError.noQueryOrFeed
         case (_?, _?):

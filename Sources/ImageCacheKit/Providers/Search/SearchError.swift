@@ -15,8 +15,6 @@ package enum SearchError: EngineError, Hashable {
     case noProviderID(String)
     /// A query shorter than 3 characters once trimmed.
     case queryTooShort
-    /// A feed other than `recent`.
-    case unknownFeed(String)
     /// Neither a query nor a feed.
     case noQueryOrFeed
     /// Both a query and a feed.
@@ -31,7 +29,7 @@ package enum SearchError: EngineError, Hashable {
         case .unknownProvider: return .providerUnavailable
         case .unknownPhoto, .notAPhotoID, .noProviderID: return .notFound
         case .queryTooShort: return .queryTooShort
-        case .unknownFeed, .noQueryOrFeed, .queryAndFeed, .pageBelowOne, .negativeDebounce: return .invalidParams
+        case .noQueryOrFeed, .queryAndFeed, .pageBelowOne, .negativeDebounce: return .invalidParams
         }
     }
 
@@ -39,7 +37,7 @@ package enum SearchError: EngineError, Hashable {
     public var field: String? {
         switch self {
         case .queryTooShort, .noQueryOrFeed: return "query"
-        case .unknownFeed, .queryAndFeed: return "feed"
+        case .queryAndFeed: return "feed"
         case .pageBelowOne: return "page"
         case .negativeDebounce: return "debounceMs"
         case .unknownProvider, .unknownPhoto, .notAPhotoID, .noProviderID: return nil
@@ -55,7 +53,6 @@ package enum SearchError: EngineError, Hashable {
         case .notAPhotoID(let id): return "'\(id)' is not a photo id (expected provider:id)"
         case .noProviderID(let id): return "'\(id)' has no provider id"
         case .queryTooShort: return "the query must have at least 3 characters after trimming"
-        case .unknownFeed(let feed): return "unknown feed '\(feed)' (only \"recent\")"
         case .noQueryOrFeed: return "search needs a query or feed: \"recent\""
         case .queryAndFeed: return "give either a query or a feed, not both"
         case .pageBelowOne: return "page starts at 1"
