@@ -198,6 +198,9 @@ public actor DownloadManager {
         if let meter = parts?.meter { record.received = meter.snapshot.received }
         table.records[id] = record
         parts?.handle?.cancel(reason: "cancelled")
+        // The run's task too: a run waiting for a decode permit (re-checking a placed file after
+        // a restart) or at any other step that stops on cancellation stops now, not at its end.
+        parts?.task?.cancel()
         parts?.meter?.end()
         // Only in the folder held open (or reached again beneath a current root): a folder
         // swapped for a symlink never has anything removed through it.
