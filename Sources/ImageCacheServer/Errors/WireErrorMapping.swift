@@ -27,8 +27,9 @@ public enum WireErrorMapping {
     public static func mapped(_ error: any Error) -> any Error {
         switch error {
         case let error as ServerError:
-            // The server's words and the client's own (a method name, an id): nothing to redact.
-            return RPCError(error.kind, error.description, field: error.field, reason: error.reason)
+            // The server's words and the client's own (a method name, a photo id): redacted like
+            // every text that leaves, since an id a client made up may carry a URL with a secret.
+            return redacted(RPCError(error.kind, error.description, field: error.field, reason: error.reason))
         case let error as RPCError:
             return redacted(error)
         case let error as Cancellation:
