@@ -33,7 +33,10 @@ package struct LineFrameDecoder: ByteToMessageDecoder {
     package struct LineTooLong: Error, CustomStringConvertible, Sendable, Equatable {
         /// The bound that was passed.
         package let limit: Int
-        package var description: String { "a message exceeded \(limit) bytes" }
+        /// Worded for the side that shows it: only the client and the gallery's relay (`.fail`)
+        /// print it, and what they read comes from the daemon; the daemon answers its own
+        /// -32600 instead.
+        package var description: String { "a message from the daemon exceeded \(limit) bytes" }
 
         /// The report of a line past `limit`.
         package init(limit: Int) { self.limit = limit }

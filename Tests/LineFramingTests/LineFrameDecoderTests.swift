@@ -132,6 +132,6 @@ struct LineFrameDecoderTests {
 
     @Test("the error names the bound")
     func description() {
-        #expect(String(describing: LineFrameDecoder.LineTooLong(limit: 1024)) == "a message exceeded 1024 bytes")
+        #expect(String(describing: LineFrameDecoder.LineTooLong(limit: 1024)) == "a message from the daemon exceeded 1024 bytes")
     }
 }
