@@ -137,8 +137,11 @@ struct AnswerTests {
         let session = Session(id: 1, peer: nil, channel: connection.channel, logger: logger)
         let line = ByteBuffer(string: #"{"jsonrpc":"2.0","id":4,"method":"\#(method)"}"#)
         try await connection.channel.eventLoop.submit { dispatcher.handle(line: line, session: session) }.get()
-        // The answer arrives (a task's from another thread): bounded by the suite's time limit.
-        let answer = try Self.readLine(connection.peer)
+        // The answer arrives from a task on the cooperative pool, so the blocking read waits on
+        // a thread of its own: on the pool it would hold one of its two threads while the
+        // other cases' reads hold the rest, and no answer could be made.
+        let peer = connection.peer
+        let answer = try await offCooperativePool { try Self.readLine(peer) }
         try await connection.loopTurn()
         let label = router.route(for: method) == nil ? Dispatcher.unroutedMethod : method
         #expect(counts.withLock { $0 } == [Count(method: label, outcome: outcome)])

@@ -62,9 +62,14 @@ struct RequestCountingTests {
         let session = Session(id: 1, peer: nil, channel: connection.channel, logger: Logger(label: "test"))
         let line = ByteBuffer(string: #"{"jsonrpc":"2.0","id":7,"method":"\#(method)"}"#)
         try await connection.channel.eventLoop.submit { dispatcher.handle(line: line, session: session) }.get()
-        // The answer arrives (a task's from another thread): bounded by the suite's time limit.
-        var ready = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
-        while Self.readable(peer) == 0 { _ = poll(&ready, 1, 1000) }
+        // The answer arrives from a task on the cooperative pool, so the wait for it blocks a
+        // thread of its own, bounded: on the pool, the cases waiting at once would hold every
+        // one of its threads and no answer could be made.
+        let arrived = try await offCooperativePool { () -> Bool in
+            var ready = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+            return poll(&ready, 1, 30_000) == 1
+        }
+        #expect(arrived, "the answer within 30 s")
         try await connection.loopTurn()
         let seen = counts.withLock { $0 }
         #expect(seen.count == 1)
