@@ -37,6 +37,7 @@ rounds=$1
 binaries=("$(realpath "$2")" "$(realpath "$3")")   # before the cd: paths given from anywhere
 cd "$(dirname "$0")/../.."
 source Benchmarks/scripts/loopback-config.sh
+source Benchmarks/scripts/loopback-nginx.sh
 connections=${CONNECTIONS:-16}
 size=${SIZE:-256}
 cli=${CLI:-.build/debug/imagecache}
@@ -49,11 +50,11 @@ done
 
 work=$(mktemp -d /tmp/daemon-ab.XXXXXX)
 out=$(mktemp -d "${OUT_PARENT:-/tmp}/daemon-ab-out.XXXXXX")
-nginx_pid=""
+NGINX_PID=""
 daemon_pid=""
 cleanup() {
   if [[ -n "$daemon_pid" ]]; then kill "$daemon_pid" 2>/dev/null || true; fi
-  if [[ -n "$nginx_pid" ]]; then kill "$nginx_pid" 2>/dev/null || true; fi
+  if [[ -n "$NGINX_PID" ]]; then kill "$NGINX_PID" 2>/dev/null || true; fi
   rm -rf "$work" "$out"
 }
 trap cleanup EXIT
@@ -77,42 +78,9 @@ prefetch_count=$(ls "$work/www/prefetch" | wc -l)
 download_count=$(ls "$work/www/download" | wc -l)
 download_bytes=$(cat "$work/www/download"/*.jpg | wc -c)
 
-# nginx on a free loopback port, as download.sh and fetch.sh start it.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx/logs" "$work/nginx/tmp"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes 2;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $work/nginx/tmp/body;
-    proxy_temp_path $work/nginx/tmp/proxy;
-    fastcgi_temp_path $work/nginx/tmp/fastcgi;
-    uwsgi_temp_path $work/nginx/tmp/uwsgi;
-    scgi_temp_path $work/nginx/tmp/scgi;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$port;
-        root $work/www;
-    }
-}
-CONF
-/usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-nginx_pid=$!
 downloads=("$work/www/download"/*.jpg)
-first=$(basename "${downloads[0]}")
-for _ in $(seq 50); do
-  curl -sf -o /dev/null "http://127.0.0.1:$port/download/$first" && break
-  sleep 0.1
-done
-curl -sf -o /dev/null "http://127.0.0.1:$port/download/$first"
+start_loopback_nginx "$work" "download/$(basename "${downloads[0]}")"
+port=$NGINX_PORT
 
 for name in $(ls "$work/www/prefetch"); do echo "http://127.0.0.1:$port/prefetch/$name"; done > "$work/prefetch.txt"
 download_urls=()

@@ -28,6 +28,7 @@ SHAPED=${SHAPED:-1}
 RATE=${RATE:-400mbit}
 RTT_MS=${RTT_MS:-20}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/Benchmarks/scripts/loopback-nginx.sh"
 BIN=${BIN:-$ROOT/Benchmarks/.build/release/imagecache-bench}
 WORK=$(mktemp -d /dev/shm/imagecache-download.XXXXXX)
 OUT_PARENT=${OUT_PARENT:-/tmp}
@@ -71,41 +72,10 @@ if [[ $SHAPED == 1 ]]; then
     tc qdisc add dev "$VETH" root tbf rate "$RATE" burst 256kb latency 50ms
 fi
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-LISTEN_SHAPED=""
-if [[ $SHAPED == 1 ]]; then LISTEN_SHAPED="listen $HOST_IP:$PORT;"; fi
-mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
-cat > "$WORK/nginx/nginx.conf" <<CONF
-worker_processes 2;
-daemon off;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $WORK/nginx/tmp/body;
-    proxy_temp_path $WORK/nginx/tmp/proxy;
-    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
-    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
-    scgi_temp_path $WORK/nginx/tmp/scgi;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$PORT;
-        $LISTEN_SHAPED
-        root $WORK/www;
-    }
-}
-CONF
-/usr/sbin/nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
-NGINX_PID=$!
-for _ in $(seq 50); do
-    curl -sf -o /dev/null "http://127.0.0.1:$PORT/00.jpg" && break
-    sleep 0.1
-done
+nginx_extra_listen=""
+if [[ $SHAPED == 1 ]]; then nginx_extra_listen=$HOST_IP; fi
+start_loopback_nginx "$WORK" 00.jpg "$nginx_extra_listen"
+PORT=$NGINX_PORT
 
 PROXY_PORT=""
 if [[ $SHAPED == 1 ]]; then

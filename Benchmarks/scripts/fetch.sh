@@ -22,6 +22,7 @@ set -euo pipefail
 ROUNDS=${1:-5}
 CONNECTIONS=${CONNECTIONS:-16}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/Benchmarks/scripts/loopback-nginx.sh"
 BIN=${BIN:-$ROOT/Benchmarks/.build/release/imagecache-bench}
 WORK=$(mktemp -d /dev/shm/imagecache-fetch.XXXXXX)
 NGINX_PID=""
@@ -44,38 +45,8 @@ fi
 chmod 755 "$WORK"                 # nginx workers run as an unprivileged user
 chmod -R a+rX "$WORK/www"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
-cat > "$WORK/nginx/nginx.conf" <<CONF
-worker_processes 2;
-daemon off;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $WORK/nginx/tmp/body;
-    proxy_temp_path $WORK/nginx/tmp/proxy;
-    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
-    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
-    scgi_temp_path $WORK/nginx/tmp/scgi;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$PORT;
-        root $WORK/www;
-    }
-}
-CONF
-/usr/sbin/nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
-NGINX_PID=$!
-for _ in $(seq 50); do
-    curl -sf -o /dev/null "http://127.0.0.1:$PORT/small/0000.jpg" && break
-    sleep 0.1
-done
+start_loopback_nginx "$WORK" small/0000.jpg
+PORT=$NGINX_PORT
 
 URL_PORT=$PORT
 if [[ "${SHAPED:-0}" == 1 ]]; then
