@@ -235,7 +235,7 @@ public final class DaemonProcess: Sendable {
             }
             group.addTask { await child.exit().map { .exited($0) } }
             group.addTask {
-                try? await Task.sleep(nanoseconds: Self.nanoseconds(seconds))
+                await sleep(boundedSeconds: seconds)
                 return Task.isCancelled ? nil : .timedOut
             }
             var first: Outcome<T>?
@@ -245,11 +245,5 @@ public final class DaemonProcess: Sendable {
             group.cancelAll()
             return first ?? (Task.isCancelled ? .cancelled : .timedOut)
         }
-    }
-
-    /// `seconds` as a sleep's nanoseconds, clamped to [0, a year] (NaN as 0): an absurd bound
-    /// must not trap the conversion.
-    private static func nanoseconds(_ seconds: Double) -> UInt64 {
-        UInt64((seconds.isNaN ? 0 : min(max(0, seconds), 31_536_000)) * 1_000_000_000)
     }
 }

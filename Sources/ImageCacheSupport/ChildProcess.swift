@@ -70,10 +70,7 @@ public final class ChildProcess: Sendable {
         return await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await self.exit() }
             group.addTask {
-                // Clamped to [0, a year], NaN as 0: an infinite, negative or absurd bound must
-                // not trap the conversion.
-                let bound = seconds.isNaN ? 0 : min(max(0, seconds), 31_536_000)
-                try? await Task.sleep(nanoseconds: UInt64(bound * 1_000_000_000))
+                await sleep(boundedSeconds: seconds)
                 return nil
             }
             let first = await group.next() ?? nil

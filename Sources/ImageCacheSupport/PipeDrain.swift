@@ -45,7 +45,7 @@ package final class PipeDrain: Sendable {
     package func text(within seconds: Double) async -> String {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.end() }
-            group.addTask { try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+            group.addTask { await sleep(boundedSeconds: seconds) }
             await group.next()
             group.cancelAll()
         }
