@@ -92,17 +92,19 @@ package struct DownloadFailure: Sendable, Hashable, Codable, CustomStringConvert
         try data.encodeIfPresent(format, forKey: .format)
     }
 
-    /// Reads the fields as written (the kind names the code; the stored `code` is not needed).
+    /// Reads the fields as written (the kind names the code; the stored `code` is not needed),
+    /// through the same rules as a failure made here: the table is a file anyone with the
+    /// state folder's rights may have edited, so its texts are redacted and its `retryAfter`
+    /// clamped again rather than trusted.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         let data = try container.nestedContainer(keyedBy: DataKeys.self, forKey: .data)
-        kind = try data.decode(ErrorKind.self, forKey: .kind)
-        message = try container.decode(String.self, forKey: .message)
-        field = try data.decodeIfPresent(String.self, forKey: .field)
-        status = try data.decodeIfPresent(Int.self, forKey: .status)
-        body = try data.decodeIfPresent(String.self, forKey: .body)
-        retryAfter = try data.decodeIfPresent(Double.self, forKey: .retryAfter)
-        reason = try data.decodeIfPresent(String.self, forKey: .reason)
-        format = try data.decodeIfPresent(String.self, forKey: .format)
+        self.init(try data.decode(ErrorKind.self, forKey: .kind), try container.decode(String.self, forKey: .message),
+                  field: try data.decodeIfPresent(String.self, forKey: .field),
+                  status: try data.decodeIfPresent(Int.self, forKey: .status),
+                  body: try data.decodeIfPresent(String.self, forKey: .body),
+                  retryAfter: try data.decodeIfPresent(Double.self, forKey: .retryAfter),
+                  reason: try data.decodeIfPresent(String.self, forKey: .reason),
+                  format: try data.decodeIfPresent(String.self, forKey: .format))
     }
 }
