@@ -147,7 +147,7 @@ public final class DaemonProcess: Sendable {
         case .cancelled:
             throw CancellationError()
         case .timedOut:
-            throw Failure(description: "imagecached did not answer on \(socketPath) within \(Int(timeout)) s:\n\(logTail())")
+            throw Failure(description: "imagecached did not answer on \(socketPath) within \(timeout) s:\n\(logTail())")
         }
     }
 
