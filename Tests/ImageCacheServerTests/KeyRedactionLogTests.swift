@@ -8,7 +8,7 @@ import TestSupport
 /// Provider keys never reach the daemon's log, at its most talkative level, whatever the
 /// requests do: searches on every provider (Flickr and Pixabay carry the key in the query
 /// string), thumbnails of their photos, and the failures that log a URL.
-@Suite("Keys never reach the log", .timeLimit(.minutes(2)))
+@Suite("Keys never reach the log", .timeLimit(.minutes(5)))
 struct KeyRedactionLogTests {
     @Test("searches, thumbnails and failures on every provider log no key, at debug level")
     func noKeyInAnyLogLine() async throws {
