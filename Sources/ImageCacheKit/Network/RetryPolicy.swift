@@ -32,21 +32,14 @@ package struct RetryPolicy: Sendable {
         return capped / 2 + capped / 2 * Double.random(in: 0...1)
     }
 
-    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date (IMF-fixdate), clamped
+    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date (`HTTPDate`), clamped
     /// to `[0, OutsideSeconds.cap]`; nil when absent or unreadable (NaN, negative, garbage).
     /// The one parser of this header: the engine (image hosts) and the providers both call it,
     /// and it is a pure function of its text and `now`, so it can be fuzzed on its own.
     package static func parseRetryAfter(_ value: String?, now: Date = Date()) -> Double? {
         guard let value else { return nil }
         if let seconds = OutsideSeconds.parse(value[...]) { return seconds }
-        let text = value.trimmingCharacters(in: .whitespaces)
-        // An HTTP date is "Sun, 06 Nov 1994 08:49:37 GMT": short, and starts with a day name.
-        guard (20...40).contains(text.utf8.count), text.first?.isLetter == true else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
+        guard let date = HTTPDate.parse(value, now: now) else { return nil }
         return OutsideSeconds.clamped(date.timeIntervalSince(now))
     }
 }

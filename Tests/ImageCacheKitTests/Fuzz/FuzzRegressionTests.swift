@@ -68,6 +68,15 @@ struct FuzzRegressionTests {
         if let reset = quota?.resetAfter { #expect(reset.isFinite && reset >= 0 && reset <= OutsideSeconds.cap) }
     }
 
+    @Test("a Retry-After whose day name is followed by non-ASCII text is unreadable, and traps nothing")
+    func retryAfterNonASCIIDayName() throws {
+        // Foundation's DateFormatter trapped the process on this value ("Incorrect range").
+        let value = String(decoding: try Self.input("header-values-day-name-non-ascii"), as: UTF8.self)
+        #expect(RetryPolicy.parseRetryAfter(value) == nil)
+        #expect(ProviderErrors.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", value)], body: [])) == nil)
+        #expect(RetryPolicy.parseRetryAfter("Sun, 06 Nov 1994 08:49:35 GMT", now: Date(timeIntervalSince1970: 784_111_765)) == 10)
+    }
+
     @Test("NaN is no number of seconds")
     func headerSecondsNaN() {
         #expect(RetryPolicy.parseRetryAfter("nan") == nil)
