@@ -316,25 +316,9 @@ enum FileOps {
         close(fd)
     }
 
-    /// Reads a whole regular file.
-    /// Errors keep their `errno`'s kind (`StorageFailure`): out of descriptors is `busy`, a
-    /// vanished file `storage_unavailable`.
+    /// Reads a whole regular file (`WholeFile`), as a download's storage error.
     static func read(_ path: String) throws(DownloadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot read the downloaded body \(path)") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("cannot read the downloaded body \(path)") }
-        var bytes = [UInt8](repeating: 0, count: max(0, Int(info.st_size)))
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw failure("cannot read the downloaded body \(path)") }
-            if n == 0 { break }  // shorter than it was: what is there is the body
-            offset += n
-        }
-        return Array(bytes.prefix(offset))
+        do { return try WholeFile.read(path, what: "the downloaded body") } catch { throw .storage(error) }
     }
 
     /// The current `errno` as a download's storage error (`StorageFailure`'s kinds): `storage_unavailable` for a

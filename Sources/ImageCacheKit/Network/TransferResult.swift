@@ -12,6 +12,14 @@ public enum TransferBody: Sendable, Equatable {
         case .file(_, let size): return size
         }
     }
+
+    /// The body's bytes, read from its file when it was spilled to one.
+    func bytes() throws(StorageError) -> [UInt8] {
+        switch self {
+        case .memory(let bytes): return bytes
+        case .file(let path, _): return try WholeFile.read(path, what: "the downloaded body")
+        }
+    }
 }
 
 /// A completed transfer: the final answer after redirects and retries.

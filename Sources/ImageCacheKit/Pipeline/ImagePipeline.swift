@@ -393,13 +393,7 @@ public final class ImagePipeline: Sendable {
             work.async {
                 let started = ContinuousClock.now
                 let outcome = Result { () throws -> ThumbnailFetch.Stored in
-                    let body: [UInt8]
-                    switch result.body {
-                    case .memory(let bytes):
-                        body = bytes
-                    case .file(let path, _):
-                        body = try FileOps.read(path)
-                    }
+                    let body = try result.body.bytes()
                     // The placeholder from the pixels decoded anyway, unless the provider sent it or
                     // an earlier decode of the image did (the first one is kept; a lookup, not a scan).
                     let remembered = plan.hasOwnPlaceholder ? nil : Self.rememberedPlaceholder(plan, in: dimensions)

@@ -118,6 +118,13 @@ struct Answer: Sendable {
         session.send(MessageEncoder.failure(id: id, error: error))
     }
 
+    /// The answer to a request line longer than `max_request_bytes` (`limit`): `"id": null`,
+    /// since the line was never read far enough to find one; the connection closes after it.
+    static func lineTooLong(limit: Int) -> OutboundMessage {
+        MessageEncoder.failure(id: nil, error: RPCError(
+            .invalidRequest, "the request line is longer than max_request_bytes (\(limit) bytes)"))
+    }
+
     // MARK: Logging
 
     /// Every failed request, with its kind and how long it took: `warning` when the outside

@@ -32,8 +32,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             guard !stopped else { return }
             stopped = true
             session.logger.notice("request line too long; closing the connection", metadata: ["limit": "\(maxRequestBytes)"])
-            let answer = MessageEncoder.failure(id: nil, error: RPCError(
-                .invalidRequest, "the request line is longer than max_request_bytes (\(maxRequestBytes) bytes)"))
+            let answer = Answer.lineTooLong(limit: maxRequestBytes)
             let channel = context.channel
             context.writeAndFlush(NIOAny(answer)).whenComplete { _ in
                 channel.close(promise: nil)

@@ -19,14 +19,12 @@ public struct DownloadStatus: ClientCommand {
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Job ids, as `download --detach` or `download list` printed them.", valueName: "job"), completion: Completions.jobIDs)
-    public var jobs: [String] = []
+    @OptionGroup public var ids: JobIDArguments
+
+    /// The job ids named on the command line.
+    public var jobs: [String] { ids.jobs }
 
     public init() {}
-
-    public func validate() throws {
-        if jobs.isEmpty { throw ValidationError("Name at least one job id (see `imagecache download list`).") }
-    }
 
     public func run(connection: ImageCacheConnection) async throws {
         var found: [DownloadJob] = []
@@ -92,14 +90,12 @@ public struct DownloadWatch: ClientCommand {
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: Completions.jobIDs)
-    public var jobs: [String] = []
+    @OptionGroup public var ids: JobIDArguments
+
+    /// The job ids named on the command line.
+    public var jobs: [String] { ids.jobs }
 
     public init() {}
-
-    public func validate() throws {
-        if jobs.isEmpty { throw ValidationError("Name at least one job id (see `imagecache download list`).") }
-    }
 
     public func run(connection: ImageCacheConnection) async throws {
         // Listening before asking: a job that ends between the answer and the first
@@ -147,14 +143,12 @@ public struct DownloadCancel: ClientCommand {
 
     @OptionGroup public var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: Completions.jobIDs)
-    public var jobs: [String] = []
+    @OptionGroup public var ids: JobIDArguments
+
+    /// The job ids named on the command line.
+    public var jobs: [String] { ids.jobs }
 
     public init() {}
-
-    public func validate() throws {
-        if jobs.isEmpty { throw ValidationError("Name at least one job id (see `imagecache download list`).") }
-    }
 
     /// `download cancel --json`'s answer per job.
     public struct Cancelled: Codable, Sendable, Equatable {
