@@ -233,7 +233,8 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "TestSupport",
-            dependencies: ["ImageCacheKit", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator"],
+            dependencies: ["ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator",
+                           .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .testTarget(

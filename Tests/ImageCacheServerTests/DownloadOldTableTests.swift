@@ -5,6 +5,7 @@ import ImageCacheProtocol
 @testable import ImageCacheServer
 import Logging
 import Testing
+import TestSupport
 
 /// The job table keeps each job's failure in the engine's words (`DownloadFailure`) but in the
 /// shape the wire's error object had on disk, so a table written by a daemon that stored the
@@ -63,26 +64,18 @@ struct DownloadOldTableTests {
         let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
         try Data(text.utf8).write(to: URL(fileURLWithPath: store.path))
         store.release()  // the manager takes the table's lock
-        var settings = CacheConfiguration()
-        settings.cache.cacheDir = folder
-        settings.daemon.stateDir = folder
-        let configuration = settings
-        let engine = TransferEngine(configuration: configuration)
-        defer { engine.shutdown() }
-        let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { _ in })
-        await manager.start()
-        let listed = await manager.list(for: .daemon).map(DownloadJob.init)
-        #expect(Set(listed.map(\.job)) == Set(expected.keys), "none was dropped as unreadable")
-        for job in listed {
-            #expect(job.error == expected[job.job], "download.list words \(job.job)'s error as before")
-            let status = DownloadJob(try await manager.status(job.job, for: .daemon))
-            #expect(status.error == expected[job.job], "download.status words \(job.job)'s error as before")
+        try await withDownloadManager(cacheDirectory: folder) { manager in
+            let listed = await manager.list(for: .daemon).map(DownloadJob.init)
+            #expect(Set(listed.map(\.job)) == Set(expected.keys), "none was dropped as unreadable")
+            for job in listed {
+                #expect(job.error == expected[job.job], "download.list words \(job.job)'s error as before")
+                let status = DownloadJob(try await manager.status(job.job, for: .daemon))
+                #expect(status.error == expected[job.job], "download.status words \(job.job)'s error as before")
+            }
+            #expect(listed.first { $0.job == "dl-0000000000a1" }?.error?.data.retryAfter == 3)
+            #expect(listed.first { $0.job == "dl-0000000000a2" }?.error?.data.reason == "cancelled")
+            #expect(listed.first { $0.job == "dl-0000000000a4" }?.error?.data.format == "jpeg")
         }
-        #expect(listed.first { $0.job == "dl-0000000000a1" }?.error?.data.retryAfter == 3)
-        #expect(listed.first { $0.job == "dl-0000000000a2" }?.error?.data.reason == "cancelled")
-        #expect(listed.first { $0.job == "dl-0000000000a4" }?.error?.data.format == "jpeg")
     }
 
     @Test("written back, the table is the same JSON, and its errors read as the wire's error (an older daemon reads it)")

@@ -35,29 +35,19 @@ struct DownloadCancelRunTests {
         try store.save([record])
         store.release()  // the manager takes the table's lock
 
-        var settings = CacheConfiguration()
-        settings.cache.cacheDir = folder
-        settings.daemon.stateDir = folder
-        settings.downloads.downloadDir = [folder]
-        let configuration = settings
-        let engine = TransferEngine(configuration: configuration)
-        defer { engine.shutdown() }
         // Both of the budget's slots are held here, so the run's re-check waits for one.
         let decodes = DecodeBudget(memory: 192 << 20, slots: 2)
         let held = [try await decodes.acquire(DecodeCost(bytes: 1 << 20, work: 1)),
                     try await decodes.acquire(DecodeCost(bytes: 1 << 20, work: 1))]
         #expect(decodes.available == 0)
-        let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: decodes,
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { _ in })
-        await manager.start()
-        _ = try await poll(seconds: 20) { decodes.waiting == 1 ? true : nil }
+        try await withDownloadManager(cacheDirectory: folder, downloadRoots: [folder], decodes: decodes) { manager in
+            _ = try await poll(seconds: 20) { decodes.waiting == 1 ? true : nil }
 
-        #expect(try await manager.cancel("dl-placed"))
-        // The run gives its wait up without the slot being released.
-        _ = try await poll(seconds: 20) { decodes.waiting == 0 ? true : nil }
-        for permit in held { decodes.release(permit) }
-        #expect(try await manager.status("dl-placed").state == .cancelled)
-        await manager.flush()
+            #expect(try await manager.cancel("dl-placed"))
+            // The run gives its wait up without the slot being released.
+            _ = try await poll(seconds: 20) { decodes.waiting == 0 ? true : nil }
+            for permit in held { decodes.release(permit) }
+            #expect(try await manager.status("dl-placed").state == .cancelled)
+        }
     }
 }

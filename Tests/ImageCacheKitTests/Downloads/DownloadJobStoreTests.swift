@@ -66,7 +66,7 @@ struct DownloadJobStoreTests {
         records.append(record("queued", state: .queued, ended: nil, folder: folder))
         try store.save(records)
         store.release()  // the manager takes the table's lock
-        try await withStartedManager(folder: folder) { manager in
+        try await withDownloadManager(cacheDirectory: folder) { manager in
             // It ends one way or another: resumed against a closed port outside the roots, or cancelled.
             _ = try? await manager.cancel("queued")
             let ended = try await manager.status("queued")
@@ -81,22 +81,6 @@ struct DownloadJobStoreTests {
         }
     }
 
-    /// Runs `body` with a download manager started on the table in `folder` (as the daemon's
-    /// state and cache folder), its transfer engine shut down after.
-    private func withStartedManager(folder: String, _ body: (DownloadManager) async throws -> Void) async throws {
-        var settings = CacheConfiguration()
-        settings.cache.cacheDir = folder
-        settings.daemon.stateDir = folder
-        let configuration = settings
-        let engine = TransferEngine(configuration: configuration)
-        defer { engine.shutdown() }
-        let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { _ in })
-        await manager.start()
-        try await body(manager)
-    }
-
     @Test("jobs that ended more than 24 h ago are dropped at start; younger ones stay listed")
     func retention() async throws {
         let folder = try makeFolder()
@@ -108,7 +92,7 @@ struct DownloadJobStoreTests {
             record("young", state: .failed, ended: now.addingTimeInterval(-23 * 3600), folder: folder),
         ])
         store.release()  // the manager takes the table's lock
-        try await withStartedManager(folder: folder) { manager in
+        try await withDownloadManager(cacheDirectory: folder) { manager in
             let ids = await manager.list().map(\.id)
             #expect(ids == ["young"])
             await manager.flush()
@@ -136,34 +120,26 @@ struct DownloadJobStoreTests {
         try store.save([running])
         store.release()  // the manager takes the table's lock
 
-        var settings = CacheConfiguration()
-        settings.cache.cacheDir = folder
-        settings.daemon.stateDir = folder
-        settings.downloads.downloadDir = [folder]
-        let configuration = settings
-        let engine = TransferEngine(configuration: configuration)
-        defer { engine.shutdown() }
         let finished = AsyncStream.makeStream(of: DownloadEvent.self)
-        let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: folder, logger: Logger(label: "test")), observer: { finished.continuation.yield($0) })
-        await manager.start()
-        // The record's URL is a closed port: a fetch would fail the job, not finish it.
-        let event = try await withTimeout(seconds: 30) { () async -> DownloadEvent? in
-            for await event in finished.stream {
-                if case .progress = event { continue }
-                return event
+        try await withDownloadManager(cacheDirectory: folder, downloadRoots: [folder],
+                                      observer: { finished.continuation.yield($0) }) { _ in
+            // The record's URL is a closed port: a fetch would fail the job, not finish it.
+            let event = try await withTimeout(seconds: 30) { () async -> DownloadEvent? in
+                for await event in finished.stream {
+                    if case .progress = event { continue }
+                    return event
+                }
+                return nil
             }
-            return nil
+            guard case .finished(let done)? = event else {
+                Issue.record("expected download.finished, got \(String(describing: event))")
+                return
+            }
+            #expect(done.path == final)
+            #expect(done.bytes == body.count)
+            #expect(done.width == 64 && done.height == 48)
         }
-        guard case .finished(let done)? = event else {
-            Issue.record("expected download.finished, got \(String(describing: event))")
-            return
-        }
-        #expect(done.path == final)
-        #expect(done.bytes == body.count)
-        #expect(done.width == 64 && done.height == 48)
-        await manager.flush()
+        // The manager's table was flushed as the fixture ended.
         #expect(store.load(logger: Logger(label: "test")).first?.state == .finished)
     }
 }

@@ -94,16 +94,9 @@ struct JobTableMigrationTests {
         let place = Place()
         defer { place.remove() }
         try place.writeOld(try encoded([record("dl-0000000000c1", folder: place.root)]))
-        var settings = CacheConfiguration()
-        settings.cache.cacheDir = place.cache
-        settings.daemon.stateDir = place.state
-        let configuration = settings
-        let engine = TransferEngine(configuration: configuration)
-        defer { engine.shutdown() }
-        let manager = DownloadManager(dependencies: .init(
-            transfers: engine, registry: PhotoRegistry(), decodes: DecodeBudget(memory: 192 << 20, slots: 1),
-            configuration: { configuration }, cacheDirectory: place.cache, logger: Logger(label: "test")), observer: { _ in })
-        #expect(await manager.list().map(\.id) == ["dl-0000000000c1"])
+        try await withDownloadManager(cacheDirectory: place.cache, stateDirectory: place.state, start: false) { manager in
+            #expect(await manager.list().map(\.id) == ["dl-0000000000c1"])
+        }
         #expect(FileManager.default.fileExists(atPath: place.newTable))
         #expect(!FileManager.default.fileExists(atPath: place.oldTable))
     }
