@@ -38,15 +38,14 @@ public struct LayoutCommand: ClientCommand {
     @Option(help: "Gap between columns and between frames, in pixels.")
     public var spacing: Double = 0
 
-    @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).",
-            completion: .list(Completions.providers))
-    public var provider: String?
+    @OptionGroup public var pageOptions: SearchPageOptions
 
-    @Option(help: "1-based page of the search to lay out.")
-    public var page: Int = 1
-
-    @Option(name: .customLong("per-page"), help: "Results per page (default: the daemon's).")
-    public var perPage: Int?
+    /// `--provider`, nil for the daemon's default.
+    public var provider: String? { pageOptions.provider }
+    /// `--page`, 1-based.
+    public var page: Int { pageOptions.page }
+    /// `--per-page`, nil for the daemon's default.
+    public var perPage: Int? { pageOptions.perPage }
 
     @Option(help: ArgumentHelp("Write an SVG picture of the grid to this file.", valueName: "file"), completion: .file())
     public var svg: String?
@@ -62,8 +61,6 @@ public struct LayoutCommand: ClientCommand {
         if !(width > 0) { throw ValidationError("--width must be more than 0.") }
         if spacing < 0 { throw ValidationError("--spacing must be 0 or more.") }
         if spacing * Double(columns - 1) >= width { throw ValidationError("--spacing leaves no room for the columns in --width.") }
-        if page < 1 { throw ValidationError("--page must be 1 or more.") }
-        if let perPage, perPage < 1 { throw ValidationError("--per-page must be 1 or more.") }
     }
 
     public func run(connection: ImageCacheConnection) async throws {

@@ -26,15 +26,14 @@ public struct SearchCommand: ClientCommand {
     @Argument(help: ArgumentHelp("Words to search for (at least 3 characters in all).", valueName: "word"))
     public var words: [String] = []
 
-    @Option(help: "unsplash, flickr or pixabay (default: the daemon's default_provider).",
-            completion: .list(Completions.providers))
-    public var provider: String?
+    @OptionGroup public var pageOptions: SearchPageOptions
 
-    @Option(help: "1-based page number.")
-    public var page: Int = 1
-
-    @Option(name: .customLong("per-page"), help: "Results per page; a size beyond the provider's range is clamped to it, with a note on stderr.")
-    public var perPage: Int?
+    /// `--provider`, nil for the daemon's default.
+    public var provider: String? { pageOptions.provider }
+    /// `--page`, 1-based.
+    public var page: Int { pageOptions.page }
+    /// `--per-page`, nil for the daemon's default.
+    public var perPage: Int? { pageOptions.perPage }
 
     @Flag(help: "The provider's newest photos instead of a query.")
     public var recent = false
@@ -50,8 +49,6 @@ public struct SearchCommand: ClientCommand {
     public func validate() throws {
         if recent, query != nil { throw ValidationError("Give either words to search for or --recent, not both.") }
         if !recent, query == nil { throw ValidationError("Give words to search for, or --recent for the newest photos.") }
-        if page < 1 { throw ValidationError("--page must be 1 or more.") }
-        if let perPage, perPage < 1 { throw ValidationError("--per-page must be 1 or more.") }
     }
 
     /// What to say when the daemon served another page size than `--per-page` asked: it
