@@ -5,11 +5,11 @@
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
 //                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
-//                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
+//                    → ProviderSimulator (demo) → HTTPServing, ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, HTTPServing) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
 //   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
-//   HTTPServing (one HTTP/1.1 server: bind, pipeline, body limit, response writer, shutdown; NIO only) ← ImageCacheServer
+//   HTTPServing (one HTTP/1.1 server: bind, pipeline, body limit, response writer, shutdown; NIO only) ← ImageCacheServer, ProviderSimulator
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
 // Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -216,10 +216,9 @@ let package = Package(
         .target(
             name: "ProviderSimulator",
             dependencies: [
-                "ImageCacheSupport", "ImageCacheProtocol", "CTurboJPEG", "CPNG",
+                "HTTPServing", "ImageCacheSupport", "ImageCacheProtocol", "CTurboJPEG", "CPNG",
                 "CWebP", "CAVIF",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
