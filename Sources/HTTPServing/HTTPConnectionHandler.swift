@@ -23,6 +23,9 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case closing
     }
 
+    /// Its name in the pipeline, by which an upgrade removes it.
+    static let name = "HTTPServing.connection"
+
     private let server: HTTPServer.Shared
     private var reading = Reading.idle
     /// The writer of the response in progress (or last ended).
@@ -84,6 +87,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is UpgradeDeclined { return }   // the request comes next, as plain HTTP
         context.close(promise: nil)
     }
 }

@@ -22,12 +22,19 @@ package final class HTTPServer: Sendable {
         package var maxBodyBytes: Int
         /// False: one response per connection, with `Connection: close`. True: as the client asks.
         package var keepAlive: Bool
+        /// The upgrade hook: protocols a request may switch its connection to (a WebSocket).
+        /// The server's own handler leaves the connection when an upgrade completes, so the
+        /// upgrader's handlers alone read what follows; a request whose upgrade is declined
+        /// (its upgrader fails `buildUpgradeResponse`) reaches the handler as any other.
+        package var upgraders: [any HTTPServerProtocolUpgrader & Sendable]
 
         /// A configuration for `address`.
-        package init(address: HTTPListenAddress = .loopbackAnyPort, maxBodyBytes: Int = 1 << 20, keepAlive: Bool = true) {
+        package init(address: HTTPListenAddress = .loopbackAnyPort, maxBodyBytes: Int = 1 << 20, keepAlive: Bool = true,
+                     upgraders: [any HTTPServerProtocolUpgrader & Sendable] = []) {
             self.address = address
             self.maxBodyBytes = max(0, maxBodyBytes)
             self.keepAlive = keepAlive
+            self.upgraders = upgraders
         }
     }
 
@@ -80,13 +87,15 @@ package final class HTTPServer: Sendable {
         let shared = Shared(handler: handler, onAbandoned: onAbandoned, maxBodyBytes: configuration.maxBodyBytes,
                             keepAlive: configuration.keepAlive)
         let connections = ConnectionSet()
+        let upgraders = configuration.upgraders
         let bootstrap = ServerBootstrap(group: loops)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(server: shared))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgradeConfiguration(upgraders),
+                                                                                   withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(HTTPConnectionHandler(server: shared), name: HTTPConnectionHandler.name)
                     connections.insert(channel)
                 }
             }
@@ -104,6 +113,19 @@ package final class HTTPServer: Sendable {
             try? await ownGroup?.shutdownGracefully()
             throw HTTPBindError(error, address: configuration.address)
         }
+    }
+
+    /// The upgrade hook's pipeline setting: nil without upgraders; with them, the server's own
+    /// handler leaves a connection as its upgrade completes (NIO calls this before the
+    /// upgrader adds its handlers, so none of the new protocol's data reaches it).
+    private static func upgradeConfiguration(_ upgraders: [any HTTPServerProtocolUpgrader & Sendable])
+        -> NIOHTTPServerUpgradeConfiguration? {
+        guard !upgraders.isEmpty else { return nil }
+        let completion: @Sendable (ChannelHandlerContext) -> Void = { context in
+            context.pipeline.syncOperations.removeHandler(name: HTTPConnectionHandler.name, promise: nil)
+        }
+        let list: [any HTTPServerProtocolUpgrader] = upgraders.map { DeclinableUpgrader(inner: $0) }
+        return (upgraders: list, completionHandler: completion)
     }
 
     /// Binds and serves with a handler that returns the whole response, on the event loop.
@@ -133,14 +155,28 @@ package final class HTTPServer: Sendable {
     package var port: Int { listener.localAddress?.port ?? 0 }
 
     /// Stops accepting; closes idle connections at once and the others as soon as their
-    /// current response ends; removes a Unix socket it bound. A server that made its own event
-    /// loops then stops them, which closes whatever is still open (an endless body, a stalled
-    /// one), so that it leaves nothing running.
-    package func shutdown() async {
+    /// current response ends (`force`: every connection now, an upgraded one included);
+    /// removes a Unix socket it bound. A server that made its own event loops then stops them,
+    /// which closes whatever is still open (an endless body, a stalled one), so that it leaves
+    /// nothing running. A second call does nothing more.
+    package func shutdown(force: Bool = false) async {
+        guard connections.stop(force: force) else { return }
         try? await listener.close()
         if case .unix(let path) = address { unlink(path) }
-        connections.quiesce()
         try? await ownGroup?.shutdownGracefully()
+    }
+
+    /// Returns once the server stops listening (`shutdown`), or at once when the task is
+    /// cancelled: what a command that serves until Ctrl-C waits on.
+    package func waitUntilShutdown() async {
+        let closed = listener.closeFuture
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                closed.whenComplete { _ in done.resume() }
+            }
+        } onCancel: {
+            listener.close(promise: nil)
+        }
     }
 }
 
@@ -148,19 +184,19 @@ package final class HTTPServer: Sendable {
 private final class ConnectionSet: Sendable {
     private struct State {
         var open: [ObjectIdentifier: any Channel] = [:]
-        var quiescing = false
+        var stopping = false
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Tracks `channel` until it closes; one accepted during a shutdown is quiesced at once.
+    /// Tracks `channel` until it closes; one accepted during a shutdown is closed at once.
     func insert(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let quiescing = state.withLockedValue { s -> Bool in
-            if !s.quiescing { s.open[id] = channel }
-            return s.quiescing
+        let stopping = state.withLockedValue { s -> Bool in
+            if !s.stopping { s.open[id] = channel }
+            return s.stopping
         }
-        if quiescing {
+        if stopping {
             channel.close(promise: nil)
             return
         }
@@ -169,15 +205,24 @@ private final class ConnectionSet: Sendable {
         }
     }
 
-    /// Asks every connection to finish: NIO's HTTP pipeline closes an idle one now, and one
-    /// with a response in progress once that response ends.
-    func quiesce() {
-        let open = state.withLockedValue { s -> [any Channel] in
-            s.quiescing = true
+    /// Asks every connection to finish — NIO's HTTP pipeline closes an idle one now, and one
+    /// with a response in progress once that response ends — or, with `force`, closes each
+    /// now. False when a shutdown already began (a connection is asked once: NIO's pipeline
+    /// does not expect a second request to quiesce).
+    func stop(force: Bool) -> Bool {
+        let open = state.withLockedValue { s -> [any Channel]? in
+            if s.stopping { return nil }
+            s.stopping = true
             return Array(s.open.values)
         }
+        guard let open else { return false }
         for channel in open {
-            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            if force {
+                channel.close(promise: nil)
+            } else {
+                channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+            }
         }
+        return true
     }
 }
