@@ -2,14 +2,14 @@
 // imagecached — a photo-search and thumbnail-cache daemon for Linux.
 //
 // Layers (imports point down only):
-//   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
+//   imagecache (CLI) → ImageCacheGallery (+ HTTPServing, NIOWebSocket) → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
 //                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
 //                    → ProviderSimulator (demo) → HTTPServing, ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, HTTPServing) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
 //   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
-//   HTTPServing (one HTTP/1.1 server: bind, pipeline, body limit, response writer, shutdown; NIO only) ← ImageCacheServer, ProviderSimulator
+//   HTTPServing (one HTTP/1.1 server: bind, pipeline, body limit, response writer, shutdown, an upgrade hook; NIO only) ← ImageCacheServer, ProviderSimulator, ImageCacheGallery
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
 // Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -116,7 +116,7 @@ let package = Package(
             name: "LineFraming",
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]
         ),
-        // The HTTP/1.1 server under the metrics endpoint and the provider simulator: binding
+        // The HTTP/1.1 server under the metrics endpoint, the provider simulator and the gallery: binding
         // (TCP or a Unix socket), NIO's pipeline, requests collected within a body limit, one
         // response writer (whole, paced or broken bodies) and an orderly shutdown; NIO only, so
         // the simulator does not link the daemon nor the daemon the simulator to share it.
@@ -183,7 +183,7 @@ let package = Package(
         .target(
             name: "ImageCacheGallery",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "LineFraming",
+                "ImageCacheClient", "ImageCacheProtocol", "LineFraming", "HTTPServing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
