@@ -2,13 +2,14 @@
 // imagecached — a photo-search and thumbnail-cache daemon for Linux.
 //
 // Layers (imports point down only):
-//   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
+//   imagecache (CLI) → ImageCacheGallery (+ HTTPServing, NIOWebSocket) → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
 //                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
-//                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
-//   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
+//                    → ProviderSimulator (demo) → HTTPServing, ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
+//   imagecached      → ImageCacheServer (+ swift-prometheus, HTTPServing) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
 //   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
+//   HTTPServing (one HTTP/1.1 server: bind, pipeline, body limit, response writer, shutdown, an upgrade hook; NIO only) ← ImageCacheServer, ProviderSimulator, ImageCacheGallery
 //   ImageCacheSupport (locks, observed values, shared outcomes, demand groups, task tables, ChildSpawn): no C library, no NIO
 // Access: what only this package's targets use is `package`; `public` is what the Benchmarks package (outside) needs (docs/architecture.md).
 // The benchmark runner is a separate package in Benchmarks/ so that it never slows the main build.
@@ -115,6 +116,19 @@ let package = Package(
             name: "LineFraming",
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]
         ),
+        // The HTTP/1.1 server under the metrics endpoint, the provider simulator and the gallery: binding
+        // (TCP or a Unix socket), NIO's pipeline, requests collected within a body limit, one
+        // response writer (whole, paced or broken bodies) and an orderly shutdown; NIO only, so
+        // the simulator does not link the daemon nor the daemon the simulator to share it.
+        .target(
+            name: "HTTPServing",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Locks, observed values and the three concurrency primitives (a shared outcome, a
         // demand group, a task table): no C library, no SwiftNIO, so the simulator and the
         // command line can use them without linking the engine.
@@ -144,7 +158,7 @@ let package = Package(
         .target(
             name: "ImageCacheServer",
             dependencies: [
-                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta", "LineFraming",
+                "ImageCacheKit", "ImageCacheConfig", "ImageCacheProtocol", "MemcachedMeta", "LineFraming", "HTTPServing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,7 +183,7 @@ let package = Package(
         .target(
             name: "ImageCacheGallery",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "LineFraming",
+                "ImageCacheClient", "ImageCacheProtocol", "LineFraming", "HTTPServing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -202,10 +216,9 @@ let package = Package(
         .target(
             name: "ProviderSimulator",
             dependencies: [
-                "ImageCacheSupport", "ImageCacheProtocol", "CTurboJPEG", "CPNG",
+                "HTTPServing", "ImageCacheSupport", "ImageCacheProtocol", "CTurboJPEG", "CPNG",
                 "CWebP", "CAVIF",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
@@ -241,6 +254,12 @@ let package = Package(
             name: "MemcachedMetaTests",
             dependencies: ["MemcachedMeta", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "HTTPServingTests",
+            dependencies: ["HTTPServing", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(
             name: "LineFramingTests",

@@ -1,40 +1,21 @@
-import NIOConcurrencyHelpers
+import HTTPServing
 import NIOCore
 import NIOHTTP1
 
 /// The plain HTTP half of the gallery: the page and its assets, delivered images, and the
-/// refusals of `RequestGuard`. One instance serves every connection.
+/// refusals of `RequestGuard` (a WebSocket upgrade it refused included). Served by
+/// `HTTPServer`, which owns the connections.
 struct GalleryHTTP: Sendable {
     let requestGuard: RequestGuard
     let delivered: DeliveredPaths
 
-    typealias Channel = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    /// GET and HEAD only: a body is not wanted, but one as long as a form's is read (and
+    /// ignored) so that such a request still gets the guard's refusal rather than a 413.
+    static let maxBodyBytes = 64 << 10
 
-    /// Answers the requests of one connection (keep-alive) until the browser closes it.
-    /// `refusedUpgrade` holds the head of an upgrade request that was refused: NIO's upgrade
-    /// handler keeps that head to itself and passes on only the request's end.
-    func serve(_ channel: Channel, refusedUpgrade: RefusedUpgrade) async {
-        try? await channel.executeThenClose { inbound, outbound in
-            var head: HTTPRequestHead?
-            for try await part in inbound {
-                switch part {
-                case .head(let h): head = h
-                case .body: break   // GET and HEAD only: a body is ignored
-                case .end:
-                    guard let request = head ?? refusedUpgrade.take() else {
-                        // An upgrade to a protocol this server does not speak.
-                        var closing = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
-                        closing.headers.add(name: "Connection", value: "close")
-                        try await write(.text("bad request: unsupported upgrade", status: .badRequest), for: closing, to: outbound)
-                        return
-                    }
-                    head = nil
-                    let response = await respond(to: request)
-                    try await write(response, for: request, to: outbound)
-                    if !request.isKeepAlive { return }
-                }
-            }
-        }
+    /// What `request` gets, with the headers every answer of the gallery carries.
+    func response(to request: HTTPRequestHead) async -> HTTPServerResponse {
+        Self.finished(await respond(to: request))
     }
 
     /// One answer: status, headers, body.
@@ -101,25 +82,15 @@ struct GalleryHTTP: Sendable {
         }
     }
 
-    private func write(_ response: Response, for request: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+    /// `response` as written: the token is in the URL, so no referrer ever passes it on; no
+    /// content sniffing, no framing, no other origin reading it. Content-Length, `HEAD` and
+    /// keep-alive are the server's.
+    static func finished(_ response: Response) -> HTTPServerResponse {
         var headers = HTTPHeaders(response.headers)
-        headers.add(name: "Content-Length", value: String(response.body.count))
-        headers.add(name: "Referrer-Policy", value: "no-referrer")   // the token is in the URL: never pass it on
+        headers.add(name: "Referrer-Policy", value: "no-referrer")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         headers.add(name: "X-Frame-Options", value: "DENY")
         headers.add(name: "Cross-Origin-Resource-Policy", value: "same-origin")
-        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
-        try await outbound.write(.head(HTTPResponseHead(version: request.version, status: response.status, headers: headers)))
-        if request.method != .HEAD, !response.body.isEmpty {
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
-        }
-        try await outbound.write(.end(nil))
+        return HTTPServerResponse(status: response.status, headers: headers, body: ByteBuffer(bytes: response.body))
     }
-}
-
-/// The head of a WebSocket upgrade the guard refused, kept for the HTTP half to answer (403).
-final class RefusedUpgrade: Sendable {
-    private let head = NIOLockedValueBox<HTTPRequestHead?>(nil)
-    func keep(_ request: HTTPRequestHead) { head.withLockedValue { $0 = request } }
-    func take() -> HTTPRequestHead? { head.withLockedValue { h in defer { h = nil }; return h } }
 }

@@ -1,3 +1,4 @@
+import HTTPServing
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -29,98 +30,64 @@ public final class GalleryServer: Sendable {
         }
     }
 
-    enum Connection {
-        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
-        case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, RefusedUpgrade)
-    }
-
     /// The port it listens on.
     public let port: Int
     /// The token in its URL.
     public let token: GalleryToken
     /// The paths it may serve.
     public let delivered: DeliveredPaths
-    private let serverChannel: any Channel
-    private let acceptLoop: Task<Void, Never>
+    private let server: HTTPServer
 
     /// The page's address: `http://127.0.0.1:PORT/TOKEN/`.
     public var url: String { "http://127.0.0.1:\(port)/\(token.text)/" }
 
-    private init(port: Int, token: GalleryToken, delivered: DeliveredPaths, serverChannel: any Channel, acceptLoop: Task<Void, Never>) {
-        self.port = port
+    private init(server: HTTPServer, token: GalleryToken, delivered: DeliveredPaths) {
+        self.server = server
+        port = server.port
         self.token = token
         self.delivered = delivered
-        self.serverChannel = serverChannel
-        self.acceptLoop = acceptLoop
     }
 
     /// Binds 127.0.0.1 and starts serving. Throws when the port is taken.
     public static func start(_ configuration: Configuration,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> GalleryServer {
         let delivered = DeliveredPaths()
-        // The port is known only after binding (port 0), and the upgrade check needs it: the
-        // guard is read through a box filled in before the first connection can be accepted.
+        // The port is known only after binding (port 0), and the guard needs it: it is read
+        // through a box filled in before the port is handed out.
         let guardBox = GuardBox()
-        let listener: NIOAsyncChannel<EventLoopFuture<Connection>, Never> = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: "127.0.0.1", port: configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try Self.configure(channel, guardBox: guardBox)
-                }
-            }
-        guard let port = listener.channel.localAddress?.port else {
-            try? await listener.channel.close()
-            throw ChannelError.unknownLocalAddress
-        }
-        let requestGuard = RequestGuard(token: configuration.token, port: port)
-        guardBox.set(requestGuard)
-        let http = GalleryHTTP(requestGuard: requestGuard, delivered: delivered)
         let relay = DaemonRelay.Factory(socketPath: configuration.socketPath, delivered: delivered, group: group)
-        let loop = Task<Void, Never> {
-            try? await withThrowingDiscardingTaskGroup { tasks in
-                try await listener.executeThenClose { inbound in
-                    for try await negotiated in inbound {
-                        tasks.addTask {
-                            switch try? await negotiated.get() {
-                            case .webSocket(let channel): await relay.run(channel)
-                            case .http(let channel, let refused): await http.serve(channel, refusedUpgrade: refused)
-                            case nil: break
-                            }
-                        }
-                    }
-                }
+        let settings = HTTPServer.Configuration(address: .tcp(host: "127.0.0.1", port: configuration.port),
+                                                maxBodyBytes: GalleryHTTP.maxBodyBytes,
+                                                upgraders: [webSocketUpgrader(guardBox: guardBox, relay: relay)])
+        let server = try await HTTPServer.start(settings, group: group, respondingAsync: { request in
+            guard let requestGuard = guardBox.value else {
+                return GalleryHTTP.finished(.text("starting: reload in a moment", status: .serviceUnavailable))
             }
-        }
-        return GalleryServer(port: port, token: configuration.token, delivered: delivered, serverChannel: listener.channel, acceptLoop: loop)
+            return await GalleryHTTP(requestGuard: requestGuard, delivered: delivered).response(to: request.head)
+        })
+        guardBox.set(RequestGuard(token: configuration.token, port: server.port))
+        return GalleryServer(server: server, token: configuration.token, delivered: delivered)
     }
 
     /// Stops accepting and closes every connection (tabs see their WebSocket close).
     public func shutdown() async {
-        try? await serverChannel.close()
-        acceptLoop.cancel()
-        await acceptLoop.value
+        await server.shutdown(force: true)
     }
 
     /// Serves until the task is cancelled (Ctrl-C in the CLI), then shuts down.
     public func runUntilCancelled() async {
-        await withTaskCancellationHandler {
-            await acceptLoop.value
-        } onCancel: {
-            serverChannel.close(promise: nil)
-            acceptLoop.cancel()
-        }
+        await server.waitUntilShutdown()
+        await shutdown()
     }
 
-    /// The HTTP/1 pipeline with a WebSocket upgrade that only a request passing the guard gets.
-    private static func configure(_ channel: any Channel, guardBox: GuardBox) throws -> EventLoopFuture<Connection> {
-        let refused = RefusedUpgrade()
-        let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
+    /// The WebSocket upgrade, which only a request passing the guard gets (another is
+    /// answered by `GalleryHTTP`: 403). An upgraded connection is one tab's relay.
+    private static func webSocketUpgrader(guardBox: GuardBox, relay: DaemonRelay.Factory) -> NIOWebSocketServerUpgrader {
+        NIOWebSocketServerUpgrader(
             maxFrameSize: DaemonRelay.maxFrameBytes,
             shouldUpgrade: { channel, head in
                 guard let requestGuard = guardBox.value, requestGuard.check(head) == .allowed(.webSocket) else {
-                    refused.keep(head)
-                    return channel.eventLoop.makeSucceededFuture(nil)   // not upgraded: GalleryHTTP answers 403
+                    return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
             },
@@ -129,18 +96,10 @@ public final class GalleryServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(
                         NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 1024,
                                                     maxAccumulatedFrameSize: DaemonRelay.maxFrameBytes))
-                    return Connection.webSocket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
+                    let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                    Task { await relay.run(webSocket) }
                 }
             })
-        let configuration = NIOTypedHTTPServerUpgradeConfiguration(
-            upgraders: [upgrader],
-            notUpgradingCompletionHandler: { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    return Connection.http(try NIOAsyncChannel(wrappingChannelSynchronously: channel), refused)
-                }
-            })
-        return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
-            configuration: .init(upgradeConfiguration: configuration))
     }
 }
 

@@ -1,6 +1,4 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import HTTPServing
 
 /// A request as the simulator saw it.
 public struct SimulatedRequest: Sendable {
@@ -16,6 +14,14 @@ public struct SimulatedRequest: Sendable {
         self.uri = uri
         self.headers = headers
         self.body = body
+    }
+
+    /// The request `HTTPServer` collected, in the simulator's shape.
+    init(_ request: HTTPServerRequest) {
+        method = request.head.method.rawValue
+        uri = request.head.uri
+        headers = request.head.headers.map { ($0.name, $0.value) }
+        body = Array(request.body.readableBytesView)
     }
 
     /// The path without the query.
@@ -45,11 +51,13 @@ public struct SimulatedResponse: Sendable {
     }
 }
 
-/// A minimal HTTP/1.1 server on 127.0.0.1, started per test on a free port.
+/// An HTTP/1.1 server on 127.0.0.1, started per test on a free port.
 ///
 /// It exists so that every networked part of imagecached is tested against real sockets
 /// and real HTTP, never a mock. Tests, the offline demo and the benchmarks all use it;
-/// the provider simulator builds its routes on top of it.
+/// the provider simulator builds its routes on top of it. The serving itself (binding,
+/// keep-alive, body limit, shutdown) is `HTTPServer`'s; this type gives it the simulator's
+/// request and response shapes.
 public final class LoopbackHTTPServer: Sendable {
     /// Answers one request; called on a NIO event loop, so it must not block.
     public typealias Handler = @Sendable (SimulatedRequest) -> SimulatedResponse
@@ -57,8 +65,10 @@ public final class LoopbackHTTPServer: Sendable {
     /// event loop, so it must not block (schedule later writes with `writer.after`).
     public typealias StreamingHandler = @Sendable (SimulatedRequest, ResponseWriter) -> Void
 
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    /// The longest request body the simulator reads (its APIs take queries, not uploads).
+    static let maxBodyBytes = 8 << 20
+
+    private let server: HTTPServer
 
     /// The port the server listens on.
     public let port: Int
@@ -77,78 +87,19 @@ public final class LoopbackHTTPServer: Sendable {
     /// the body bytes already written, so tests can see that a cancelled transfer stopped.
     public init(streaming handler: @escaping StreamingHandler,
                 onAbort: (@Sendable (SimulatedRequest, Int) -> Void)? = nil) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.backlog, value: 256)
-                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(HTTPHandler(handler: handler, onAbort: onAbort))
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0)
-                .get()
-            self.group = group
-            self.channel = channel
-            self.port = channel.localAddress?.port ?? 0
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
+        var abandoned: HTTPServer.AbandonedHandler?
+        if let onAbort {
+            abandoned = { request, written in onAbort(SimulatedRequest(request), written) }
         }
+        server = try await HTTPServer.start(HTTPServer.Configuration(maxBodyBytes: Self.maxBodyBytes),
+                                            onAbandoned: abandoned) { request, writer in
+            handler(SimulatedRequest(request), writer)
+        }
+        port = server.port
     }
 
     /// Stops listening and closes every connection.
     public func shutdown() async {
-        try? await channel.close()
-        try? await group.shutdownGracefully()
-    }
-}
-
-private final class HTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let handler: LoopbackHTTPServer.StreamingHandler
-    private let onAbort: (@Sendable (SimulatedRequest, Int) -> Void)?
-    private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
-    private var current: ResponseWriter?
-
-    init(handler: @escaping LoopbackHTTPServer.StreamingHandler, onAbort: (@Sendable (SimulatedRequest, Int) -> Void)?) {
-        self.handler = handler
-        self.onAbort = onAbort
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let h):
-            head = h
-            body = []
-        case .body(var buffer):
-            body += buffer.readBytes(length: buffer.readableBytes) ?? []
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let request = SimulatedRequest(
-                method: head.method.rawValue, uri: head.uri,
-                headers: head.headers.map { ($0.name, $0.value) }, body: body)
-            let writer = ResponseWriter(context: context, request: request, keepAlive: head.isKeepAlive)
-            current = writer
-            handler(request, writer)
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if let current, let written = current.abandonedBytes() {
-            onAbort?(current.request, written)
-        }
-        current = nil
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+        await server.shutdown()
     }
 }

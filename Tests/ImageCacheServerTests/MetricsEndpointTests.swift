@@ -150,7 +150,7 @@ struct MetricsEndpointTests {
         }
     }
 
-    @Test("only GET and HEAD /metrics: 404 elsewhere, 405 for another method; the text format's content type")
+    @Test("only GET and HEAD /metrics: 404 elsewhere, 405 for another method, 413 for a body; the text format's content type")
     func pathsAndMethods() async throws {
         try await ThumbnailFixture.with(configure: { $0.daemon.metricsListen = Self.loopback }) { f in
             let metrics = try address(f)
@@ -168,6 +168,8 @@ struct MetricsEndpointTests {
             let post = try await HTTPExchange.send("POST", "/metrics", to: metrics, extraHeaders: ["Content-Length: 0"])
             #expect(post.status == 405)
             #expect(post.headers["allow"] == "GET, HEAD")
+            // No scrape sends a body: one is refused from its declared length, before it is read.
+            #expect(try await HTTPExchange.send("POST", "/metrics", to: metrics, extraHeaders: ["Content-Length: 5"]).status == 413)
         }
     }
 
