@@ -4,8 +4,9 @@
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
-//                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
-//                    → ProviderSimulator (demo) → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
+//                    → DaemonChild (demo: a real imagecached and imagecache-simulator as children) → ImageCacheClient, ImageCacheSupport
+//   imagecache-simulator (the demo's provider simulator, a separate program, so imagecache links no codec)
+//                    → ProviderSimulator → ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, NIOHTTP1) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
 //   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
@@ -20,6 +21,7 @@ let package = Package(
     products: [
         .executable(name: "imagecached", targets: ["imagecached"]),
         .executable(name: "imagecache", targets: ["imagecache"]),
+        .executable(name: "imagecache-simulator", targets: ["imagecache-simulator"]),
         .library(name: "ImageCacheKit", targets: ["ImageCacheKit"]),
         .library(name: "ImageCacheConfig", targets: ["ImageCacheConfig"]),
         .library(name: "ImageCacheProtocol", targets: ["ImageCacheProtocol"]),
@@ -190,7 +192,7 @@ let package = Package(
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheConfig", "ImageCacheSupport",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ImageCacheConfig", "ImageCacheSupport",
                 "DaemonChild",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -229,6 +231,17 @@ let package = Package(
             name: "imagecache",
             dependencies: ["ImageCacheCLI"]
         ),
+        // The demo's provider simulator as a program of its own: `imagecache demo` runs it as a
+        // child, so the command line links none of the image libraries it makes photos with.
+        .executableTarget(
+            name: "imagecache-simulator",
+            dependencies: [
+                "ProviderSimulator", "ImageCacheProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
 
         // MARK: Tests
         .target(
@@ -261,7 +274,7 @@ let package = Package(
         .testTarget(
             name: "ImageCacheCLITests",
             dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator", "TestSupport",
-                           "DaemonChild",
+                           "DaemonChild", "imagecache-simulator",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
