@@ -4,8 +4,9 @@
 // Layers (imports point down only):
 //   imagecache (CLI) → ImageCacheGallery (+ HTTPServing, NIOWebSocket) → ImageCacheClient → ImageCacheProtocol
 //                    → ImageCacheConfig (the socket the daemon would use, from cache.conf)
-//                    → DaemonChild (demo: a real imagecached as a child) → ImageCacheClient, ImageCacheSupport
-//                    → ProviderSimulator (demo) → HTTPServing, ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
+//                    → DaemonChild (demo: a real imagecached and imagecache-simulator as children) → ImageCacheClient, ImageCacheSupport
+//   imagecache-simulator (the demo's provider simulator, a separate program, so imagecache links no codec)
+//                    → ProviderSimulator → HTTPServing, ImageCacheSupport, ImageCacheProtocol, CTurboJPEG, CPNG, CWebP, CAVIF
 //   imagecached      → ImageCacheServer (+ swift-prometheus, HTTPServing) → ImageCacheKit (+ swift-metrics API) → ImageCacheConfig, ImageCacheProtocol, ImageCacheSupport, CCurl, CTurboJPEG, CJPEGWarnings, CPNG, CPNGReader, COpenSSLCrypto, CLinux, CLCMS2, CWebP, CAVIF, CGIF
 //   ImageCacheConfig (cache.conf: its format, key table, readers, defaults) → ImageCacheProtocol, swift-log
 //   LineFraming (NDJSON lines, NIOCore only) ← ImageCacheServer, ImageCacheClient, ImageCacheGallery
@@ -21,6 +22,7 @@ let package = Package(
     products: [
         .executable(name: "imagecached", targets: ["imagecached"]),
         .executable(name: "imagecache", targets: ["imagecache"]),
+        .executable(name: "imagecache-simulator", targets: ["imagecache-simulator"]),
         .library(name: "ImageCacheKit", targets: ["ImageCacheKit"]),
         .library(name: "ImageCacheConfig", targets: ["ImageCacheConfig"]),
         .library(name: "ImageCacheProtocol", targets: ["ImageCacheProtocol"]),
@@ -204,7 +206,7 @@ let package = Package(
         .target(
             name: "ImageCacheCLI",
             dependencies: [
-                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ProviderSimulator", "ImageCacheConfig", "ImageCacheSupport",
+                "ImageCacheClient", "ImageCacheProtocol", "ImageCacheGallery", "ImageCacheConfig", "ImageCacheSupport",
                 "DaemonChild",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -241,6 +243,17 @@ let package = Package(
         .executableTarget(
             name: "imagecache",
             dependencies: ["ImageCacheCLI"]
+        ),
+        // The demo's provider simulator as a program of its own: `imagecache demo` runs it as a
+        // child, so the command line links none of the image libraries it makes photos with.
+        .executableTarget(
+            name: "imagecache-simulator",
+            dependencies: [
+                "ProviderSimulator", "ImageCacheProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
 
         // MARK: Tests
@@ -281,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "ImageCacheCLITests",
             dependencies: ["ImageCacheCLI", "ImageCacheGallery", "ImageCacheClient", "ImageCacheProtocol", "ImageCacheSupport", "ProviderSimulator", "TestSupport",
-                           "DaemonChild",
+                           "DaemonChild", "imagecache-simulator",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]

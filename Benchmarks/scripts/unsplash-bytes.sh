@@ -19,6 +19,7 @@ size=${2:-256}
 query=${3:-harbour lights}
 swift build --product imagecached >/dev/null
 swift build --product imagecache >/dev/null
+swift build --product imagecache-simulator >/dev/null   # `imagecache simulator` runs it
 bin=$(swift build --show-bin-path)
 work=$(mktemp -d /tmp/unsplash-bytes.XXXXXX)
 pids=()

@@ -10,7 +10,7 @@ final class CapturedLog: Sendable {
         var lines: [String] = []
         /// Bytes after the last newline, until their line ends.
         var pending: [UInt8] = []
-        var waiters: [UInt64: (text: String, continuation: CheckedContinuation<Bool, Never>)] = [:]
+        var waiters: [UInt64: (matches: @Sendable (String) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
         var nextWaiter: UInt64 = 0
     }
 
@@ -26,7 +26,7 @@ final class CapturedLog: Sendable {
                 let line = String(decoding: state.pending[..<newline], as: UTF8.self)
                 state.pending.removeSubrange(...newline)
                 state.lines.append(line)
-                for (id, waiter) in state.waiters where line.contains(waiter.text) {
+                for (id, waiter) in state.waiters where waiter.matches(line) {
                     woken.append(waiter.continuation)
                     state.waiters[id] = nil
                 }
@@ -39,6 +39,12 @@ final class CapturedLog: Sendable {
     /// True once a line contains `text` (one already logged counts), false when the waiting
     /// task is cancelled first (the caller bounds the wait).
     func wait(for text: String) async -> Bool {
+        await wait { $0.contains(text) }
+    }
+
+    /// True once a line satisfies `matches` (one already logged counts), false when the
+    /// waiting task is cancelled first (the caller bounds the wait).
+    func wait(until matches: @escaping @Sendable (String) -> Bool) async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -47,9 +53,9 @@ final class CapturedLog: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 // Registered under the same lock as lines are added, so a line arriving now is not missed.
                 let answer = state.withLock { state -> Bool? in
-                    if state.lines.contains(where: { $0.contains(text) }) { return true }
+                    if state.lines.contains(where: matches) { return true }
                     if Task.isCancelled { return false }
-                    state.waiters[id] = (text, continuation)
+                    state.waiters[id] = (matches, continuation)
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }

@@ -14,6 +14,8 @@ import Glibc
 /// SIGTERM), its start awaited as an event (`READY=1` on a notification socket, then `hello`
 /// on its socket), its output kept where the caller needs it, and its stop bounded (SIGTERM,
 /// then SIGKILL). What differs between callers is an option: `Output` and `Readiness`.
+/// The demo's provider simulator, a helper server rather than a daemon, is started, awaited and
+/// stopped the same way (`Readiness.announces`).
 ///
 /// Only this child is ever signalled, by its pid, and never after it was reaped.
 public final class DaemonProcess: Sendable {
@@ -44,6 +46,13 @@ public final class DaemonProcess: Sendable {
         /// The daemon gets a notification socket of this process's own as `NOTIFY_SOCKET`, and
         /// `waitUntilReady` waits for its `READY=1`, then for `hello` on `socketPath`.
         case answers(socketPath: String)
+        /// A helper server of this process (the demo's provider simulator): it writes one line
+        /// on stdout once it serves, what it announces (its addresses), which
+        /// `waitForAnnouncement` returns. Its stdin is a pipe this process holds open while it
+        /// lives: when this process ends, however it ends (SIGKILL included), the child reads
+        /// the end of its input and can exit. Linux's PR_SET_PDEATHSIG would follow the
+        /// spawning *thread*, which a thread pool may end at any time.
+        case announces
     }
 
     private let child: ChildProcess
@@ -53,6 +62,13 @@ public final class DaemonProcess: Sendable {
     private let captured: CapturedLog?
     /// The stderr reader with `.captured`: its end says every line the process wrote is in `log`.
     private let drain: PipeDrain?
+    /// Stdout's lines with `.announces`, and their reader (its end: every line is in).
+    private let announcements: CapturedLog?
+    private let announcementDrain: PipeDrain?
+    /// The write end of the child's stdin with `.announces`, closed when this helper goes away.
+    private let lifeline: Int32?
+    /// The executable's file name, for messages about a helper server.
+    private let program: String
 
     /// Starts `executable arguments…` with exactly `environment`.
     ///
@@ -61,6 +77,7 @@ public final class DaemonProcess: Sendable {
     /// `NOTIFY_SOCKET`: the daemon's is this process's.
     public init(executable: String, arguments: [String], environment: [String: String],
                 output: Output, readiness: Readiness = .none) throws {
+        program = URL(fileURLWithPath: executable).lastPathComponent
         var environment = environment
         if case .answers = readiness {
             guard environment["NOTIFY_SOCKET"] == nil else {
@@ -73,31 +90,71 @@ public final class DaemonProcess: Sendable {
             listener = nil
         }
         let variables = environment.map { "\($0.key)=\($0.value)" }
+        // The pipes the child's ends are made from: stderr's with `.captured`, stdout's and
+        // stdin's with `.announces`. Each is closed here if the start fails.
+        var pipes: [CloseOnExecPipe] = []
+        func pipe() throws -> CloseOnExecPipe {
+            do {
+                let made = try CloseOnExecPipe()
+                pipes.append(made)
+                return made
+            } catch {
+                for open in pipes { close(open.read); close(open.write) }
+                throw Failure(description: "cannot start \(executable): \(error)")
+            }
+        }
+        var announced: CloseOnExecPipe?
+        var stdinPipe: CloseOnExecPipe?
+        if case .announces = readiness {
+            announced = try pipe()
+            stdinPipe = try pipe()
+        }
+        let stderrPipe: CloseOnExecPipe?
+        let stdout: ChildSpawn.Output
+        let stderr: ChildSpawn.Output?
         switch output {
         case .file(let path):
-            do {
-                child = try ChildProcess(executable, arguments: arguments, environment: variables,
-                                         stdout: .file(path: path, append: true, mode: 0o600))
-            } catch {
-                throw Failure(description: "cannot start \(executable): \(error)")
+            let file = ChildSpawn.Output.file(path: path, append: true, mode: 0o600)
+            stderrPipe = nil
+            if let announced {
+                stdout = .descriptor(announced.write)
+                stderr = file
+            } else {
+                stdout = file
+                stderr = nil
             }
-            captured = nil
-            drain = nil
         case .captured:
-            let stderr = try CloseOnExecPipe()
-            do {
-                child = try ChildProcess(executable, arguments: arguments, environment: variables,
-                                         stdout: .discard, stderr: .descriptor(stderr.write))
-            } catch {
-                close(stderr.read)
-                close(stderr.write)
-                throw Failure(description: "cannot start \(executable): \(error)")
-            }
-            close(stderr.write)
+            let made = try pipe()
+            stderrPipe = made
+            stdout = announced.map { .descriptor($0.write) } ?? .discard
+            stderr = .descriptor(made.write)
+        }
+        do {
+            child = try ChildProcess(executable, arguments: arguments, environment: variables,
+                                     stdin: stdinPipe.map { .descriptor($0.read) } ?? .null, stdout: stdout, stderr: stderr)
+        } catch {
+            for open in pipes { close(open.read); close(open.write) }
+            throw Failure(description: "cannot start \(executable): \(error)")
+        }
+        // The child's ends are the child's now.
+        for end in [announced?.write, stderrPipe?.write, stdinPipe?.read].compactMap({ $0 }) { close(end) }
+        if let stderrPipe {
             let log = CapturedLog()
             captured = log
-            drain = PipeDrain(stderr.read) { log.append($0) }
+            drain = PipeDrain(stderrPipe.read) { log.append($0) }
+        } else {
+            captured = nil
+            drain = nil
         }
+        if let announced {
+            let lines = CapturedLog()
+            announcements = lines
+            announcementDrain = PipeDrain(announced.read) { lines.append($0) }
+        } else {
+            announcements = nil
+            announcementDrain = nil
+        }
+        lifeline = stdinPipe?.write
         self.output = output
         self.readiness = readiness
     }
@@ -148,6 +205,29 @@ public final class DaemonProcess: Sendable {
             throw CancellationError()
         case .timedOut:
             throw Failure(description: "imagecached did not answer on \(socketPath) within \(timeout) s:\n\(logTail())")
+        }
+    }
+
+    /// Waits until the child has written its first line on stdout, at most `timeout` seconds,
+    /// and returns it; with `.announces` only. Fails at once when the child exits first,
+    /// quoting its stderr (with `.captured`) or its log file.
+    public func waitForAnnouncement(timeout: Double) async throws -> String {
+        guard let announcements else { throw Failure(description: "started without .announces: nothing to wait for") }
+        let outcome = await firstOf(within: timeout) { () async throws -> Bool in await announcements.wait { _ in true } }
+        switch outcome {
+        case .done(.success(true)):
+            if let line = announcements.lines.first { return line }
+            throw CancellationError()
+        case .exited(let status):
+            // Its line may still be in the pipe: the exit is seen before it is read.
+            _ = await announcementDrain?.text(within: 10)
+            if let line = announcements.lines.first { return line }
+            _ = await drain?.text(within: 10)
+            throw Failure(description: "\(program) exited with status \(status) before announcing where it serves:\n\(logTail())")
+        case .timedOut:
+            throw Failure(description: "\(program) announced nothing within \(timeout) s:\n\(logTail())")
+        default:
+            throw CancellationError()
         }
     }
 
@@ -212,6 +292,10 @@ public final class DaemonProcess: Sendable {
             all = text.split(separator: "\n", omittingEmptySubsequences: false)
         }
         return all.suffix(lines).map { "    " + $0 }.joined(separator: "\n")
+    }
+
+    deinit {
+        if let lifeline { close(lifeline) }
     }
 
     // MARK: Racing the daemon's exit

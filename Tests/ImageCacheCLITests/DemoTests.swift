@@ -5,6 +5,7 @@ import TestSupport
 import ImageCacheProtocol
 import Testing
 @testable import ImageCacheCLI
+@testable import imagecache_simulator
 
 @Suite("Demo frame", .timeLimit(.minutes(1)))
 struct DemoTests {

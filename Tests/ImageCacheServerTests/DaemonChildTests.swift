@@ -90,6 +90,35 @@ struct DaemonChildTests {
         #expect(brief.log == ["first", "second"])
     }
 
+    @Test("a helper server's first stdout line is its announcement; its stdin stays open until it is stopped")
+    func announces() async throws {
+        let helper = try DaemonProcess(executable: shell, arguments: ["-c", "echo 'at 127.0.0.1:1'; echo later; echo started >&2; read line; echo \"stdin ended: $?\" >&2"],
+                                       environment: [:], output: .captured, readiness: .announces)
+        defer { helper.kill() }
+        #expect(try await helper.waitForAnnouncement(timeout: 30 * timeoutScale) == "at 127.0.0.1:1")
+        try await helper.waitForLog("started", within: 30 * timeoutScale)
+        // `read` blocks: the helper holds the other end of the child's stdin.
+        #expect(await helper.exit(within: 0.3) == nil)
+        #expect(!helper.log.contains { $0.hasPrefix("stdin ended") })
+        #expect(await helper.stop(timeout: 30 * timeoutScale) == 128 + SIGTERM)
+    }
+
+    @Test("a helper server that exits or stays silent fails the wait for its announcement, quoting its stderr")
+    func announcementFailures() async throws {
+        let early = try DaemonProcess(executable: shell, arguments: ["-c", "echo 'no port free' >&2; exit 4"],
+                                      environment: [:], output: .captured, readiness: .announces)
+        defer { early.kill() }
+        let failure = try await #require(throws: DaemonProcess.Failure.self) { _ = try await early.waitForAnnouncement(timeout: 600) }
+        #expect(failure.description.contains("sh exited with status 4 before announcing"), "\(failure)")
+        #expect(failure.description.contains("no port free"), "\(failure)")
+        let silent = try DaemonProcess(executable: shell, arguments: ["-c", "exec sleep 600"], environment: [:],
+                                       output: .captured, readiness: .announces)
+        defer { silent.kill() }
+        let timeout = try await #require(throws: DaemonProcess.Failure.self) { _ = try await silent.waitForAnnouncement(timeout: 0.5) }
+        #expect(timeout.description.contains("sh announced nothing within 0.5 s"), "\(timeout)")
+        #expect(silent.exitStatus == nil)
+    }
+
     @Test("awaiting readiness needs the helper's own NOTIFY_SOCKET")
     func notifySocketIsTheHelpers() {
         #expect(throws: DaemonProcess.Failure.self) {

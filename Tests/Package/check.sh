@@ -60,10 +60,12 @@ check "apt-get install ./$DEB installs it with its dependencies" apt install "./
 check "dpkg knows the version" bash -c "[[ \$(dpkg-query -W -f='\${Version}' imagecached) == '$VERSION' ]]"
 check "the hand-made cache.conf is kept" same "$config" "$mine"
 check "the shipped one is beside it as cache.conf.dpkg-dist" test -s "$config.dpkg-dist"
-for exe in imagecached imagecache; do
-  check "every library of $exe is found (ldd)" bash -c "ldd /usr/bin/$exe && ! ldd /usr/bin/$exe | grep -q 'not found'"
+# The demo's simulator is a helper of imagecache, outside PATH, where `imagecache demo` looks.
+simulator_exe=/usr/libexec/imagecached/imagecache-simulator
+for exe in /usr/bin/imagecached /usr/bin/imagecache $simulator_exe; do
+  check "every library of $exe is found (ldd)" bash -c "ldd $exe && ! ldd $exe | grep -q 'not found'"
 done
-check "the programs run without a toolchain" bash -c "[[ \$(imagecache --version) == '$PROGRAM_VERSION' && \$(imagecached --version) == '$PROGRAM_VERSION' ]]"
+check "the programs run without a toolchain" bash -c "[[ \$(imagecache --version) == '$PROGRAM_VERSION' && \$(imagecached --version) == '$PROGRAM_VERSION' && \$($simulator_exe --version) == '$PROGRAM_VERSION' ]]"
 check "sysusers made the imagecached user" getent passwd imagecached
 check "tmpfiles made the download root for it" bash -c "[[ \$(stat -c %U:%G:%a $downloads) == imagecached:imagecached:750 ]]"
 check "the socket is enabled" bash -c "[[ \$(systemctl is-enabled imagecached.socket) == enabled ]]"
@@ -109,7 +111,7 @@ check "the new daemon answers" ic status
 
 step "remove"
 check "apt-get remove" apt remove imagecached
-check "the programs are gone" bash -c "[[ ! -e /usr/bin/imagecache && ! -e /usr/bin/imagecached ]]"
+check "the programs are gone" bash -c "[[ ! -e /usr/bin/imagecache && ! -e /usr/bin/imagecached && ! -e $simulator_exe ]]"
 check "the daemon and its socket are stopped" bash -c "! systemctl is-active --quiet $unit && ! systemctl is-active --quiet imagecached.socket"
 check "the config is kept (config-files)" bash -c "[[ \$(dpkg-query -W -f='\${Status}' imagecached) == 'deinstall ok config-files' ]]"
 check "…byte for byte" same "$config" "$mine"

@@ -3,7 +3,6 @@ import DaemonChild
 import Foundation
 import ImageCacheClient
 import ImageCacheProtocol
-import ProviderSimulator
 
 /// `imagecache demo`: the whole story offline, against a real daemon.
 public struct DemoCommand: AsyncParsableCommand {
@@ -11,8 +10,9 @@ public struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run an offline demo: a provider simulator, a real imagecached, every feature.",
         discussion: """
-        Starts a provider simulator on 127.0.0.1 (the provider APIs, and an image host paced \
-        like a distant CDN), starts the imagecached found next to this imagecache with a \
+        Starts the provider simulator on 127.0.0.1 (imagecache-simulator: the provider APIs, \
+        and an image host paced like a distant CDN), starts the imagecached found next to this \
+        imagecache with a \
         temporary config, cache and socket, then runs each step and prints what the daemon \
         answered: hello; a search with pagination; visible thumbnails fetched with progress \
         while recycled ones are cancelled, with the byte counts that prove it; a masonry \
@@ -39,7 +39,7 @@ public struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to write the layout's SVG.", valueName: "file"), completion: .file())
     public var svg: String = "imagecache-demo.svg"
 
-    @Option(help: "Seconds to wait for the daemon to answer after starting it.")
+    @Option(help: "Seconds to wait for the simulator, then the daemon, to be ready after starting each.")
     public var startTimeout: Double = 30
 
     /// `--keep-running`: a sandbox to try commands in, ended by Ctrl-C.
@@ -134,9 +134,9 @@ public struct DemoCommand: AsyncParsableCommand {
         await resources.setWorkspace(dir)
 
         announce("start the provider simulator on 127.0.0.1")
-        let simulator = try await DemoSimulator.start()
+        let simulator = try await DemoSimulator.start(timeout: startTimeout)
         await resources.setSimulator(simulator)
-        Output.narrate("    provider APIs at \(simulator.baseURL), images at \(simulator.images.baseURL) (paced like a distant CDN)")
+        Output.narrate("    provider APIs at \(simulator.baseURL), images at \(simulator.imagesURL) (paced like a distant CDN)")
 
         announce("start imagecached with a temporary config")
         let paths = DemoConfig.Paths(workspace: dir)
@@ -195,7 +195,7 @@ actor DemoResources {
     var socketPath: String? { daemon?.socketPath }
 
     /// Closes the session, stops the daemon (SIGTERM, its exit status checked), stops the
-    /// simulator and removes the workspace. Returns false when the daemon did not exit 0.
+    /// simulator process and removes the workspace. Returns false when the daemon did not exit 0.
     @discardableResult
     func release(verbose: Bool) async -> Bool {
         var clean = true
@@ -212,7 +212,11 @@ actor DemoResources {
             }
         }
         daemon = nil
-        if let simulator { await simulator.shutdown() }
+        // The simulator is the demo's stand-in for the network, not what it shows: its stop is
+        // quiet unless it failed.
+        if let simulator, !(await simulator.shutdown()) {
+            Output.narrate("    \(DemoSimulator.program) did not exit cleanly on SIGTERM:\n\(simulator.process.logTail())")
+        }
         simulator = nil
         if let workspace {
             try? FileManager.default.removeItem(atPath: workspace)

@@ -1,73 +1,83 @@
+import DaemonChild
 import Foundation
-import NIOConcurrencyHelpers
-import ProviderSimulator
 
-/// The demo's loopback servers: the three provider APIs (`ProviderAPISimulator`), and an
-/// image server (`DemoImageServer`) that generates each picture at the size the API answer
-/// claimed and sends it at a network-like pace. Its keys are the ones `DemoConfig` writes.
+/// The demo's provider simulator: `imagecache-simulator` (the three provider APIs and a paced
+/// image host on loopback) run as a child process, so that this command line links none of
+/// the image libraries its synthetic photos are made with.
 ///
-/// `GET /_log` on the API server answers what both halves saw (each provider's request URIs,
-/// the image host's `DemoImageLog`), so a test driving the gallery in a browser can prove
-/// which requests reached the "network".
+/// Started with `DaemonProcess`'s `.announces`: its one JSON line on stdout says where it
+/// listens, its stderr is kept for a failure message, and its stdin is a pipe this process
+/// holds, so it exits when this process ends, even by SIGKILL. Its keys are the ones
+/// `DemoConfig` writes.
 struct DemoSimulator: Sendable {
-    /// The keys the demo's config carries; placeholders the simulator accepts, not secrets.
-    static let keys = ["unsplash": "demo-unsplash-key", "flickr": "demo-flickr-key", "pixabay": "demo-pixabay-key"]
+    /// The program's file name.
+    static let program = "imagecache-simulator"
 
-    /// The provider APIs; their image URLs point at `images`.
-    let providers: SimulatedProviders
-    /// The paced image server.
-    let images: LoopbackHTTPServer
-    /// What the image server served.
-    let imageLog: DemoImageLog
+    /// The line it writes once both servers listen.
+    struct Announcement: Codable, Sendable {
+        /// The base URL the daemon's `api_url`s are built on.
+        var api: String
+        /// The image host's base URL.
+        var images: String
+        /// `GET` it for every request both servers saw.
+        var log: String
+    }
 
-    /// Starts both on free loopback ports.
-    static func start() async throws -> DemoSimulator {
-        let imageLog = DemoImageLog()
-        let images = try await DemoImageServer.start(log: imageLog)
-        let apiBox = APIBox()
+    /// The child process.
+    let process: DaemonProcess
+    /// Where it listens.
+    let announced: Announcement
+
+    /// The base URL the daemon's `api_url`s are built on.
+    var baseURL: String { announced.api }
+    /// The image host's base URL.
+    var imagesURL: String { announced.images }
+    /// What both servers saw, as JSON.
+    var logURL: String { announced.log }
+
+    /// Where to look for the program, in order: beside this program's executable (a build
+    /// folder, or an install that keeps both in one folder), then
+    /// `../libexec/imagecached/` relative to it, where the Debian package and
+    /// `scripts/install` put it (a helper that is not a user's command stays out of `PATH`).
+    /// `executable` is this process's, read from `/proc/self/exe` (whatever `argv[0]` says).
+    static func candidates(executable: String? = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) -> [String] {
+        guard let executable else { return [] }
+        let folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        return [folder.appendingPathComponent(program).path,
+                folder.deletingLastPathComponent().appendingPathComponent("libexec/imagecached/\(program)").standardizedFileURL.path]
+    }
+
+    /// The first of `candidates` that is an executable file, or a failure naming each place looked at.
+    static func locate(candidates: [String] = candidates()) throws -> String {
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
+        let places = candidates.isEmpty ? "(this program's own path is unknown: /proc/self/exe is unreadable)" : candidates.joined(separator: " or ")
+        throw DemoFailure("no \(program) at \(places); build it with `swift build --product \(program)`")
+    }
+
+    /// Starts the simulator found by `locate` (or `executable`) and returns once it announced
+    /// where it listens, at most `timeout` seconds; on any failure (or cancellation) the
+    /// child is stopped before this throws.
+    static func start(executable: String? = nil, timeout: Double) async throws -> DemoSimulator {
+        let path = try executable ?? locate()
+        let process = try DaemonProcess(executable: path, arguments: ["--watch-stdin"],
+                                        environment: DaemonProcess.inheritedEnvironment(),
+                                        output: .captured, readiness: .announces)
         do {
-            let providers = try await SimulatedProviders.start(keys: keys, imageBaseURL: images.baseURL) { request in
-                guard request.path == "/_log", let api = apiBox.api else { return .text("not found", status: 404) }
-                return logResponse(api: api, images: imageLog)
+            let line = try await process.waitForAnnouncement(timeout: timeout)
+            do {
+                return DemoSimulator(process: process, announced: try JSONDecoder().decode(Announcement.self, from: Data(line.utf8)))
+            } catch {
+                throw DemoFailure("\(path) announced \(line.debugDescription), not {api, images, log}: \(error)")
             }
-            apiBox.set(providers.api)
-            return DemoSimulator(providers: providers, images: images, imageLog: imageLog)
         } catch {
-            await images.shutdown()
+            await process.stop()
             throw error
         }
     }
 
-    /// The base URL the daemon's `api_url`s are built on.
-    var baseURL: String { providers.baseURL }
-
-    /// Stops both servers.
-    func shutdown() async {
-        await providers.shutdown()
-        await images.shutdown()
+    /// Stops it (SIGTERM, a bounded wait, then SIGKILL); true when it exited 0.
+    @discardableResult
+    func shutdown() async -> Bool {
+        await process.stop() == 0
     }
-
-    /// `/_log`'s JSON.
-    struct Log: Codable {
-        /// Each provider's request URIs (path and query), oldest first.
-        var api: [String: [String]]
-        /// The image host's figures.
-        var images: DemoImageLog.Snapshot
-    }
-
-    static func logResponse(api: ProviderAPISimulator, images: DemoImageLog) -> SimulatedResponse {
-        var requests: [String: [String]] = [:]
-        for provider in ProviderAPISimulator.providers {
-            requests[provider] = api.requests(provider).map(\.uri)
-        }
-        let body = (try? JSONEncoder().encode(Log(api: requests, images: images.snapshot))) ?? Data("{}".utf8)
-        return SimulatedResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body))
-    }
-}
-
-/// The API simulator, known only once its server started (the fallback route is made before).
-private final class APIBox: Sendable {
-    private let box = NIOLockedValueBox<ProviderAPISimulator?>(nil)
-    var api: ProviderAPISimulator? { box.withLockedValue { $0 } }
-    func set(_ api: ProviderAPISimulator) { box.withLockedValue { $0 = api } }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 
-/// `imagecache simulator`: the demo's provider simulator on its own, until SIGTERM or Ctrl-C.
+/// `imagecache simulator`: the demo's provider simulator (`imagecache-simulator`, as a child
+/// process) with a daemon config pointing at it, until SIGTERM or Ctrl-C.
 ///
 /// For tests that drive the gallery in a browser (Tests/Browser): they start this, an
 /// `imagecached` on the config it writes, and `imagecache gallery`, as three processes, so
@@ -12,7 +13,8 @@ public struct SimulatorCommand: AsyncParsableCommand {
         commandName: "simulator",
         abstract: "Run the demo's loopback provider simulator alone (for tests).",
         discussion: """
-        Starts the provider APIs and the paced image host on free ports of 127.0.0.1, writes \
+        Starts imagecache-simulator (the provider APIs and the paced image host on free ports \
+        of 127.0.0.1, found as `imagecache demo` finds it), writes \
         a daemon config pointing at them into the workspace folder (cache.conf, with the \
         socket, cache and downloads inside that folder), prints one JSON line \
         {api, images, log, config, socket, downloads}, and serves until SIGTERM or Ctrl-C. \
@@ -37,21 +39,26 @@ public struct SimulatorCommand: AsyncParsableCommand {
     public func run() async throws {
         let paths = DemoConfig.Paths(workspace: workspace)
         try FileManager.default.createDirectory(atPath: paths.downloads, withIntermediateDirectories: true)
-        let simulator = try await DemoSimulator.start()
+        let simulator = try await Interrupts.race { try await DemoSimulator.start(timeout: 60) }
         do {
             try DemoConfig.text(paths: paths, simulatorURL: simulator.baseURL).write(toFile: paths.config, atomically: true, encoding: .utf8)
-            let started = Started(api: simulator.baseURL, images: simulator.images.baseURL, log: simulator.baseURL + "/_log",
+            let started = Started(api: simulator.baseURL, images: simulator.imagesURL, log: simulator.logURL,
                                   config: paths.config, socket: paths.socket, downloads: paths.downloads)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             Output.line(String(decoding: try encoder.encode(started), as: UTF8.self))   // one line, for a reading script
-            _ = try? await Interrupts.race { () async -> Int in
-                let (never, feed) = AsyncStream.makeStream(of: Int.self)
-                for await _ in never {}
-                withExtendedLifetime(feed) {}
-                return 0
-            }
+        } catch {
+            await simulator.shutdown()
+            throw error
         }
-        await simulator.shutdown()
+        // Until SIGTERM or Ctrl-C (the race throws `Interrupted`); the simulator's own end first is a failure.
+        if let exited = try? await Interrupts.race({ await simulator.process.exit(within: .infinity) }) {
+            Output.error("imagecache: \(DemoSimulator.program) exited with status \(exited):\n\(simulator.process.logTail())")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        guard await simulator.shutdown() else {
+            Output.error("imagecache: \(DemoSimulator.program) did not exit cleanly on SIGTERM:\n\(simulator.process.logTail())")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
     }
 }

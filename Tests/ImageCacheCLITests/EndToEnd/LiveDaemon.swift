@@ -24,7 +24,7 @@ struct LiveDaemon {
         let dir = "/tmp/icli-\(UUID().uuidString.prefix(8))"
         let paths = DemoConfig.Paths(workspace: dir)
         try FileManager.default.createDirectory(atPath: paths.downloads, withIntermediateDirectories: true)
-        let simulator = try await DemoSimulator.start()
+        let simulator = try await DemoSimulator.start(timeout: 60)
         let images = try await ImageServer.start()
         // The demo's config, with stall and transfer deadlines beyond any test's limit: a test
         // that holds a download open (`.held`) ends it itself, and under load the default

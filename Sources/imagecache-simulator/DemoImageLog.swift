@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 
 /// What the demo's image host served: requests, completed bodies and bodies abandoned by the
 /// daemon (a recycled slot's transfer that stopped), per path, in arrival order. The gallery's
-/// browser tests read it (`imagecache simulator`'s `/_log`) to prove which thumbnails the page
+/// browser tests read it (the API server's `/_log`) to prove which thumbnails the page
 /// fetched and which it cancelled.
 public final class DemoImageLog: Sendable {
     /// The figures as served at `/_log`.
