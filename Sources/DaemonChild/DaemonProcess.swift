@@ -181,7 +181,7 @@ public final class DaemonProcess: Sendable {
         guard let listener, case .answers(let socketPath) = readiness else {
             throw Failure(description: "started without .answers: nothing to wait for")
         }
-        let outcome = await firstOf(within: timeout) { () async throws -> ImageCacheConnection in
+        let outcome = await firstOf(within: timeout, discardLate: { await $0.close() }) { () async throws -> ImageCacheConnection in
             guard await listener.ready() else { throw CancellationError() }
             let connection = try await ImageCacheConnection.connect(to: socketPath)
             do {
@@ -309,8 +309,11 @@ public final class DaemonProcess: Sendable {
     }
 
     /// Runs `operation` against the daemon's exit and a deadline; the first of the three wins
-    /// and the others are cancelled. A cancelled caller gets `.cancelled` at once.
+    /// and the others are cancelled. A cancelled caller gets `.cancelled` at once. What
+    /// `operation` still makes after it lost (a connection opened as the deadline passed) is
+    /// handed to `discardLate`, so nothing it holds is left open.
     private func firstOf<T: Sendable>(within seconds: Double,
+                                      discardLate: @escaping @Sendable (T) async -> Void = { _ in },
                                       _ operation: @escaping @Sendable () async throws -> T) async -> Outcome<T> {
         let child = self.child
         return await withTaskGroup(of: Outcome<T>?.self) { group in
@@ -327,6 +330,9 @@ public final class DaemonProcess: Sendable {
                 first = next
             }
             group.cancelAll()
+            for await late in group {
+                if case .done(.success(let value))? = late { await discardLate(value) }
+            }
             return first ?? (Task.isCancelled ? .cancelled : .timedOut)
         }
     }

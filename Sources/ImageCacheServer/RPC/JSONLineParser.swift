@@ -131,12 +131,62 @@ struct JSONLineParser {
         }
         let token = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
         if integral, let exact = Self.integer(token) { return .int(exact) }
+        // A fraction or an exponent whose exact decimal value is a whole number that fits is an
+        // int, read from the digits: through a Double, 9223372036854771.0 would be ...772
+        // (doubles past 2^53 are even), an id the client never sent (found by fuzzing).
+        if !integral, let exact = Self.wholeNumber(token) { return .int(exact) }
         let text = String(decoding: token, as: UTF8.self)
         guard let double = Double(text), double.isFinite else { throw Malformed(offset: start) }
         // Digits alone that do not fit an Int stay a double, as in JSONDecoder: rounding can
         // bring -9223372036854775809 to Int.min, an id the client never sent (found by fuzzing).
-        if !integral, double == double.rounded(.towardZero), let exact = Int(exactly: double) { return .int(exact) }
         return .double(double)
+    }
+
+    /// The exact value of a number token with a fraction or an exponent (already checked
+    /// against the grammar) when it is a whole number that fits an `Int`, else nil: its
+    /// significant digits scaled by a power of ten, with no rounding anywhere.
+    private static func wholeNumber(_ token: UnsafeRawBufferPointer) -> Int? {
+        var digits: [UInt8] = []
+        var scale = 0  // the power of ten the digits are multiplied by
+        var negative = false
+        var exponent = 0, exponentNegative = false
+        var part = 0  // 0 integer digits, 1 fraction digits, 2 exponent
+        for byte in token {
+            switch byte {
+            case UInt8(ascii: "-") where part == 0: negative = true
+            case UInt8(ascii: "-"): exponentNegative = true
+            case UInt8(ascii: "+"): break
+            case UInt8(ascii: "."): part = 1
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): part = 2
+            default:
+                let digit = byte &- UInt8(ascii: "0")
+                if part == 2 {
+                    // Saturated: an exponent past a million says "too large" or "not whole"
+                    // as well as its exact value would.
+                    exponent = min(exponent * 10 + Int(digit), 1_000_000)
+                } else {
+                    if digit != 0 || !digits.isEmpty { digits.append(digit) }
+                    if part == 1 { scale -= 1 }
+                }
+            }
+        }
+        guard !digits.isEmpty else { return 0 }
+        scale += exponentNegative ? -exponent : exponent
+        while digits.last == 0 {
+            digits.removeLast()
+            scale += 1
+        }
+        // A non-zero digit left below the units: not whole. More than 19 digits: past Int.
+        guard scale >= 0, digits.count + scale <= 19 else { return nil }
+        var value = 0
+        for digit in digits + [UInt8](repeating: 0, count: scale) {
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(Int(digit))
+                                             : shifted.addingReportingOverflow(Int(digit))
+            if overflowA || overflowB { return nil }
+            value = next
+        }
+        return value
     }
 
     /// An optional minus and digits, as an `Int`; nil when it does not fit.

@@ -114,4 +114,38 @@ struct JSONLineFuzzRegressionTests {
             return
         }
     }
+
+    @Test("a whole number past 2^53 written with a fraction is read exactly, not through a Double (an odd id stays odd)")
+    func wholeNumberPast2To53() throws {
+        let bytes = try Self.input("json-line-whole-number-past-2-53")
+        #expect(String(decoding: bytes, as: UTF8.self) == "9223372036854771.0")
+        let ours = try bytes.withUnsafeBytes { try JSONLineParser.parse($0) }
+        #expect(ours == .int(9_223_372_036_854_771))
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == ours)
+        // As a request id, echoed as sent.
+        let line = #"{"jsonrpc":"2.0","id":9223372036854771.0,"method":"hello"}"#
+        guard case .success(.request(let id, _, _))? = IncomingMessageParser.parse(ByteBuffer(string: line)) else {
+            Issue.record("the request was not read")
+            return
+        }
+        #expect(id == .int(9_223_372_036_854_771))
+    }
+
+    @Test("numbers with a fraction or an exponent: their exact value decides int or double", arguments: [
+        ("922337203685477.1e1", JSONValue.int(9_223_372_036_854_771)), ("92233720368547710e-1", .int(9_223_372_036_854_771)),
+        ("-9223372036854775808.000", .int(Int.min)), ("9223372036854775807.0", .int(Int.max)),
+        ("9223372036854775808.0", .double(9_223_372_036_854_775_808.0)), ("100e-2", .int(1)), ("0.0e99999999999999999999", .int(0)),
+        ("-0.0", .int(0)), ("1.5e1", .int(15)), ("0.05", .double(0.05)), ("9223372036854771.5", .double(9_223_372_036_854_772.0)),
+        ("1e19", .double(1e19)), ("1e-99999999999999999999", .double(0)), ("12.5e-1", .double(1.25)),
+    ])
+    func exactValues(_ text: String, _ expected: JSONValue) throws {
+        let ours = try Array(text.utf8).withUnsafeBytes { try JSONLineParser.parse($0) }
+        #expect(ours == expected)
+    }
+
+    @Test("a number past Double's range is still refused")
+    func pastDouble() {
+        #expect(throws: (any Error).self) { _ = try Array("1e400".utf8).withUnsafeBytes { try JSONLineParser.parse($0) } }
+        #expect(throws: (any Error).self) { _ = try Array("-1.5e99999999999".utf8).withUnsafeBytes { try JSONLineParser.parse($0) } }
+    }
 }
