@@ -36,16 +36,20 @@ enum JSONLineTarget {
         }
     }
 
-    /// Whether the parser's value is JSONDecoder's, but where JSONDecoder is not exact past
-    /// 2^53, the one place they may differ: a whole number written with a fraction or an
+    /// Whether the parser's value is JSONDecoder's, but where JSONDecoder is not exact, the
+    /// one place they may differ. Past 2^53, a whole number written with a fraction or an
     /// exponent that fits an Int (`9223372036854775807.0`) is the parser's exact int where
     /// JSONDecoder rounds it to a double, and a number that is not whole
-    /// (`9223372036854771.5`) is the parser's double where JSONDecoder cuts it to an int.
+    /// (`9223372036854771.5`) is the parser's double where JSONDecoder cuts it to an int. A
+    /// number too small for a double (`1E-9223372038`) is not whole: the parser's 0.0, where
+    /// JSONDecoder reads the rounded 0 as the int 0.
     static func agrees(_ ours: JSONValue, _ reference: JSONValue) -> Bool {
         let beyondExact = 9_007_199_254_740_992.0  // 2^53
         switch (ours, reference) {
-        case (.int(let exact), .double(let rounded)), (.double(let rounded), .int(let exact)):
+        case (.int(let exact), .double(let rounded)):
             return rounded.magnitude >= beyondExact && Double(exact) == rounded
+        case (.double(let rounded), .int(let exact)):
+            return (rounded.magnitude >= beyondExact || rounded == 0) && Double(exact) == rounded
         case (.array(let a), .array(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { agrees($0, $1) }
         case (.object(let a), .object(let b)):

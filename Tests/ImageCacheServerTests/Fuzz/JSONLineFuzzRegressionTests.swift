@@ -148,4 +148,18 @@ struct JSONLineFuzzRegressionTests {
         #expect(throws: (any Error).self) { _ = try Array("1e400".utf8).withUnsafeBytes { try JSONLineParser.parse($0) } }
         #expect(throws: (any Error).self) { _ = try Array("-1.5e99999999999".utf8).withUnsafeBytes { try JSONLineParser.parse($0) } }
     }
+
+    @Test("a number too small for a double is not whole: 0.0, where JSONDecoder reads the int 0; as an id it is refused")
+    func underflowToZero() throws {
+        let bytes = try Self.input("json-line-underflow-to-zero")
+        #expect(String(decoding: bytes, as: UTF8.self) == "1E-9223372038")
+        #expect(try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } == .double(0))
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == .int(0))
+        let line = #"{"jsonrpc":"2.0","id":1E-9223372038,"method":"hello"}"#
+        guard case .failure(let failure)? = IncomingMessageParser.parse(ByteBuffer(string: line)) else {
+            Issue.record("an id that is not a whole number was accepted")
+            return
+        }
+        #expect(failure.error.data.kind == .invalidRequest)
+    }
 }
