@@ -162,4 +162,12 @@ struct JSONLineFuzzRegressionTests {
         }
         #expect(failure.error.data.kind == .invalidRequest)
     }
+
+    @Test("a number past 2^53 with a fraction is the nearest double, where JSONDecoder cuts the fraction off into an int")
+    func fractionPast2To53() throws {
+        let bytes = try Self.input("json-line-fraction-past-2-53")
+        #expect(String(decoding: bytes, as: UTF8.self) == "\r9223372036854077.58800")
+        #expect(try bytes.withUnsafeBytes { try JSONLineParser.parse($0) } == .double(9_223_372_036_854_077.588))
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == .int(9_223_372_036_854_077))
+    }
 }
