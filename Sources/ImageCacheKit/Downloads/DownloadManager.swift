@@ -204,7 +204,7 @@ public actor DownloadManager {
         parts?.meter?.end()
         // Only in the folder held open (or reached again beneath a current root): a folder
         // swapped for a symlink never has anything removed through it.
-        if let folder = parts?.folder ?? (try? openFolder(record)) { record.reservation.discard(in: folder) }
+        if let folder = parts?.folder ?? (try? openFolder(record)) { record.reservation.discardWithCommitted(in: folder) }
         persist()
         dependencies.logger.info("download cancelled", metadata: ["job": "\(id)"])
         observer(.failed(job: id, failure: failure))

@@ -213,6 +213,17 @@ package struct FileReservation: Sendable, Codable, Hashable {
         if let inode { _ = FileOps.unlinkIfInode(in: folder, name, inode: inode) }
         folder.sync()
     }
+
+    /// `discard`, and the file this reservation's `.part` already became (`committedFile`):
+    /// a job cancelled while it was not yet reported finished leaves nothing, even when its
+    /// move had happened (a cancel as the move ends, or a job found moved after a restart).
+    /// Only a file with the `.part`'s inode is removed, never another at the same name.
+    package func discardWithCommitted(in folder: DirectoryHandle) {
+        if let committed = committedFile(in: folder), let partInode {
+            _ = FileOps.unlinkIfSameFile(in: folder, committed.name, inode: partInode)
+        }
+        discard(in: folder)
+    }
 }
 
 /// The POSIX calls downloads are made of, with errors turned into `DownloadError`s. The
@@ -245,6 +256,14 @@ enum FileOps {
         var info = stat()
         guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == inode,
               info.st_size == 0 else { return false }
+        return unlinkat(folder.fd, name, 0) == 0
+    }
+
+    /// Removes `name` in `folder` only if it is still the regular file with `inode`.
+    static func unlinkIfSameFile(in folder: DirectoryHandle, _ name: String, inode: UInt64) -> Bool {
+        var info = stat()
+        guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == inode,
+              (info.st_mode & S_IFMT) == S_IFREG else { return false }
         return unlinkat(folder.fd, name, 0) == 0
     }
 

@@ -48,6 +48,8 @@ struct DownloadCancelRunTests {
             _ = try await poll(seconds: 20) { decodes.waiting == 0 ? true : nil }
             for permit in held { decodes.release(permit) }
             #expect(try await manager.status("dl-placed").state == .cancelled)
+            // The job was never reported finished: its file, already at its final name, goes.
+            #expect(!FileManager.default.fileExists(atPath: file))
         }
     }
 }

@@ -55,6 +55,27 @@ struct FileReservationTests {
         #expect(!FileManager.default.fileExists(atPath: reservation.partPath))
     }
 
+    @Test("a cancel removes the file the job's .part already became, and never another file at that name")
+    func discardWithCommitted() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let reservation = try FileReservation.reserve(in: try handle(folder), stem: "c", ext: "jpg", overwrite: false)
+        try write("body", reservation.partPath)
+        let used = try reservation.commit(in: try handle(folder), overwrite: false)
+        #expect(read(used.path) == "body")
+        reservation.discardWithCommitted(in: try handle(folder))
+        #expect(!FileManager.default.fileExists(atPath: used.path))
+
+        let other = try FileReservation.reserve(in: try handle(folder), stem: "d", ext: "jpg", overwrite: false)
+        try write("body", other.partPath)
+        let placed = try other.commit(in: try handle(folder), overwrite: false)
+        // Someone replaces the moved file with their own (another inode) before the cancel.
+        try FileManager.default.removeItem(atPath: placed.path)
+        try write("theirs", placed.path)
+        other.discardWithCommitted(in: try handle(folder))
+        #expect(read(placed.path) == "theirs")
+    }
+
     @Test("a placeholder replaced by someone's non-empty file is left alone")
     func foreignFileAtPlaceholderKept() throws {
         let folder = try makeFolder()
