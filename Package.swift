@@ -249,7 +249,7 @@ let package = Package(
         .executableTarget(
             name: "imagecache-simulator",
             dependencies: [
-                "ProviderSimulator", "ImageCacheProtocol",
+                "ProviderSimulator", "ImageCacheProtocol", "ImageCacheSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
