@@ -181,8 +181,9 @@ public final class DaemonProcess: Sendable {
         guard let listener, case .answers(let socketPath) = readiness else {
             throw Failure(description: "started without .answers: nothing to wait for")
         }
+        let pid = self.pid
         let outcome = await firstOf(within: timeout, discardLate: { await $0.close() }) { () async throws -> ImageCacheConnection in
-            guard await listener.ready() else { throw CancellationError() }
+            guard await listener.ready(from: pid) else { throw CancellationError() }
             let connection = try await ImageCacheConnection.connect(to: socketPath)
             do {
                 _ = try await connection.hello()
