@@ -90,7 +90,8 @@ final class ReadinessListener: Sendable {
     /// (`SCM_CREDENTIALS`, 0 when none came); nil when nothing could be read.
     private func receive(into buffer: inout [UInt8]) -> (Int, pid_t)? {
         // The control message: a `cmsghdr` (a 64-bit length, level, type: 16 bytes) and a
-        // `struct ucred` (pid, uid, gid: 3 × 32 bits), padded to 8 bytes: 32 in all.
+        // `struct ucred` (pid, uid, gid: 3 × 32 bits), padded to 8 bytes: 32 in all. Read with
+        // unaligned loads: an array's bytes promise no alignment for an `Int`.
         let headerSize = 16, credentialsSize = 12
         var control = [UInt8](repeating: 0, count: 32)
         let received = buffer.withUnsafeMutableBytes { data in
@@ -113,11 +114,11 @@ final class ReadinessListener: Sendable {
         var pid: pid_t = 0
         if controlLength >= headerSize + credentialsSize {
             control.withUnsafeBytes { bytes in
-                let length = bytes.load(fromByteOffset: 0, as: Int.self)
-                let level = bytes.load(fromByteOffset: 8, as: Int32.self)
-                let type = bytes.load(fromByteOffset: 12, as: Int32.self)
+                let length = bytes.loadUnaligned(fromByteOffset: 0, as: Int.self)
+                let level = bytes.loadUnaligned(fromByteOffset: 8, as: Int32.self)
+                let type = bytes.loadUnaligned(fromByteOffset: 12, as: Int32.self)
                 if length >= headerSize + credentialsSize, level == SOL_SOCKET, type == scmCredentials {
-                    pid = bytes.load(fromByteOffset: headerSize, as: pid_t.self)
+                    pid = bytes.loadUnaligned(fromByteOffset: headerSize, as: pid_t.self)
                 }
             }
         }
