@@ -8,10 +8,6 @@ public struct SharedTierSettings: Sendable, Equatable {
         package var host: String
         public var port: Int
 
-        public init(host: String, port: Int) {
-            self.host = host
-            self.port = port
-        }
 
         /// `host:port` (an IPv6 host in brackets: `[::1]:11211`); nil when malformed or the
         /// port is outside 1…65535. The port is required: a silent default hides typos.

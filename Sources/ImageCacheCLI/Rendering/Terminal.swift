@@ -13,11 +13,6 @@ public struct Terminal: Sendable, Equatable {
     /// Columns available for a line.
     public var width: Int
 
-    public init(isTTY: Bool, width: Int) {
-        self.isTTY = isTTY
-        self.width = width
-    }
-
     /// The width used when neither the terminal nor `COLUMNS` says.
     public static let fallbackWidth = 100
 

@@ -14,13 +14,6 @@ public struct CacheFileSystemError: Error, Sendable, Equatable, CustomStringConv
     /// The error number it returned.
     public var code: Int32
 
-    /// An error for `operation` on `path` that failed with `errno` `code`.
-    public init(operation: String, path: String, code: Int32) {
-        self.operation = operation
-        self.path = path
-        self.code = code
-    }
-
     public var description: String { "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))" }
 }
 

@@ -30,11 +30,6 @@ public final class ImageDimensionsStore: Sendable {
         public var width: Int
         /// Height in pixels, after applying EXIF orientation.
         public var height: Int
-        /// A size; both sides are expected to be at least 1.
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
     }
 
     /// Sizes recorded but not yet written, and whether a write is scheduled.

@@ -42,15 +42,6 @@ package struct Masonry: Sendable {
         public var width: Double
         /// The column width scaled by the item's aspect ratio (the column width when unknown).
         public var height: Double
-
-        /// A frame (what `place` returns; tests build expected ones).
-        public init(column: Int, x: Double, y: Double, width: Double, height: Double) {
-            self.column = column
-            self.x = x
-            self.y = y
-            self.width = width
-            self.height = height
-        }
     }
 
     /// The width every frame gets: `(width - spacing × (columns - 1)) / columns`.

@@ -21,12 +21,6 @@ public enum PhotoDimensions {
         /// one) or `decoded` (the copy's, when the provider says nothing or disagrees).
         public var source: DimensionSource
 
-        /// A size and its source.
-        public init(width: Int, height: Int, source: DimensionSource) {
-            self.width = width
-            self.height = height
-            self.source = source
-        }
     }
 
     /// The size to report from what the provider said and what a copy decoded to; nil when

@@ -1,4 +1,4 @@
-import ImageCacheConfig
+@testable import ImageCacheConfig
 import ImageCacheKit
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import ImageCacheKit
+@testable import ImageCacheKit
 import Testing
 import TestSupport
 

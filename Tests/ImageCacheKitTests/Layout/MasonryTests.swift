@@ -1,4 +1,4 @@
-import ImageCacheKit
+@testable import ImageCacheKit
 import Testing
 
 /// The shortest-column masonry of `layout` (docs/protocol.md): placement, ties, spacing, unknown sizes,

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ImageCacheKit
+@testable import ImageCacheKit
 import ImageCacheProtocol
 import Testing
 import TestSupport

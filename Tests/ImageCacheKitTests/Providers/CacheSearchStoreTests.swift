@@ -1,6 +1,6 @@
 import Foundation
 import ImageCacheConfig
-import ImageCacheKit
+@testable import ImageCacheKit
 import ImageCacheProtocol
 import Logging
 import Testing

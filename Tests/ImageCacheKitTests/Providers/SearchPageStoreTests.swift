@@ -1,5 +1,5 @@
 import Foundation
-import ImageCacheKit
+@testable import ImageCacheKit
 import Testing
 
 @Suite("Search page stores", .timeLimit(.minutes(1)))

@@ -1,5 +1,5 @@
 import Glibc
-import ImageCacheKit
+@testable import ImageCacheKit
 import ImageCacheProtocol
 import Testing
 

@@ -6,10 +6,6 @@ public struct SearchPageKey: Sendable, Hashable, Codable {
     public var provider: ProviderID
     public var query: SearchQuery
 
-    public init(provider: ProviderID, query: SearchQuery) {
-        self.provider = provider
-        self.query = query
-    }
 
     /// A stable text form (`unsplash|q=red car|p=2|n=20|safe=1`) for a disk index.
     package var stableKey: String {
@@ -27,10 +23,6 @@ public struct StoredSearchPage: Sendable, Hashable, Codable {
     public var page: ProviderSearchPage
     package var storedAt: Date
 
-    public init(page: ProviderSearchPage, storedAt: Date) {
-        self.page = page
-        self.storedAt = storedAt
-    }
 }
 
 /// Where result pages are kept between searches: the coordinator answers from it while fresh
