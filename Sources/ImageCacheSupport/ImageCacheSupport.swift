@@ -1,6 +1,7 @@
-// ImageCacheSupport: the concurrency vocabulary every other target shares, and the one way to
-// start a child process (`ChildSpawn`), and nothing else (no C library, no SwiftNIO), so that
-// the provider simulator and the command line can use it without linking the engine.
+// ImageCacheSupport: the concurrency vocabulary every other target shares, the one way to
+// start a child process (`ChildSpawn`) and the demo simulator's one-line handshake, and nothing
+// else (no C library, no SwiftNIO), so that the provider simulator and the command line can use
+// it without linking the engine.
 //
 // # Which layer uses locks, actors or the event loop
 //

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import ImageCacheSupport
 import ProviderSimulator
 
 /// The demo's loopback servers: the three provider APIs (`SimulatedProviders`), and an image
@@ -68,24 +69,6 @@ struct SimulatorServers: Sendable {
         }
         let body = (try? JSONEncoder().encode(Log(api: requests, images: images.snapshot))) ?? Data("{}".utf8)
         return SimulatedResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(body))
-    }
-}
-
-/// Where the simulator listens, as the one JSON line it writes on stdout once both servers
-/// do: `{"api": …, "images": …, "log": …}` (`imagecache demo` reads it).
-struct SimulatorAnnouncement: Codable, Equatable {
-    /// The provider APIs' base URL (`/unsplash`, `/flickr/services/rest`, `/pixabay/api` below it).
-    var api: String
-    /// The image host's base URL.
-    var images: String
-    /// `GET` it for what both servers saw.
-    var log: String
-
-    /// The line, without its newline: sorted keys, slashes unescaped, for a reading script.
-    func line() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
 

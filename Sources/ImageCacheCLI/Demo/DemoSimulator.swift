@@ -1,5 +1,6 @@
 import DaemonChild
 import Foundation
+import ImageCacheSupport
 
 /// The demo's provider simulator: `imagecache-simulator` (the three provider APIs and a paced
 /// image host on loopback) run as a child process, so that this command line links none of
@@ -13,20 +14,10 @@ struct DemoSimulator: Sendable {
     /// The program's file name.
     static let program = "imagecache-simulator"
 
-    /// The line it writes once both servers listen.
-    struct Announcement: Codable, Sendable {
-        /// The base URL the daemon's `api_url`s are built on.
-        var api: String
-        /// The image host's base URL.
-        var images: String
-        /// `GET` it for every request both servers saw.
-        var log: String
-    }
-
     /// The child process.
     let process: DaemonProcess
     /// Where it listens.
-    let announced: Announcement
+    let announced: SimulatorAnnouncement
 
     /// The base URL the daemon's `api_url`s are built on.
     var baseURL: String { announced.api }
@@ -65,7 +56,7 @@ struct DemoSimulator: Sendable {
         do {
             let line = try await process.waitForAnnouncement(timeout: timeout)
             do {
-                return DemoSimulator(process: process, announced: try JSONDecoder().decode(Announcement.self, from: Data(line.utf8)))
+                return DemoSimulator(process: process, announced: try SimulatorAnnouncement(line: line))
             } catch {
                 throw DemoFailure("\(path) announced \(line.debugDescription), not {api, images, log}: \(error)")
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImageCacheSupport
 
 /// `imagecache simulator`: the demo's provider simulator (`imagecache-simulator`, as a child
 /// process) with a daemon config pointing at it, until SIGTERM or Ctrl-C.
@@ -44,9 +45,7 @@ public struct SimulatorCommand: AsyncParsableCommand {
             try DemoConfig.text(paths: paths, simulatorURL: simulator.baseURL).write(toFile: paths.config, atomically: true, encoding: .utf8)
             let started = Started(api: simulator.baseURL, images: simulator.imagesURL, log: simulator.logURL,
                                   config: paths.config, socket: paths.socket, downloads: paths.downloads)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            Output.line(String(decoding: try encoder.encode(started), as: UTF8.self))   // one line, for a reading script
+            Output.line(try SimulatorAnnouncement.line(started))   // one line, for a reading script
         } catch {
             await simulator.shutdown()
             throw error
