@@ -121,51 +121,50 @@ package struct FileReservation: Sendable, Codable, Hashable {
         var candidate = self
         candidate.inode = nil
         while candidate.number <= Self.maxNumber {
-            if held.contains(candidate.name) {
-                candidate.number += 1
-                continue
-            }
-            if ic_rename_noreplace(folder.fd, partName, folder.fd, candidate.name) == 0 {
-                folder.sync()
-                return candidate
-            }
-            let code = errno
-            if code == EEXIST {
-                candidate.number += 1
-                continue
-            }
-            if code == EINVAL || code == ENOSYS {
-                // A file system without RENAME_NOREPLACE: a hard link fails with EEXIST too.
-                if linkat(folder.fd, partName, folder.fd, candidate.name, 0) == 0 {
-                    unlinkat(folder.fd, partName, 0)
+            if !held.contains(candidate.name) {
+                switch placeIfFree(candidate.name, in: folder) {
+                case .placed:
                     folder.sync()
                     return candidate
+                case .taken:
+                    break
+                case .failed(let code):
+                    errno = code
+                    throw FileOps.failure("cannot move the download to \(candidate.path)")
                 }
-                let linkCode = errno
-                if linkCode == EEXIST {
-                    candidate.number += 1
-                    continue
-                }
-                if linkCode == EPERM || linkCode == EOPNOTSUPP || linkCode == ENOTSUP {
-                    // Neither (FAT): rename after checking the name is free. The
-                    // check-then-rename window is the price of such a file system.
-                    if FileOps.lstatMode(in: folder, candidate.name) != nil {
-                        candidate.number += 1
-                        continue
-                    }
-                    guard renameat(folder.fd, partName, folder.fd, candidate.name) == 0 else {
-                        throw FileOps.failure("cannot move the download to \(candidate.path)")
-                    }
-                    folder.sync()
-                    return candidate
-                }
-                errno = linkCode
-            } else {
-                errno = code
             }
-            throw FileOps.failure("cannot move the download to \(candidate.path)")
+            candidate.number += 1
         }
         throw .noFreeName(stem: stem, folder: directory)
+    }
+
+    /// How moving the `.part` to a name that must be free went.
+    private enum Placement {
+        case placed
+        /// Something stands at the name: the next number is tried.
+        case taken
+        /// The move failed for another reason (the `errno`).
+        case failed(Int32)
+    }
+
+    /// Moves the `.part` to `name` only if nothing stands there, with the strongest means the
+    /// file system has: `RENAME_NOREPLACE`; else a hard link, which fails with EEXIST too; else
+    /// (FAT has neither) a rename after checking that the name is free, whose
+    /// check-then-rename window is the price of such a file system.
+    private func placeIfFree(_ name: String, in folder: DirectoryHandle) -> Placement {
+        if ic_rename_noreplace(folder.fd, partName, folder.fd, name) == 0 { return .placed }
+        let code = errno
+        guard code == EINVAL || code == ENOSYS else { return code == EEXIST ? .taken : .failed(code) }
+        if linkat(folder.fd, partName, folder.fd, name, 0) == 0 {
+            unlinkat(folder.fd, partName, 0)
+            return .placed
+        }
+        let linkCode = errno
+        guard linkCode == EPERM || linkCode == EOPNOTSUPP || linkCode == ENOTSUP else {
+            return linkCode == EEXIST ? .taken : .failed(linkCode)
+        }
+        if FileOps.lstatMode(in: folder, name) != nil { return .taken }
+        return renameat(folder.fd, partName, folder.fd, name) == 0 ? .placed : .failed(errno)
     }
 
     /// Refuses a `.part` that is no longer a plain file of the daemon's: a symlink (to a file
