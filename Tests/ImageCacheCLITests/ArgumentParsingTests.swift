@@ -88,9 +88,9 @@ struct ArgumentParsingTests {
     }
 
     @Test func downloadJobSubcommandsTakeJobIds() throws {
-        #expect(try parse(["download", "status", "j1", "j2", "--json"], as: DownloadStatus.self).jobs == ["j1", "j2"])
-        #expect(try parse(["download", "watch", "j1"], as: DownloadWatch.self).jobs == ["j1"])
-        #expect(try parse(["download", "cancel", "j1"], as: DownloadCancel.self).jobs == ["j1"])
+        #expect(try parse(["download", "status", "j1", "j2", "--json"], as: DownloadStatus.self).ids.jobs == ["j1", "j2"])
+        #expect(try parse(["download", "watch", "j1"], as: DownloadWatch.self).ids.jobs == ["j1"])
+        #expect(try parse(["download", "cancel", "j1"], as: DownloadCancel.self).ids.jobs == ["j1"])
         #expect(try parse(["download", "list", "--active"], as: DownloadList.self).active)
         #expect(try parse(["--socket", "/tmp/s.sock", "download", "list"], as: DownloadList.self).global.socket == "/tmp/s.sock")
     }

@@ -21,14 +21,11 @@ public struct DownloadStatus: ClientCommand {
 
     @OptionGroup public var ids: JobIDArguments
 
-    /// The job ids named on the command line.
-    public var jobs: [String] { ids.jobs }
-
     public init() {}
 
     public func run(connection: ImageCacheConnection) async throws {
         var found: [DownloadJob] = []
-        for job in jobs { found.append(try await connection.downloadStatus(job: job)) }
+        for job in ids.jobs { found.append(try await connection.downloadStatus(job: job)) }
         if global.ndjson {
             try JSONOutput.emit(found, records: found, global: global)
         } else if global.json {
@@ -92,9 +89,6 @@ public struct DownloadWatch: ClientCommand {
 
     @OptionGroup public var ids: JobIDArguments
 
-    /// The job ids named on the command line.
-    public var jobs: [String] { ids.jobs }
-
     public init() {}
 
     public func run(connection: ImageCacheConnection) async throws {
@@ -102,7 +96,7 @@ public struct DownloadWatch: ClientCommand {
         // notification would otherwise be waited for forever.
         let notifications = connection.notifications()
         var followed: [FollowedJob] = []
-        for job in jobs {
+        for job in ids.jobs {
             let snapshot = try await connection.watchDownload(job: job)
             followed.append(FollowedJob(label: DownloadJobTable.image(snapshot), job: snapshot.job, snapshot: snapshot))
         }
@@ -145,9 +139,6 @@ public struct DownloadCancel: ClientCommand {
 
     @OptionGroup public var ids: JobIDArguments
 
-    /// The job ids named on the command line.
-    public var jobs: [String] { ids.jobs }
-
     public init() {}
 
     /// `download cancel --json`'s answer per job.
@@ -160,7 +151,7 @@ public struct DownloadCancel: ClientCommand {
 
     public func run(connection: ImageCacheConnection) async throws {
         var results: [Cancelled] = []
-        for job in jobs {
+        for job in ids.jobs {
             let cancelled = try await connection.cancelDownload(job: job).cancelled
             results.append(Cancelled(job: job, cancelled: cancelled))
             guard !global.jsonOutput else { continue }
