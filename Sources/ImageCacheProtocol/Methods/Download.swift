@@ -140,29 +140,29 @@ public struct DownloadJob: Codable, Sendable, Hashable {
     /// The job id.
     public var job: String
     /// The photo id, or null for a URL download.
-    public var photo: String?
+    @ExplicitNull public var photo: String?
     /// The image URL being fetched (redacted), null until it is known.
-    public var url: String?
+    @ExplicitNull public var url: String?
     /// The size being saved.
     public var variant: DownloadVariant
     /// Where the job is in its life.
     public var state: DownloadState
     /// The reserved final path; null until the job has started.
-    public var path: String?
+    @ExplicitNull public var path: String?
     /// Body bytes written so far.
     public var received: Int
     /// The body's length when known.
-    public var total: Int?
+    @ExplicitNull public var total: Int?
     /// Of the saved image, once finished.
-    public var width: Int?
+    @ExplicitNull public var width: Int?
     /// See `width`.
-    public var height: Int?
+    @ExplicitNull public var height: Int?
     /// Why it failed, for `failed`.
-    public var error: RPCError?
+    @ExplicitNull public var error: RPCError?
     /// When the job was created, ISO 8601 UTC.
     public var createdAt: String
     /// When it finished, failed or was cancelled, ISO 8601 UTC.
-    public var endedAt: String?
+    @ExplicitNull public var endedAt: String?
 
     public init(job: String, photo: String?, url: String?, variant: DownloadVariant, state: DownloadState,
                 path: String?, received: Int, total: Int?, width: Int? = nil, height: Int? = nil,
@@ -180,27 +180,6 @@ public struct DownloadJob: Codable, Sendable, Hashable {
         self.error = error
         self.createdAt = createdAt
         self.endedAt = endedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case job, photo, url, variant, state, path, received, total, width, height, error, createdAt, endedAt
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(job, forKey: .job)
-        try c.encode(photo, forKey: .photo)
-        try c.encode(url, forKey: .url)
-        try c.encode(variant, forKey: .variant)
-        try c.encode(state, forKey: .state)
-        try c.encode(path, forKey: .path)
-        try c.encode(received, forKey: .received)
-        try c.encode(total, forKey: .total)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(error, forKey: .error)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(endedAt, forKey: .endedAt)
     }
 }
 
@@ -221,7 +200,7 @@ public struct DownloadProgress: RPCNotificationPayload, Hashable {
     /// Body bytes received so far.
     public var received: Int
     /// Null when the server did not say.
-    public var total: Int?
+    @ExplicitNull public var total: Int?
     /// A moving average over the last seconds.
     public var bytesPerSecond: Double
 
@@ -230,16 +209,6 @@ public struct DownloadProgress: RPCNotificationPayload, Hashable {
         self.received = received
         self.total = total
         self.bytesPerSecond = bytesPerSecond
-    }
-
-    enum CodingKeys: String, CodingKey { case job, received, total, bytesPerSecond }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(job, forKey: .job)
-        try c.encode(received, forKey: .received)
-        try c.encode(total, forKey: .total)
-        try c.encode(bytesPerSecond, forKey: .bytesPerSecond)
     }
 }
 

@@ -88,7 +88,7 @@ public struct SearchParams: RPCParams, Hashable {
 /// One page of a search.
 public struct SearchResult: Codable, Sendable, Hashable {
     /// The query as sent (null for a feed).
-    public var query: String?
+    @ExplicitNull public var query: String?
     /// The feed, for a feed search; the key is left out otherwise.
     public var feed: SearchFeed?
     /// The provider that answered.
@@ -123,24 +123,5 @@ public struct SearchResult: Codable, Sendable, Hashable {
         self.photos = photos
         self.fromCache = fromCache
         self.stale = stale
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case query, feed, provider, page, perPage, total, totalPages, hasMore, photos, fromCache, stale
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(query, forKey: .query)
-        try c.encodeIfPresent(feed, forKey: .feed)
-        try c.encode(provider, forKey: .provider)
-        try c.encode(page, forKey: .page)
-        try c.encode(perPage, forKey: .perPage)
-        try c.encode(total, forKey: .total)
-        try c.encode(totalPages, forKey: .totalPages)
-        try c.encode(hasMore, forKey: .hasMore)
-        try c.encode(photos, forKey: .photos)
-        try c.encode(fromCache, forKey: .fromCache)
-        try c.encode(stale, forKey: .stale)
     }
 }

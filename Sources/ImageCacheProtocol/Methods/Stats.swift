@@ -58,20 +58,11 @@ public struct StatsResult: Codable, Sendable, Hashable {
         /// Of those, the ones that failed (any error kind).
         public var errors: Int
         /// From the provider's rate-limit headers; null until one has been seen.
-        public var rateLimitRemaining: Int?
+        @ExplicitNull public var rateLimitRemaining: Int?
         public init(requests: Int, errors: Int, rateLimitRemaining: Int?) {
             self.requests = requests
             self.errors = errors
             self.rateLimitRemaining = rateLimitRemaining
-        }
-
-        enum CodingKeys: String, CodingKey { case requests, errors, rateLimitRemaining }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(requests, forKey: .requests)
-            try c.encode(errors, forKey: .errors)
-            try c.encode(rateLimitRemaining, forKey: .rateLimitRemaining)
         }
     }
 
@@ -137,24 +128,13 @@ public struct StatsResult: Codable, Sendable, Hashable {
             public var windowSeconds: Int
             /// When the fleet may ask again after a quota answer (seconds since 1970), null
             /// when not stopped.
-            public var stoppedUntil: Double?
+            @ExplicitNull public var stoppedUntil: Double?
 
             public init(used: Int, limit: Int, windowSeconds: Int, stoppedUntil: Double?) {
                 self.used = used
                 self.limit = limit
                 self.windowSeconds = windowSeconds
                 self.stoppedUntil = stoppedUntil
-            }
-
-            enum CodingKeys: String, CodingKey { case used, limit, windowSeconds, stoppedUntil }
-
-            /// `stoppedUntil` is written as null when not stopped, as `stats` shows every field.
-            public func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(used, forKey: .used)
-                try c.encode(limit, forKey: .limit)
-                try c.encode(windowSeconds, forKey: .windowSeconds)
-                try c.encode(stoppedUntil, forKey: .stoppedUntil)
             }
         }
 
