@@ -38,9 +38,11 @@ binaries=("$(realpath "$2")" "$(realpath "$3")")   # before the cd: paths given 
 cd "$(dirname "$0")/../.."
 source Benchmarks/scripts/loopback-config.sh
 source Benchmarks/scripts/loopback-nginx.sh
+source Benchmarks/scripts/loopback-daemon.sh
 connections=${CONNECTIONS:-16}
 size=${SIZE:-256}
-cli=${CLI:-.build/debug/imagecache}
+CLI=${CLI:-.build/debug/imagecache}
+cli=$CLI
 bench=${BENCH:-Benchmarks/.build/release/imagecache-bench}
 photos=${PHOTOS:-/tmp/imagecached-thumbnail-bench/photos}
 names_per_photo=12
@@ -51,9 +53,8 @@ done
 work=$(mktemp -d /tmp/daemon-ab.XXXXXX)
 out=$(mktemp -d "${OUT_PARENT:-/tmp}/daemon-ab-out.XXXXXX")
 NGINX_PID=""
-daemon_pid=""
 cleanup() {
-  if [[ -n "$daemon_pid" ]]; then kill "$daemon_pid" 2>/dev/null || true; fi
+  if [[ -n "$DAEMON_PID" ]]; then kill "$DAEMON_PID" 2>/dev/null || true; fi
   if [[ -n "$NGINX_PID" ]]; then kill "$NGINX_PID" 2>/dev/null || true; fi
   rm -rf "$work" "$out"
 }
@@ -86,55 +87,12 @@ for name in $(ls "$work/www/prefetch"); do echo "http://127.0.0.1:$port/prefetch
 download_urls=()
 for name in $(ls "$work/www/download"); do download_urls+=("http://127.0.0.1:$port/download/$name"); done
 
-cpu_seconds() { awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / tck }' "/proc/$1/stat"; }
-
-# fail WHAT: says what went wrong with the daemon's log, and ends the run.
-fail() {
-  echo "$1" >&2
-  if [[ -f "$work/daemon/daemon.log" ]]; then echo "-- daemon log (last 20 lines):" >&2; tail -20 "$work/daemon/daemon.log" >&2; fi
-  exit 1
-}
-
-# start_daemon BINARY: a fresh daemon in $work/daemon (empty cache and state, downloads to
-# $out), awaited until it answers `status` on its socket.
-start_daemon() {
-  local dir=$work/daemon
-  rm -rf "$dir"; mkdir -p "$dir"
-  loopback_config "$dir"
-  sed -i -e "/^\[daemon\]/a state_dir = $dir/state" \
-    -e "/^\[network\]/a max_connections_per_host = $connections" -e "/^\[network\]/a max_connections = $connections" "$dir/cache.conf"
-  printf '[downloads]\ndownload_dir = %s\n' "$out" >> "$dir/cache.conf"
-  sync
-  "$1" --config "$dir/cache.conf" --socket "$dir/d.sock" 2> "$dir/daemon.log" &
-  daemon_pid=$!
-  for _ in $(seq 200); do
-    kill -0 "$daemon_pid" 2>/dev/null || fail "$1 exited during start-up"
-    if [[ -S "$dir/d.sock" ]] && "$cli" --socket "$dir/d.sock" status > /dev/null 2>&1; then return; fi
-    sleep 0.05
-  done
-  fail "$1 did not answer status within the bound"
-}
-
-# stop_daemon: SIGTERM, then waits (bounded) for the exit, which must be clean.
-stop_daemon() {
-  kill -TERM "$daemon_pid"
-  for _ in $(seq 300); do
-    kill -0 "$daemon_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$daemon_pid" 2>/dev/null; then kill -KILL "$daemon_pid"; fail "the daemon did not stop within 30 s of SIGTERM"; fi
-  local status=0
-  wait "$daemon_pid" || status=$?
-  daemon_pid=""
-  [[ $status == 0 ]] || fail "the daemon exited with status $status after SIGTERM"
-}
-
 # run BENCHMARK BINARY: one run; sets wall (seconds) and cpu (the daemon's CPU seconds). It runs
 # in this shell, not a subshell, so that a failure still stops the daemon (cleanup).
 run() {
   local benchmark=$1 binary=$2 t0 t1 status=0
   rm -rf "$out"; mkdir -p "$out"
-  start_daemon "$binary"
+  start_loopback_daemon "$binary" "$work/daemon" "$connections" "$(printf '[downloads]\ndownload_dir = %s' "$out")"
   local socket=$work/daemon/d.sock
   t0=$(date +%s%N)
   case $benchmark in
@@ -142,9 +100,9 @@ run() {
     download) "$cli" --socket "$socket" --json download -o "$out" "${download_urls[@]}" > "$work/cli.out" 2> "$work/cli.err" || status=$? ;;
   esac
   t1=$(date +%s%N)
-  cpu=$(cpu_seconds "$daemon_pid")
+  cpu=$(cpu_seconds "$DAEMON_PID")
   [[ $status == 0 ]] || fail "$benchmark with $binary: the CLI exited $status: $(tail -5 "$work/cli.err")"
-  stop_daemon
+  stop_loopback_daemon
   case $benchmark in
     prefetch)
       python3 - "$work/cli.out" "$prefetch_count" <<'PY' || fail "prefetch with $binary: not every thumbnail was made"

@@ -25,7 +25,7 @@ http {
     fastcgi_temp_path $work/nginx/tmp/fastcgi;
     uwsgi_temp_path $work/nginx/tmp/uwsgi;
     scgi_temp_path $work/nginx/tmp/scgi;
-    types { image/jpeg jpg; }
+    types { image/jpeg jpg; image/png png; }
     server {
         listen 127.0.0.1:$NGINX_PORT;
         $extra_listen

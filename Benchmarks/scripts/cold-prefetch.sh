@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Cold prefetch beside the script a user would write instead, measured from outside, in
+# interleaved rounds (the background prefetching service's job: many photos in, thumbnails
+# out, nothing cached yet):
+#
+#   daemon    a fresh imagecached (empty cache, CONNECTIONS connections) turns 204 URLs into
+#             SIZE-px thumbnails with one `imagecache prefetch --size SIZE` of them; the CLI
+#             returns once every `prefetch.finished` has arrived (all 204 must be ok). Wall is
+#             the CLI's; CPU is the daemon's during the prefetch (start-up excluded).
+#   pillow    `curl -Z --parallel-max 16` of the same URLs into a folder, then
+#             pillow_script_peer.py (draft to the box, thumbnail() with Lanczos, JPEG q80) on
+#             both cores through `xargs -P2`. Wall and CPU of the whole script (curl, xargs
+#             and both Pythons).
+#   vips      the same download, then `vipsthumbnail --size SIZEx` (JPEG q80) through
+#             `xargs -P2`.
+#   floor     (JPEG inputs) `djpeg -scale 1/8` of the same 204 files through `xargs -P2`: the
+#             entropy decoding no tool can skip, as a CPU floor per photo.
+#
+# The inputs: the 17 photos 2400 px wide that prepare_photos.py makes (KIND: baseline,
+# progressive or png), each hard-linked under 12 names, served by a loopback nginx. Each round
+# runs every tool once, the order rotating each round. The report gives per tool the median
+# wall and CPU and the CPU per photo; per round the daemon's speed relative to each peer
+# (peer wall ÷ daemon wall: above 1, the daemon is faster) and its CPU relative to the
+# script's (daemon CPU ÷ script CPU: below 1, it spends less), with their medians.
+#
+# Then quality, off the clock: each tool's thumbnails of the 17 photos (the daemon's through
+# `imagecache show`, the peers' from the same commands) scored by thumbnail_ssim.py against a
+# Lanczos reduction of the full decode: mean and lowest SSIM per tool, and the daemon's
+# largest shortfall below vipsthumbnail on one photo.
+#
+# Usage: Benchmarks/scripts/cold-prefetch.sh ROUNDS BINARY
+#   SIZE (default 256), KIND (default baseline), CONNECTIONS (default 16), CLI (the imagecache
+#   binary, default .build/debug/imagecache), PHOTOS (default
+#   /tmp/imagecached-thumbnail-bench/photos; on the same file system as /tmp).
+# Needs: nginx (nginx-light), curl, Debian's python3 with Pillow and numpy (python3-pil,
+# python3-numpy), vipsthumbnail (libvips-tools), djpeg (libjpeg-turbo-progs), the wallpaper
+# packages mate-backgrounds and plasma-workspace-wallpapers (prepare_photos.py's sources).
+set -euo pipefail
+if [[ $# -ne 2 ]]; then echo "usage: $0 ROUNDS BINARY" >&2; exit 64; fi
+rounds=$1
+binary=$(realpath "$2")
+cd "$(dirname "$0")/../.."
+source Benchmarks/scripts/loopback-config.sh
+source Benchmarks/scripts/loopback-nginx.sh
+source Benchmarks/scripts/loopback-daemon.sh
+connections=${CONNECTIONS:-16}
+size=${SIZE:-256}
+kind=${KIND:-baseline}
+CLI=$(realpath "${CLI:-.build/debug/imagecache}")
+photos=${PHOTOS:-/tmp/imagecached-thumbnail-bench/photos}
+names_per_photo=12
+python=/usr/bin/python3
+for tool in "$binary" "$CLI"; do [[ -x "$tool" ]] || { echo "not an executable: $tool" >&2; exit 1; }; done
+for tool in curl vipsthumbnail djpeg /usr/sbin/nginx; do
+  command -v "$tool" > /dev/null || { echo "$tool is missing (see the script's Needs line)" >&2; exit 1; }
+done
+"$python" -c 'import PIL, numpy' 2>/dev/null || { echo "$python lacks Pillow or numpy" >&2; exit 1; }
+case $kind in
+  baseline|progressive) ext=jpg ;;
+  png) ext=png ;;
+  *) echo "KIND is baseline, progressive or png" >&2; exit 64 ;;
+esac
+
+work=$(mktemp -d /tmp/cold-prefetch.XXXXXX)
+NGINX_PID=""
+cleanup() {
+  if [[ -n "$DAEMON_PID" ]]; then kill "$DAEMON_PID" 2>/dev/null || true; fi
+  if [[ -n "$NGINX_PID" ]]; then kill "$NGINX_PID" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+[[ -d "$photos/$kind" ]] || "$python" Benchmarks/scripts/prepare_photos.py "$photos"
+sources=("$photos/$kind"/*."$ext")
+mkdir -p "$work/www/p"
+for photo in "${sources[@]}"; do
+  for copy in $(seq -w "$names_per_photo"); do ln "$photo" "$work/www/p/$copy-$(basename "$photo")"; done
+done
+chmod 755 "$work"; chmod -R a+rX "$work/www"   # nginx's workers run as an unprivileged user
+names=($(ls "$work/www/p"))
+count=${#names[@]}
+batch=$(( (count + 1) / 2 ))                    # two batches: one per core
+start_loopback_nginx "$work" "p/${names[0]}"
+base="http://127.0.0.1:$NGINX_PORT/p"
+for name in "${names[@]}"; do echo "$base/$name"; done > "$work/urls.txt"
+
+# measure FUNCTION: runs it, timed by bash (its own and its children's CPU); sets wall and cpu
+# in seconds. Its stdout goes to $work/tool.out; a failure ends the run.
+TIMEFORMAT='%R %U %S'
+measure() {
+  local timing user sys
+  timing=$( { time "$1" > "$work/tool.out" 2> "$work/tool.err"; } 2>&1 ) || fail "$1 failed: $(tail -5 "$work/tool.err")"
+  read -r wall user sys <<< "$timing"
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
+}
+
+prefetch() { "$CLI" --socket "$DAEMON_DIR/d.sock" --json prefetch --size "$size" - < "$work/urls.txt"; }
+download() {
+  rm -rf "$work/dl"; mkdir -p "$work/dl"
+  curl -Z --parallel-max 16 --fail -sS --output-dir "$work/dl" --remote-name-all $(< "$work/urls.txt")
+}
+pillow_script() {
+  download
+  rm -rf "$work/out"; mkdir -p "$work/out"
+  ls -d "$work/dl"/* | xargs -P2 -n "$batch" "$python" Benchmarks/scripts/pillow_script_peer.py "$size" "$work/out"
+}
+vips_script() {
+  download
+  rm -rf "$work/out"; mkdir -p "$work/out"
+  ls -d "$work/dl"/* | xargs -P2 -n "$batch" vipsthumbnail --size "${size}x" -o "$work/out/%s.jpg[Q=80]"
+}
+floor() {
+  ls -d "$work/www/p"/* | xargs -P2 -n "$batch" sh -c 'for f; do djpeg -scale 1/8 -outfile /dev/null "$f"; done' floor
+}
+
+# run TOOL: one measured run; sets wall and cpu (for the daemon: its own CPU over the prefetch).
+run() {
+  case $1 in
+    daemon)
+      start_loopback_daemon "$binary" "$work/daemon" "$connections"
+      local before; before=$(cpu_seconds "$DAEMON_PID")
+      measure prefetch
+      cpu=$(awk -v a="$(cpu_seconds "$DAEMON_PID")" -v b="$before" 'BEGIN { print a - b }')
+      stop_loopback_daemon
+      "$python" - "$work/tool.out" "$count" <<'PY' || fail "prefetch: not every thumbnail was made"
+import json, sys
+s = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+if s["photos"] != n or s["ok"] != n or s["failed"]:
+    sys.exit(f"prefetch answered {s}, expected {n} ok")
+PY
+      ;;
+    pillow) measure pillow_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "pillow made $(ls "$work/out" | wc -l) of $count" ;;
+    vips) measure vips_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "vips made $(ls "$work/out" | wc -l) of $count" ;;
+    floor) measure floor ;;
+  esac
+}
+
+tools=(daemon pillow vips)
+[[ $ext == jpg ]] && tools+=(floor)
+echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $count URLs (${#sources[@]} $kind photos × $names_per_photo names) at $size px; $connections connections; $binary"
+results=$work/results.tsv
+: > "$results"
+for round in $(seq "$rounds"); do
+  for i in "${!tools[@]}"; do
+    tool=${tools[$(( (i + round) % ${#tools[@]} ))]}
+    run "$tool"
+    printf '%s\t%s\t%s\t%s\n' "$round" "$tool" "$wall" "$cpu" >> "$results"
+    printf 'round %s %-6s wall %.3f s, CPU %.2f s, load %s\n' "$round" "$tool" "$wall" "$cpu" "$(cut -d' ' -f1 /proc/loadavg)"
+  done
+done
+echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+"$python" - "$results" "$count" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    rnd, tool, wall, cpu = line.split("\t")
+    runs.setdefault(tool, {})[int(rnd)] = (float(wall), float(cpu))
+n = int(sys.argv[2])
+print("\n| tool | wall s (median) | CPU s (median) | CPU ms per photo |")
+print("|---|---|---|---|")
+for tool, by in runs.items():
+    w = statistics.median(x[0] for x in by.values()); c = statistics.median(x[1] for x in by.values())
+    print(f"| {tool} | {w:.3f} | {c:.2f} | {c / n * 1000:.1f} |")
+d = runs["daemon"]
+print("\n| daemon beside | speed: peer wall ÷ daemon wall, median (rounds) | CPU: daemon ÷ peer, median (rounds) |")
+print("|---|---|---|")
+for peer in ("pillow", "vips", "floor"):
+    if peer not in runs: continue
+    p = runs[peer]; ks = sorted(k for k in d if k in p)
+    speed = [p[k][0] / d[k][0] for k in ks]; cpu = [d[k][1] / p[k][1] for k in ks]
+    fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs)
+    print(f"| {peer} | **{statistics.median(speed):.3f}** ({fmt(speed)}) | **{statistics.median(cpu):.3f}** ({fmt(cpu)}) |")
+PY
+
+# Quality, off the clock: the 17 photos' thumbnails from each tool, scored against a Lanczos
+# reduction of each full decode.
+mkdir -p "$work/ssim/daemon" "$work/ssim/pillow" "$work/ssim/vips"
+start_loopback_daemon "$binary" "$work/daemon" "$connections"
+for photo in "${sources[@]}"; do
+  name=$(basename "$photo")
+  path=$("$CLI" --socket "$DAEMON_DIR/d.sock" --json show "$base/01-$name" --size "$size" \
+    | "$python" -c 'import json, sys; print(json.load(sys.stdin)["path"])')
+  cp "$path" "$work/ssim/daemon/${name%.*}.jpg"
+done
+stop_loopback_daemon
+"$python" Benchmarks/scripts/pillow_script_peer.py "$size" "$work/ssim/pillow" "${sources[@]}"
+vipsthumbnail --size "${size}x" -o "$work/ssim/vips/%s.jpg[Q=80]" "${sources[@]}"
+"$python" Benchmarks/scripts/thumbnail_ssim.py "$photos/$kind" daemon="$work/ssim/daemon" \
+  pillow="$work/ssim/pillow" vips="$work/ssim/vips" > "$work/ssim.jsonl"
+"$python" - "$work/ssim.jsonl" <<'PY'
+import json, sys
+tools = {row["tool"]: row for row in map(json.loads, open(sys.argv[1]))}
+print("\n| tool | mean SSIM | lowest |")
+print("|---|---|---|")
+for name, row in tools.items():
+    print(f"| {name} | {row['ssim']:.5f} | {row['ssimMin']:.5f} |")
+ours, vips = tools["daemon"]["perImage"], tools["vips"]["perImage"]
+gaps = {name: vips[name] - ours[name] for name in ours if name in vips}
+worst = max(gaps, key=gaps.get)
+print(f"\ndaemon's mean − vips' mean: {tools['daemon']['ssim'] - tools['vips']['ssim']:+.5f}; "
+      f"largest shortfall below vips on one photo: {gaps[worst]:+.5f} ({worst})")
+PY
