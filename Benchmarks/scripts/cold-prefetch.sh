@@ -13,8 +13,10 @@
 #             and both Pythons).
 #   vips      the same download, then `vipsthumbnail --size SIZEx` (JPEG q80) through
 #             `xargs -P2`.
-#   floor     (JPEG inputs) `djpeg -scale 1/8` of the same 204 files through `xargs -P2`: the
+#   floor8    (JPEG inputs) `djpeg -scale 1/8` of the same 204 files through `xargs -P2`: the
 #             entropy decoding no tool can skip, as a CPU floor per photo.
+#   floor4    the same at 1/4: the floor at the scale the daemon decodes 2400 px at for 256 px
+#             (it keeps twice the target's width, for the resampler's margin).
 #
 # The inputs: the 17 photos 2400 px wide that prepare_photos.py makes (KIND: baseline,
 # progressive or png), each hard-linked under 12 names, served by a loopback nginx. Each round
@@ -110,8 +112,10 @@ vips_script() {
   ls -d "$work/dl"/* | xargs -P2 -n "$batch" vipsthumbnail --size "${size}x" -o "$work/out/%s.jpg[Q=80]"
 }
 floor() {
-  ls -d "$work/www/p"/* | xargs -P2 -n "$batch" sh -c 'for f; do djpeg -scale 1/8 -outfile /dev/null "$f"; done' floor
+  ls -d "$work/www/p"/* | xargs -P2 -n "$batch" sh -c 'scale=$1; shift; for f; do djpeg -scale "$scale" -outfile /dev/null "$f"; done' floor "$1"
 }
+floor8() { floor 1/8; }
+floor4() { floor 1/4; }
 
 # run TOOL: one measured run; sets wall and cpu (for the daemon: its own CPU over the prefetch).
 run() {
@@ -131,12 +135,12 @@ PY
       ;;
     pillow) measure pillow_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "pillow made $(ls "$work/out" | wc -l) of $count" ;;
     vips) measure vips_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "vips made $(ls "$work/out" | wc -l) of $count" ;;
-    floor) measure floor ;;
+    floor8|floor4) measure "$1" ;;
   esac
 }
 
 tools=(daemon pillow vips)
-[[ $ext == jpg ]] && tools+=(floor)
+[[ $ext == jpg ]] && tools+=(floor8 floor4)
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $count URLs (${#sources[@]} $kind photos × $names_per_photo names) at $size px; $connections connections; $binary"
 results=$work/results.tsv
 : > "$results"
@@ -165,7 +169,7 @@ for tool, by in runs.items():
 d = runs["daemon"]
 print("\n| daemon beside | speed: peer wall ÷ daemon wall, median (rounds) | CPU: daemon ÷ peer, median (rounds) |")
 print("|---|---|---|")
-for peer in ("pillow", "vips", "floor"):
+for peer in ("pillow", "vips", "floor8", "floor4"):
     if peer not in runs: continue
     p = runs[peer]; ks = sorted(k for k in d if k in p)
     speed = [p[k][0] / d[k][0] for k in ks]; cpu = [d[k][1] / p[k][1] for k in ks]
