@@ -1,5 +1,6 @@
 import Foundation
 import ImageCacheProtocol
+import ImageCacheSupport
 
 /// An SVG picture of a masonry layout a person can open in a browser: one rectangle per
 /// frame with its photo id, and the thumbnail itself drawn in it when its file is known. A
@@ -37,22 +38,19 @@ public enum GridSVG {
 
     /// Escapes the five XML special characters, and drops characters XML 1.0 forbids.
     public static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
+        text.rewritingScalars { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            case "\"": return "&quot;"
+            case "'": return "&apos;"
             default:
                 let v = scalar.value
-                if v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v != 0xFFFE && v != 0xFFFF) {
-                    out.unicodeScalars.append(scalar)
-                }
+                let allowed = v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v != 0xFFFE && v != 0xFFFF)
+                return allowed ? nil : ""
             }
         }
-        return out
     }
 
     /// The frame's placeholder colour (re-checked: the answer is outside input to the CLI),

@@ -30,6 +30,12 @@ public final class ImageDimensionsStore: Sendable {
         public var width: Int
         /// Height in pixels, after applying EXIF orientation.
         public var height: Int
+        /// A size; both sides are expected to be at least 1. Public for what measures the
+        /// store from outside the engine (the footprint benchmark).
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
     }
 
     /// Sizes recorded but not yet written, and whether a write is scheduled.
