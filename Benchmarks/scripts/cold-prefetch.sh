@@ -11,12 +11,15 @@
 #             pillow_script_peer.py (draft to the box, thumbnail() with Lanczos, JPEG q80) on
 #             both cores through `xargs -P2`. Wall and CPU of the whole script (curl, xargs
 #             and both Pythons).
+#   margin    the same script with `--margin`: thumbnail() drafts at twice the box itself (its
+#             reducing_gap), the margin libvips and the daemon keep; the script at their quality.
 #   vips      the same download, then `vipsthumbnail --size SIZEx` (JPEG q80) through
 #             `xargs -P2`.
-#   floor8    (JPEG inputs) `djpeg -scale 1/8` of the same 204 files through `xargs -P2`: the
-#             entropy decoding no tool can skip, as a CPU floor per photo.
-#   floor4    the same at 1/4: the floor at the scale the daemon decodes 2400 px at for 256 px
-#             (it keeps twice the target's width, for the resampler's margin).
+#   floorbox  (JPEG inputs) `djpeg -scale` at the draft's scale (the smallest DCT scale that
+#             covers SIZE: 1/8 for 2400 px → 256) of the same 204 files through `xargs -P2`:
+#             the entropy decoding no tool can skip, as a CPU floor per photo.
+#   floormargin  the same at the smallest scale that covers twice SIZE (1/4 for 256 px): the
+#             floor at the scale the daemon, libvips and `margin` decode at.
 #
 # The inputs: the 17 photos 2400 px wide that prepare_photos.py makes (KIND: baseline,
 # progressive or png), each hard-linked under 12 names, served by a loopback nginx. Each round
@@ -111,11 +114,25 @@ vips_script() {
   rm -rf "$work/out"; mkdir -p "$work/out"
   ls -d "$work/dl"/* | xargs -P2 -n "$batch" vipsthumbnail --size "${size}x" -o "$work/out/%s.jpg[Q=80]"
 }
+margin_script() {
+  download
+  rm -rf "$work/out"; mkdir -p "$work/out"
+  ls -d "$work/dl"/* | xargs -P2 -n "$batch" "$python" Benchmarks/scripts/pillow_script_peer.py --margin "$size" "$work/out"
+}
 floor() {
   ls -d "$work/www/p"/* | xargs -P2 -n "$batch" sh -c 'scale=$1; shift; for f; do djpeg -scale "$scale" -outfile /dev/null "$f"; done' floor "$1"
 }
-floor8() { floor 1/8; }
-floor4() { floor 1/4; }
+# The smallest of libjpeg's scales 1/8, 1/4, 1/2, 1 at which the photos' width still reaches $1.
+covering_scale() {
+  "$python" - "${sources[0]}" "$1" <<'PY'
+import sys
+from PIL import Image
+width, need = Image.open(sys.argv[1]).width, int(sys.argv[2])
+print(next(f"1/{d}" for d in (8, 4, 2, 1) if -(-width // d) >= need or d == 1))
+PY
+}
+floorbox() { floor "$box_scale"; }
+floormargin() { floor "$margin_scale"; }
 
 # run TOOL: one measured run; sets wall and cpu (for the daemon: its own CPU over the prefetch).
 run() {
@@ -134,13 +151,19 @@ if s["photos"] != n or s["ok"] != n or s["failed"]:
 PY
       ;;
     pillow) measure pillow_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "pillow made $(ls "$work/out" | wc -l) of $count" ;;
+    margin) measure margin_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "margin made $(ls "$work/out" | wc -l) of $count" ;;
     vips) measure vips_script; [[ $(ls "$work/out" | wc -l) == "$count" ]] || fail "vips made $(ls "$work/out" | wc -l) of $count" ;;
-    floor8|floor4) measure "$1" ;;
+    floorbox|floormargin) measure "$1" ;;
   esac
 }
 
-tools=(daemon pillow vips)
-[[ $ext == jpg ]] && tools+=(floor8 floor4)
+tools=(daemon pillow margin vips)
+if [[ $ext == jpg ]]; then
+  tools+=(floorbox floormargin)
+  box_scale=$(covering_scale "$size")
+  margin_scale=$(covering_scale $(( size * 2 )))
+  echo "== djpeg floors: $box_scale (covers $size px), $margin_scale (covers $(( size * 2 )) px)"
+fi
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $count URLs (${#sources[@]} $kind photos × $names_per_photo names) at $size px; $connections connections; $binary"
 results=$work/results.tsv
 : > "$results"
@@ -169,7 +192,7 @@ for tool, by in runs.items():
 d = runs["daemon"]
 print("\n| daemon beside | speed: peer wall ÷ daemon wall, median (rounds) | CPU: daemon ÷ peer, median (rounds) |")
 print("|---|---|---|")
-for peer in ("pillow", "vips", "floor8", "floor4"):
+for peer in ("pillow", "margin", "vips", "floorbox", "floormargin"):
     if peer not in runs: continue
     p = runs[peer]; ks = sorted(k for k in d if k in p)
     speed = [p[k][0] / d[k][0] for k in ks]; cpu = [d[k][1] / p[k][1] for k in ks]
@@ -179,7 +202,7 @@ PY
 
 # Quality, off the clock: the 17 photos' thumbnails from each tool, scored against a Lanczos
 # reduction of each full decode.
-mkdir -p "$work/ssim/daemon" "$work/ssim/pillow" "$work/ssim/vips"
+mkdir -p "$work/ssim/daemon" "$work/ssim/pillow" "$work/ssim/margin" "$work/ssim/vips"
 start_loopback_daemon "$binary" "$work/daemon" "$connections"
 for photo in "${sources[@]}"; do
   name=$(basename "$photo")
@@ -189,9 +212,10 @@ for photo in "${sources[@]}"; do
 done
 stop_loopback_daemon
 "$python" Benchmarks/scripts/pillow_script_peer.py "$size" "$work/ssim/pillow" "${sources[@]}"
+"$python" Benchmarks/scripts/pillow_script_peer.py --margin "$size" "$work/ssim/margin" "${sources[@]}"
 vipsthumbnail --size "${size}x" -o "$work/ssim/vips/%s.jpg[Q=80]" "${sources[@]}"
 "$python" Benchmarks/scripts/thumbnail_ssim.py "$photos/$kind" daemon="$work/ssim/daemon" \
-  pillow="$work/ssim/pillow" vips="$work/ssim/vips" > "$work/ssim.jsonl"
+  pillow="$work/ssim/pillow" margin="$work/ssim/margin" vips="$work/ssim/vips" > "$work/ssim.jsonl"
 "$python" - "$work/ssim.jsonl" <<'PY'
 import json, sys
 tools = {row["tool"]: row for row in map(json.loads, open(sys.argv[1]))}
