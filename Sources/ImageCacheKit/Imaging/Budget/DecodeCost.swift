@@ -6,7 +6,9 @@ import ImageCacheProtocol
 ///
 /// The model, one function per stage, follows what the code really allocates (checked against
 /// peak RSS in docs/benchmarks.md, "Hostile decodes"): stages run one after another, so the
-/// peak is the body plus the largest stage, not the sum of them all.
+/// peak is the body plus the largest stage, not the sum of them all. The decode itself is
+/// priced by its format's codec (`ImageCodec.decodeCost`, in the format's folder under
+/// `Formats/`); `of` adds the stages after it.
 /// - JPEG (`jpegDecode`): the scaled output (4 channels for CMYK/YCCK, plus the RGB it is
 ///   converted to), and the coefficient buffer of every component at full size whenever the
 ///   frame has more than one scan (progressive or multi-scan: 2 bytes × 64 per block, at any
@@ -15,6 +17,7 @@ import ImageCacheProtocol
 ///   image needs a band of 16 rows at 8 bits per sample and libpng's two rows of the source
 ///   (16-bit samples count twice); the resampler then holds the horizontally narrowed rows
 ///   (`streamedResampling`). An Adam7 image exists only after its last pass: it is read whole.
+/// - GIF, WebP, AVIF (`firstFrameDecode`): the first frame at full size, by per-format figures.
 /// - Resampling (`resampling`): the decoded picture, its premultiplied copy (RGBA), and the
 ///   two passes' outputs.
 /// - Colour (`ColourTransform.memoryBytes`): a thumbnail of an image that declares its colours
@@ -60,41 +63,6 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: The model, per stage
 
-    /// A JPEG decode to `scaled` size: its output, the CMYK→RGB copy, and the coefficients
-    /// libjpeg keeps (all of them for a multi-scan frame, one MCU row otherwise).
-    /// - Parameter allCoefficients: whether libjpeg keeps every coefficient; by default,
-    ///   whether the survey saw a progressive frame or several scans (a streaming decode knows
-    ///   it from libjpeg at the first scan, before the survey has seen the others).
-    static func jpegDecode(_ survey: JPEGScanSurvey, scaledWidth: Int, scaledHeight: Int,
-                           allCoefficients: Bool? = nil) -> Int {
-        let channels = survey.components.count == 4 ? 4 : (survey.components.count == 1 ? 1 : 3)
-        let pixels = scaledWidth.multipliedClamped(by: scaledHeight)
-        var bytes = pixels.multipliedClamped(by: channels)
-        if channels == 4 { bytes = bytes.addingClamped(pixels.multipliedClamped(by: 3)) }
-        let blockBytes = 64 * 2
-        if allCoefficients ?? (survey.isProgressive || survey.scanCount > 1) {
-            bytes = bytes.addingClamped(survey.totalBlocks.multipliedClamped(by: blockBytes))
-        } else {
-            let maxV = survey.components.map(\.vertical).max() ?? 1
-            let across = survey.components.reduce(0) { $0.addingClamped(survey.blocksAcross(of: $1)) }
-            // One MCU row of coefficients plus the upsampling and colour buffers of a row group.
-            bytes = bytes.addingClamped(across.multipliedClamped(by: maxV * blockBytes))
-                .addingClamped(scaledWidth.multipliedClamped(by: 16 * max(1, survey.components.count)))
-        }
-        return bytes
-    }
-
-    /// A PNG decode by libpng's classic reader: one band of `PNGDecoder.bandRows` rows for a
-    /// non-interlaced image (validation and streamed thumbnails alike), the whole picture for
-    /// an interlaced one; plus libpng's current and previous source row (16-bit samples are
-    /// scaled to 8 bits as the rows are read, so only these rows are 16-bit).
-    static func pngDecode(width: Int, height: Int, channels: Int, bitDepth: Int, interlaced: Bool) -> Int {
-        let rowBytes = width.multipliedClamped(by: channels)
-        let rows = interlaced ? height : min(height, PNGDecoder.bandRows)
-        let sourceRows = rowBytes.multipliedClamped(by: bitDepth == 16 ? 2 : 1).multipliedClamped(by: 2)
-        return rowBytes.multipliedClamped(by: rows).addingClamped(sourceRows)
-    }
-
     /// Resizing a non-interlaced PNG as its bands arrive (`Resampler.resize(streaming:…)`):
     /// what the filter holds (`SeparableFilter.memory`) and the copy that undoes premultiplied
     /// alpha (RGBA).
@@ -125,66 +93,61 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Whole decodes
 
+    /// What a format's decode holds before resampling and encoding: its codec's part of the
+    /// cost (`ImageCodec.decodeCost`), which `of` completes.
+    struct Decode {
+        /// Width of the decoded picture (stored orientation), what the resampler starts from.
+        var width: Int
+        /// Height of the decoded picture (stored orientation).
+        var height: Int
+        /// Channels of the decoded picture (1, 3 or 4), which every later stage holds.
+        var channels: Int
+        /// Peak bytes of the decode itself.
+        var bytes: Int
+        /// Entropy-decoding work, in 8×8-block visits.
+        var work: Int
+        /// The colour transform a thumbnail's decode holds beside it (`ColourTransform.memoryBytes`).
+        var colourBytes = 0
+        /// Whether the picture is resized while it decodes (a non-interlaced PNG's bands), so
+        /// that the decode and the resampler's buffers are held at once.
+        var resizedWhileDecoding = false
+    }
+
     /// The cost of decoding `raw` (whose header is `header`) to a thumbnail of upright
-    /// `width` (nil: a validation decode, as `Thumbnailer.validate` does it).
+    /// `width` (nil: a validation decode, as `Thumbnailer.validate` does it), through the
+    /// header's codec.
     ///
     /// - Throws: `decode_failed` for a JPEG over `scanLimit` scans or `workLimit` work, with
     ///   a message that says which and by how much.
-    /// - Parameter survey: a JPEG's markers, when the caller has walked them already.
-    static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
-                   survey known: JPEGScanSurvey? = nil) throws(ImagingError) -> DecodeCost {
-        let reader = ByteReader(raw)
+    static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?) throws(ImagingError) -> DecodeCost {
+        try surveyed(raw, header: header, width: width, codec: header.format.codec)
+    }
+
+    /// `of(_:header:width:)` through `codec`, which reads the body's survey first.
+    private static func surveyed<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
+                                                    codec: Codec.Type) throws(ImagingError) -> DecodeCost {
+        try of(raw, header: header, width: width, codec: codec, survey: codec.survey(raw))
+    }
+
+    /// `of(_:header:width:)` through `codec`, with the body's survey the caller has read
+    /// already (its decode uses it too).
+    static func of<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?, codec: Codec.Type,
+                                      survey: Codec.Survey) throws(ImagingError) -> DecodeCost {
         let target = width.map { Thumbnailer.targetSize(of: header, width: $0) }
-        var peak = 0
-        var work = 0
-        var channels = 3
-        var decodedWidth = header.storedWidth, decodedHeight = header.storedHeight
-        var colourBytes = 0
-        var interlaced = false
-        switch header.format {
-        case .jpeg:
-            let survey = known ?? JPEGScanSurvey(reader)
-            try checkLimits(scanCount: survey.scanCount, blockVisits: survey.blockVisits)
-            (decodedWidth, decodedHeight) = target.map {
-                JPEGDecoder.thumbnailScale(width: header.storedWidth, height: header.storedHeight, targetWidth: $0.storedWidth)
-            } ?? JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
-            channels = survey.components.count == 1 ? 1 : 3
-            peak = jpegDecode(survey, scaledWidth: decodedWidth, scaledHeight: decodedHeight)
-            work = survey.blockVisits
-            colourBytes = ColourTransform.memoryBytes(profileBytes: survey.app2Bytes)
-        case .gif, .webp, .avif:
-            (channels, peak, work) = firstFrameDecode(header)
-        case .png:
-            let ihdr = PNGHeaderParser.bitDepth(reader) ?? 16
-            interlaced = PNGHeaderParser.isInterlaced(reader)
-            channels = header.hasAlpha || PNGHeaderParser.hasTransparencyChunk(reader) ? 4 : (header.components >= 3 ? 3 : 1)
-            peak = pngDecode(width: header.storedWidth, height: header.storedHeight, channels: channels, bitDepth: ihdr,
-                             interlaced: interlaced)
-            let sampleBytes = header.storedWidth.multipliedClamped(by: header.storedHeight)
-                .multipliedClamped(by: header.components).multipliedClamped(by: ihdr == 16 ? 2 : 1)
-            work = sampleBytes / 64
-            switch PNGHeaderParser.colourDeclaration(reader) {
-            case .iccProfile: colourBytes = ColourTransform.memoryBytes(profileBytes: ColourTransform.maxProfileBytes)
-            case .primaries: colourBytes = ColourTransform.workingBytes
-            case .none: break
-            }
-        }
-        if target != nil {
-            // Only pixels for a thumbnail are converted; the transform lives through the decode.
-            peak = peak.addingClamped(colourBytes)
-        }
+        let decode = try codec.decodeCost(raw, header: header, survey: survey, thumbnailWidth: target?.storedWidth)
+        var peak = decode.bytes
         if let target {
-            // A non-interlaced PNG is resized while its bands arrive: the band is part of it.
-            let streamed = header.format == .png && !interlaced
-            let resize = streamed
-                ? peak.addingClamped(streamedResampling(width: decodedWidth, height: decodedHeight, channels: channels,
+            // Only pixels for a thumbnail are converted; the transform lives through the decode.
+            peak = peak.addingClamped(decode.colourBytes)
+            let resize = decode.resizedWhileDecoding
+                ? peak.addingClamped(streamedResampling(width: decode.width, height: decode.height, channels: decode.channels,
                                                         targetWidth: target.storedWidth, targetHeight: target.storedHeight))
-                : resampling(width: decodedWidth, height: decodedHeight, channels: channels,
+                : resampling(width: decode.width, height: decode.height, channels: decode.channels,
                              targetWidth: target.storedWidth, targetHeight: target.storedHeight)
-            let encode = encoding(width: target.storedWidth, height: target.storedHeight, channels: channels)
+            let encode = encoding(width: target.storedWidth, height: target.storedHeight, channels: decode.channels)
             peak = max(peak, resize, encode)
         }
-        return DecodeCost(bytes: peak.addingClamped(raw.count).addingClamped(fixedOverhead), work: work)
+        return DecodeCost(bytes: peak.addingClamped(raw.count).addingClamped(fixedOverhead), work: decode.work)
     }
 
     /// Refuses a JPEG over `scanLimit` scans or `workLimit` block visits, saying which and by
