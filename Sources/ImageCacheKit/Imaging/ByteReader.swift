@@ -54,6 +54,14 @@ struct ByteReader {
         for index in 0..<literal.count where bytes[offset + index] != literal[index] { return false }
         return true
     }
+
+    /// Whether the buffer is shorter than `literal` and is its beginning: more bytes may still
+    /// complete the match (a magic number sniffed on a body's first chunk).
+    func isIncompletePrefix(of literal: [UInt8]) -> Bool {
+        guard count < literal.count else { return false }
+        for index in 0..<count where bytes[index] != literal[index] { return false }
+        return true
+    }
 }
 
 /// Lends an array's bytes to a body that throws only `E`, keeping the error typed

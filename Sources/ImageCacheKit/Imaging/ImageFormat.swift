@@ -19,16 +19,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// primary image, any bit depth, to 8 bits).
     case avif
 
-    /// The MIME type, for thumbnails and downloads.
-    package var mimeType: String {
-        switch self {
-        case .jpeg: return "image/jpeg"
-        case .png: return "image/png"
-        case .gif: return "image/gif"
-        case .webp: return "image/webp"
-        case .avif: return "image/avif"
-        }
-    }
+    /// The MIME type, for thumbnails and downloads (its codec's).
+    package var mimeType: String { codec.mimeType }
 
     /// Whether Imaging can decode this format: every recognised one (kept so
     /// that a format recognised before it is decoded has one place to say so).
@@ -49,43 +41,19 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case unknown
     }
 
-    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    /// SOI alone: libjpeg accepts junk between SOI and the next marker, and so does the walk.
-    static let jpegMagic: [UInt8] = [0xFF, 0xD8]
-    static let gif87: [UInt8] = Array("GIF87a".utf8)
-    static let gif89: [UInt8] = Array("GIF89a".utf8)
-    static let riffMagic: [UInt8] = Array("RIFF".utf8)
-    static let webpMagic: [UInt8] = Array("WEBP".utf8)
-
-    /// Sniffs a possibly partial buffer: `.needMore` while the bytes so far are a prefix of
-    /// some magic number, so a probe on the first chunk of a body never guesses.
+    /// Sniffs a possibly partial buffer by asking each codec in turn: the first whose magic
+    /// number matches decides; otherwise `.needMore` while the bytes so far are a prefix of some
+    /// magic number, so a probe on the first chunk of a body never guesses.
     static func sniff(_ reader: ByteReader) -> SniffResult {
-        if reader.matches(0, jpegMagic) { return .format(.jpeg) }
-        if reader.matches(0, pngSignature) { return .format(.png) }
-        if reader.matches(0, gif87) || reader.matches(0, gif89) { return .format(.gif) }
-        if reader.matches(0, riffMagic) && reader.matches(8, webpMagic) { return .format(.webp) }
-        switch AVIFHeaderParser.sniff(reader) {
-        case .format(let format): return .format(format)
-        case .needMore: return .needMore
-        case .unknown: break
+        var couldMatch = false
+        for codec in codecs {
+            switch codec.sniff(reader) {
+            case .format(let format): return .format(format)
+            case .needMore: couldMatch = true
+            case .unknown: break
+            }
         }
-        if isPrefix(reader, of: jpegMagic) || isPrefix(reader, of: pngSignature)
-            || isPrefix(reader, of: gif87) || isPrefix(reader, of: gif89) {
-            return .needMore
-        }
-        if reader.count < 12 {
-            // RIFF....WEBP: the 4 size bytes in the middle may be anything.
-            let prefixOK = (0..<min(reader.count, 4)).allSatisfy { reader.bytes[$0] == riffMagic[$0] }
-            let tailOK = (8..<max(8, reader.count)).allSatisfy { reader.bytes[$0] == webpMagic[$0 - 8] }
-            if prefixOK && tailOK { return .needMore }
-        }
-        return .unknown
-    }
-
-    private static func isPrefix(_ reader: ByteReader, of magic: [UInt8]) -> Bool {
-        guard reader.count < magic.count else { return false }
-        for index in 0..<reader.count where reader.bytes[index] != magic[index] { return false }
-        return true
+        return couldMatch ? .needMore : .unknown
     }
 
     /// A `decode_failed` error for bytes no magic number matches, quoting what was seen.
@@ -96,6 +64,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
             return byte < 0x10 ? "0" + hex : hex
         }
         let seen = reader.count == 0 ? "no bytes" : "starts with \(shown.joined(separator: " "))"
-        return ImagingError.decodeFailed("not a JPEG, PNG, GIF, WebP or AVIF image: \(seen)", format: nil)
+        let names = codecs.map { $0.name }
+        let known = names.dropLast().joined(separator: ", ") + (names.count > 1 ? " or " : "") + (names.last ?? "")
+        return ImagingError.decodeFailed("not a \(known) image: \(seen)", format: nil)
     }
 }

@@ -29,25 +29,8 @@ public enum ImageHeaderProbe {
             return .needMore
         case .unknown:
             throw ImageFormat.unrecognised(reader)
-        case .format(.jpeg):
-            switch JPEGHeaderParser.parse(reader) {
-            case .header(let header, _): return .header(header)
-            case .needMore: return .needMore
-            case .failed(let why): throw ImagingError.decodeFailed("JPEG: \(why)", format: .jpeg)
-            }
-        case .format(.png):
-            switch PNGHeaderParser.parse(reader) {
-            case .header(let header): return .header(header)
-            case .needMore: return .needMore
-            case .failed(let why): throw ImagingError.decodeFailed("PNG: \(why)", format: .png)
-            }
         case .format(let format):
-            let outcome = switch format {
-            case .gif: GIFWebPHeaderParser.parseGIF(reader)
-            case .avif: AVIFHeaderParser.parse(reader)
-            default: GIFWebPHeaderParser.parseWebP(reader)
-            }
-            switch outcome {
+            switch format.codec.parseHeader(reader) {
             case .header(let header): return .header(header)
             case .needMore: return .needMore
             case .failed(let why): throw ImagingError.decodeFailed("\(format.rawValue.uppercased()): \(why)", format: format)

@@ -33,23 +33,19 @@ public enum Thumbnailer {
                           placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
         try withRawBytes(bytes) { (raw) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
-            let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
-            _ = try DecodeCost.of(raw, header: header, width: nil, survey: survey)
-            let pixels: PixelBuffer?
-            switch header.format {
-            case .jpeg: pixels = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: nil).pixels
-            case .png where placeholder:
-                let scale = max(1, (max(header.storedWidth, header.storedHeight) + BlurHash.thumbnailSide - 1) / BlurHash.thumbnailSide)
-                pixels = try PNGDecoder.decode(raw, scaledTo: max(1, header.storedWidth / scale),
-                                               height: max(1, header.storedHeight / scale))
-            case .png:
-                try PNGDecoder.validate(raw)
-                pixels = nil
-            case .gif, .webp, .avif: pixels = try decodeFirstFrame(raw, header: header, maxPixels: maxPixels)
-            }
+            let pixels = try proof(raw, header: header, codec: header.format.codec, maxPixels: maxPixels, placeholder: placeholder)
             guard placeholder, let pixels else { return (header, nil) }
             return (header, ImagePlaceholder.of(pixels.oriented(header.orientation)))
         }
+    }
+
+    /// `validated`'s decode by the header's codec: its cost first, so a body over the scan or
+    /// work limit is refused before any decode, then the proof.
+    private static func proof<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, codec: Codec.Type,
+                                                 maxPixels: Int, placeholder: Bool) throws(ImagingError) -> PixelBuffer? {
+        let survey = codec.survey(raw)
+        _ = try DecodeCost.of(raw, header: header, width: nil, codec: codec, survey: survey)
+        return try codec.validate(raw, header: header, survey: survey, maxPixels: maxPixels, placeholder: placeholder)
     }
 
     /// Makes a thumbnail exactly `width` pixels wide (or the source's width when narrower:
@@ -72,23 +68,8 @@ public enum Thumbnailer {
         guard width >= 1 else { throw ImagingError.invalidWidth }
         return try withRawBytes(bytes) { (raw) throws(ImagingError) -> Thumbnail in
             let header = try decodableHeader(raw, maxPixels: maxPixels)
-            let survey = header.format == .jpeg ? JPEGScanSurvey(ByteReader(raw)) : nil
-            _ = try DecodeCost.of(raw, header: header, width: width, survey: survey)
-            let (storedWidth, storedHeight) = targetSize(of: header, width: width)
-
-            let scaled: PixelBuffer
-            switch header.format {
-            case .jpeg:
-                let jpeg = try JPEGDecoder.decode(raw, header: header, survey: survey, thumbnailWidth: storedWidth,
-                                                  fast: fastDecode)
-                scaled = Resampler.resize(jpeg.pixels, width: storedWidth, height: storedHeight)
-            case .png:
-                scaled = try PNGDecoder.decode(raw, scaledTo: storedWidth, height: storedHeight)
-            case .gif, .webp, .avif:
-                scaled = Resampler.resize(try decodeFirstFrame(raw, header: header, maxPixels: maxPixels,
-                                                               thumbnailWidth: storedWidth),
-                                          width: storedWidth, height: storedHeight)
-            }
+            let scaled = try scaledPixels(raw, header: header, codec: header.format.codec, width: width, maxPixels: maxPixels,
+                                          fast: fastDecode)
             let upright = scaled.oriented(header.orientation)
             let computed = placeholder ? ImagePlaceholder.of(upright) : nil
             if upright.channels == 4 {
@@ -99,6 +80,18 @@ public enum Thumbnailer {
             return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header,
                              placeholder: computed)
         }
+    }
+
+    /// `makeThumbnail`'s decode by the header's codec: its cost first, so a body over the scan
+    /// or work limit is refused before any decode, then the pixels at the thumbnail's exact
+    /// size (stored orientation).
+    private static func scaledPixels<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, codec: Codec.Type,
+                                                        width: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
+        let survey = codec.survey(raw)
+        _ = try DecodeCost.of(raw, header: header, width: width, codec: codec, survey: survey)
+        let (storedWidth, storedHeight) = targetSize(of: header, width: width)
+        return try codec.decodeScaled(raw, header: header, survey: survey, width: storedWidth, height: storedHeight,
+                                      maxPixels: maxPixels, fast: fast)
     }
 
     /// What `validate` will cost (`DecodeBudget` admits it by this), computed from the header

@@ -172,7 +172,7 @@ enum SyntheticHeaders {
         ihdr += withUnsafeBytes(of: width.bigEndian, Array.init) + withUnsafeBytes(of: height.bigEndian, Array.init)
         ihdr += [8, 2, 0, 0, 0]
         let crc = ihdr.withUnsafeBytes { CRC32.checksum($0) }
-        return ImageFormat.pngSignature + [0, 0, 0, 13] + ihdr + withUnsafeBytes(of: crc.bigEndian, Array.init)
+        return PNGHeaderParser.signature + [0, 0, 0, 13] + ihdr + withUnsafeBytes(of: crc.bigEndian, Array.init)
             + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
     }
 

@@ -4,21 +4,29 @@ import ImageCacheProtocol
 /// here reads a body as it arrives, so the bytes are kept and `finish()` decodes the header and
 /// first frame of the complete file (`Thumbnailer.validate`), under the same pixel limit and
 /// decode cost. Downloads save these files as they are; this proves they are pictures.
-final class WholeBodyVerifier {
+final class WholeBodyVerifier: StreamingFormatVerifier {
     let header: ImageHeader
     let maxPixels: Int
-    private var body: [UInt8]
+    /// What decoding the first frame holds (the codec's `DecodeCost.firstFrameDecode`).
+    let decodeBytes: Int
+    private var body: [UInt8] = []
 
-    /// - Parameter held: the bytes that carried the header (the body's start).
-    init(header: ImageHeader, maxPixels: Int, held: [UInt8]) {
+    init(header: ImageHeader, maxPixels: Int, decodeBytes: Int) {
         self.header = header
         self.maxPixels = maxPixels
-        body = held
+        self.decodeBytes = decodeBytes
     }
 
     /// The body so far plus what decoding its first frame will hold.
-    var memoryCost: Int {
-        DecodeCost.firstFrameDecode(header).bytes.addingClamped(body.count).addingClamped(DecodeCost.fixedOverhead)
+    var memoryCost: Int? {
+        decodeBytes.addingClamped(body.count).addingClamped(DecodeCost.fixedOverhead)
+    }
+
+    var decodesAtFinish: Bool { true }
+
+    /// Keeps the bytes that carried the header as the body's start.
+    func start(with held: [UInt8]) {
+        body = held
     }
 
     func feed(_ bytes: UnsafeRawBufferPointer) {

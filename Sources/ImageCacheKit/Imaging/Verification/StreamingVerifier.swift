@@ -22,14 +22,9 @@ public final class StreamingVerifier {
     /// The pixel limit (`max_image_pixels`) the header is checked against.
     package let maxPixels: Int
 
-    private enum Decoder {
-        case jpeg(StreamingJPEGVerifier)
-        case png(StreamingPNGVerifier)
-        case whole(WholeBodyVerifier)
-    }
-
     private var prefix: [UInt8] = []
-    private var decoder: Decoder?
+    /// The format's verifier (its codec's `streamingVerifier`), once the header is read.
+    private var decoder: (any StreamingFormatVerifier)?
     private var failure: ImagingError?
     private var verdict: ImageHeader?
 
@@ -47,14 +42,7 @@ public final class StreamingVerifier {
     /// before it is allocated; nil until the decoder has read its header. For a JPEG this is
     /// after libjpeg has seen the first scan (whether the frame has several scans decides
     /// whether every coefficient is kept), for a PNG as soon as IHDR arrived.
-    package var memoryCost: Int? {
-        switch decoder {
-        case .jpeg(let jpeg): return jpeg.memoryCost
-        case .png(let png): return png.memoryCost
-        case .whole(let whole): return whole.memoryCost
-        case nil: return nil
-        }
-    }
+    package var memoryCost: Int? { decoder?.memoryCost }
 
     /// Verifies the next bytes of the body.
     /// - Throws: `too_large` when the header is over `maxPixels`; `decode_failed` as soon as
@@ -90,11 +78,7 @@ public final class StreamingVerifier {
                 let result = try withRawBytes(prefix) { (raw) throws(ImagingError) in try ImageHeaderProbe.header(ofComplete: raw) }
                 throw ImagingError.decodeFailed("the body ends before the image header is complete", format: result.format)
             }
-            switch decoder {
-            case .jpeg(let jpeg): try jpeg.finish()
-            case .png(let png): try png.finish()
-            case .whole(let whole): try whole.finish()
-            }
+            try decoder.finish()
             verdict = header
             return header
         } catch {
@@ -104,10 +88,7 @@ public final class StreamingVerifier {
 
     /// Whether `finish()` decodes (GIF, WebP, AVIF: the whole file at the end) rather than
     /// checking what the feeds decoded; the caller then holds a decode permit for `memoryCost`.
-    package var decodesAtFinish: Bool {
-        if case .whole = decoder { return true }
-        return false
-    }
+    package var decodesAtFinish: Bool { decoder?.decodesAtFinish ?? false }
 
     /// Forgets everything for a body that starts again from byte 0 (a restarted transfer).
     package func reset() {
@@ -120,35 +101,16 @@ public final class StreamingVerifier {
     }
 
     private func accept(_ bytes: UnsafeRawBufferPointer) throws(ImagingError) {
-        switch decoder {
-        case .jpeg(let jpeg): return try jpeg.feed(bytes)
-        case .png(let png): return try png.feed(bytes)
-        case .whole(let whole): return whole.feed(bytes)
-        case nil: break
-        }
+        if let decoder { return try decoder.feed(bytes) }
         prefix.append(contentsOf: bytes)
         guard case .header(let probed) = try ImageHeaderProbe.probe(prefix) else { return }
         try Thumbnailer.checkDecodable(probed, maxPixels: maxPixels)
         header = probed
         let held = prefix
         prefix = []
-        switch probed.format {
-        case .jpeg:
-            let arithmetic = held.withUnsafeBytes { raw -> Bool in
-                guard case .header(_, let sofOffset) = JPEGHeaderParser.parse(ByteReader(raw)) else { return false }
-                return raw[sofOffset + 1] >= 0xC9 // SOF9–11, 13–15 (0xCC is DAC, never a frame)
-            }
-            let jpeg = try StreamingJPEGVerifier(header: probed, arithmetic: arithmetic)
-            decoder = .jpeg(jpeg)
-            try withRawBytes(held) { (raw) throws(ImagingError) in try jpeg.feed(raw) }
-        case .gif, .webp, .avif:
-            decoder = .whole(WholeBodyVerifier(header: probed, maxPixels: maxPixels, held: held))
-        case .png:
-            let bitDepth = held.withUnsafeBytes { PNGHeaderParser.bitDepth(ByteReader($0)) }
-            let png = try StreamingPNGVerifier(header: probed, bitDepth: bitDepth)
-            decoder = .png(png)
-            try withRawBytes(held) { (raw) throws(ImagingError) in try png.feed(raw) }
-        }
+        let verifier = try probed.format.codec.streamingVerifier(header: probed, held: held, maxPixels: maxPixels)
+        decoder = verifier
+        try verifier.start(with: held)
     }
 
     private func record(_ error: ImagingError) -> ImagingError {

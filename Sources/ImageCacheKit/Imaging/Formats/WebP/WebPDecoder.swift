@@ -104,22 +104,3 @@ enum WebPDecoder {
         ImagingError.decodeFailed("WebP: \(why)", format: .webp)
     }
 }
-
-extension PixelBuffer {
-    /// The RGB of an RGBA picture (alpha dropped); used when a decoder had to produce RGBA
-    /// but no pixel is translucent, so the thumbnail stays a JPEG.
-    func droppingAlpha() -> PixelBuffer {
-        guard channels == 4 else { return self }
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        pixels.withUnsafeBufferPointer { source in
-            rgb.withUnsafeMutableBufferPointer { target in
-                var from = 0, to = 0
-                while to < target.count {
-                    target[to] = source[from]; target[to + 1] = source[from + 1]; target[to + 2] = source[from + 2]
-                    from += 4; to += 3
-                }
-            }
-        }
-        return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
-    }
-}

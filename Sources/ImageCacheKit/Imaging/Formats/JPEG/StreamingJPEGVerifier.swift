@@ -12,7 +12,7 @@ import ImageCacheProtocol
 /// here"), so an arithmetic-coded frame (SOF9–11, rare on the web) is held whole and
 /// validated at the end as `Thumbnailer.validate` does; the marker walk still applies the
 /// limits as it arrives.
-final class StreamingJPEGVerifier {
+final class StreamingJPEGVerifier: StreamingFormatVerifier {
     private let stream: OpaquePointer
     private var walker = JPEGStreamWalker()
     private let header: ImageHeader

@@ -1,17 +1,13 @@
 /// Reads a PNG's IHDR (the chunk the format requires first) and checks the chunk layout.
 enum PNGHeaderParser {
-    enum Outcome {
-        case header(ImageHeader)
-        case needMore
-        case failed(String)
-    }
-
+    /// The 8-byte signature every PNG starts with.
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Signature (8) + IHDR length/type (8) + 13 bytes of data + CRC (4).
     static let headerLength = 33
     static let ihdr: [UInt8] = Array("IHDR".utf8)
     static let iend: [UInt8] = Array("IEND".utf8)
 
-    static func parse(_ reader: ByteReader) -> Outcome {
+    static func parse(_ reader: ByteReader) -> HeaderParseOutcome {
         guard reader.has(0, headerLength) else { return .needMore }
         guard reader.u32be(8) == 13, reader.matches(12, ihdr) else {
             return .failed("the first chunk is not a 13-byte IHDR")

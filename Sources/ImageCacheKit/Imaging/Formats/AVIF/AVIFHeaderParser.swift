@@ -45,7 +45,7 @@ enum AVIFHeaderParser {
         return .unknown
     }
 
-    static func parse(_ reader: ByteReader) -> GIFWebPHeaderParser.Outcome {
+    static func parse(_ reader: ByteReader) -> HeaderParseOutcome {
         var offset = 0
         var walked = 0
         while true {
@@ -125,7 +125,7 @@ enum AVIFHeaderParser {
 
     /// The primary item's size, orientation and alpha, from a `meta` box whose bytes have
     /// all arrived.
-    static func primaryImage(_ reader: ByteReader, from start: Int, end: Int) -> GIFWebPHeaderParser.Outcome {
+    static func primaryImage(_ reader: ByteReader, from start: Int, end: Int) -> HeaderParseOutcome {
         let boxes: [(type: String, content: Int, end: Int)]
         switch children(reader, from: start, end: end) {
         case .success(let list): boxes = list

@@ -18,7 +18,7 @@ import ImageCacheProtocol
 /// cost time quadratic in its size and memory up to its size; the verdict never depended on
 /// those chunks. From the first image data chunk on, every chunk is given to libpng, as the
 /// pull reader reads every one of them there.
-final class StreamingPNGVerifier {
+final class StreamingPNGVerifier: StreamingFormatVerifier {
     private let stream: OpaquePointer
     private var chunks = PNGChunkTracker()
     /// The end of the IDAT chunk the last row ended in, once the rows are complete.
@@ -30,7 +30,7 @@ final class StreamingPNGVerifier {
     /// Chunk headers seen (IHDR must be the first).
     private var chunksSeen = 0
     /// Decode memory, decided from IHDR before libpng allocates anything.
-    let memoryCost: Int
+    let memoryCost: Int?
 
     init(header: ImageHeader, bitDepth: Int?) throws(ImagingError) {
         guard let stream = ic_png_stream_create() else {

@@ -1,19 +1,10 @@
-/// Dimensions of GIF (its logical screen) and WebP (its VP8/VP8L/VP8X header), read before
-/// the body completes so the layout gets their size; `GIFDecoder`/`WebPDecoder` decode them.
-enum GIFWebPHeaderParser {
-    enum Outcome {
-        case header(ImageHeader)
-        case needMore
-        case failed(String)
-    }
+/// Reads a WebP's dimensions and alpha flag from its VP8, VP8L or VP8X header before the body
+/// completes, so the layout gets its size; `WebPDecoder` decodes it.
+enum WebPHeaderParser {
+    static let riff: [UInt8] = Array("RIFF".utf8)
+    static let webp: [UInt8] = Array("WEBP".utf8)
 
-    static func parseGIF(_ reader: ByteReader) -> Outcome {
-        guard let width = reader.u16le(6), let height = reader.u16le(8) else { return .needMore }
-        guard width > 0, height > 0 else { return .failed("GIF declares an empty screen \(width)×\(height)") }
-        return .header(ImageHeader(format: .gif, storedWidth: width, storedHeight: height, components: 3))
-    }
-
-    static func parseWebP(_ reader: ByteReader) -> Outcome {
+    static func parse(_ reader: ByteReader) -> HeaderParseOutcome {
         guard reader.has(12, 8) else { return .needMore }
         let chunk = String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[12..<16]), as: UTF8.self)
         let width: Int, height: Int, alpha: Bool
