@@ -4,7 +4,7 @@ import ImageCacheProtocol
 /// bit depth to 8 bits, then resampled; its header is the `meta` box's (`AVIFHeaderParser`).
 /// libavif reads no body as it arrives here, so a streamed body is kept and decoded at its end
 /// (`WholeBodyVerifier`).
-enum AVIFCodec: ImageCodec {
+enum AVIFCodec: WholeBodyCodec {
     static let format = ImageFormat.avif
     static let name = "AVIF"
     static let mimeType = "image/avif"
@@ -24,23 +24,8 @@ enum AVIFCodec: ImageCodec {
         DecodeCost.firstFrameDecode(header, bytesPerPixel: 8 + 8 + 4, workPerSample: 4)
     }
 
-    static func decodeCost(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void,
-                           thumbnailWidth: Int?) throws(ImagingError) -> DecodeCost.Decode {
-        firstFrameDecode(header)
-    }
-
-    static func validate(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void,
-                         maxPixels: Int, placeholder: Bool) throws(ImagingError) -> PixelBuffer? {
+    static func decodeWhole(_ body: UnsafeRawBufferPointer, header: ImageHeader, maxPixels: Int,
+                            thumbnailWidth: Int?) throws(ImagingError) -> PixelBuffer {
         try AVIFDecoder.decode(body, header: header, maxPixels: maxPixels)
-    }
-
-    static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        Resampler.resize(try AVIFDecoder.decode(body, header: header, maxPixels: maxPixels), width: width, height: height)
-    }
-
-    static func streamingVerifier(header: ImageHeader, held: [UInt8],
-                                  maxPixels: Int) throws(ImagingError) -> any StreamingFormatVerifier {
-        WholeBodyVerifier(header: header, maxPixels: maxPixels, decodeBytes: firstFrameDecode(header).bytes)
     }
 }

@@ -3,7 +3,7 @@ import ImageCacheProtocol
 /// GIF, its first frame decoded with giflib on the logical screen (`GIFDecoder`) at full size
 /// and then resampled; giflib reads no body as it arrives, so a streamed body is kept and
 /// decoded at its end (`WholeBodyVerifier`).
-enum GIFCodec: ImageCodec {
+enum GIFCodec: WholeBodyCodec {
     static let format = ImageFormat.gif
     static let name = "GIF"
     static let mimeType = "image/gif"
@@ -25,23 +25,8 @@ enum GIFCodec: ImageCodec {
         DecodeCost.firstFrameDecode(header, bytesPerPixel: 7, alwaysRGBA: true)
     }
 
-    static func decodeCost(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void,
-                           thumbnailWidth: Int?) throws(ImagingError) -> DecodeCost.Decode {
-        firstFrameDecode(header)
-    }
-
-    static func validate(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void,
-                         maxPixels: Int, placeholder: Bool) throws(ImagingError) -> PixelBuffer? {
+    static func decodeWhole(_ body: UnsafeRawBufferPointer, header: ImageHeader, maxPixels: Int,
+                            thumbnailWidth: Int?) throws(ImagingError) -> PixelBuffer {
         try GIFDecoder.decode(body, header: header, maxPixels: maxPixels)
-    }
-
-    static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        Resampler.resize(try GIFDecoder.decode(body, header: header, maxPixels: maxPixels), width: width, height: height)
-    }
-
-    static func streamingVerifier(header: ImageHeader, held: [UInt8],
-                                  maxPixels: Int) throws(ImagingError) -> any StreamingFormatVerifier {
-        WholeBodyVerifier(header: header, maxPixels: maxPixels, decodeBytes: firstFrameDecode(header).bytes)
     }
 }

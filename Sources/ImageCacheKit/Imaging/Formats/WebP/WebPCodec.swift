@@ -4,7 +4,7 @@ import ImageCacheProtocol
 /// (`WebPDecoder`), which scales a still picture while it decodes to twice the thumbnail's
 /// width; libwebp's whole-buffer decode reads no body as it arrives, so a streamed body is kept
 /// and decoded at its end (`WholeBodyVerifier`).
-enum WebPCodec: ImageCodec {
+enum WebPCodec: WholeBodyCodec {
     static let format = ImageFormat.webp
     static let name = "WebP"
     static let mimeType = "image/webp"
@@ -31,23 +31,8 @@ enum WebPCodec: ImageCodec {
         DecodeCost.firstFrameDecode(header, bytesPerPixel: 4 + 8 + 3)
     }
 
-    static func decodeCost(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void,
-                           thumbnailWidth: Int?) throws(ImagingError) -> DecodeCost.Decode {
-        firstFrameDecode(header)
-    }
-
-    static func validate(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void,
-                         maxPixels: Int, placeholder: Bool) throws(ImagingError) -> PixelBuffer? {
-        try WebPDecoder.decode(body, header: header, thumbnailWidth: nil)
-    }
-
-    static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        Resampler.resize(try WebPDecoder.decode(body, header: header, thumbnailWidth: width), width: width, height: height)
-    }
-
-    static func streamingVerifier(header: ImageHeader, held: [UInt8],
-                                  maxPixels: Int) throws(ImagingError) -> any StreamingFormatVerifier {
-        WholeBodyVerifier(header: header, maxPixels: maxPixels, decodeBytes: firstFrameDecode(header).bytes)
+    static func decodeWhole(_ body: UnsafeRawBufferPointer, header: ImageHeader, maxPixels: Int,
+                            thumbnailWidth: Int?) throws(ImagingError) -> PixelBuffer {
+        try WebPDecoder.decode(body, header: header, thumbnailWidth: thumbnailWidth)
     }
 }
