@@ -45,7 +45,6 @@ if [[ $# -ne 2 ]]; then echo "usage: $0 ROUNDS BINARY" >&2; exit 64; fi
 rounds=$1
 binary=$(realpath "$2")
 cd "$(dirname "$0")/../.."
-source Benchmarks/scripts/loopback-config.sh
 source Benchmarks/scripts/loopback-nginx.sh
 source Benchmarks/scripts/loopback-daemon.sh
 connections=${CONNECTIONS:-16}

@@ -36,7 +36,6 @@ if [[ $# -ne 3 ]]; then echo "usage: $0 ROUNDS BINARY_A BINARY_B" >&2; exit 64; 
 rounds=$1
 binaries=("$(realpath "$2")" "$(realpath "$3")")   # before the cd: paths given from anywhere
 cd "$(dirname "$0")/../.."
-source Benchmarks/scripts/loopback-config.sh
 source Benchmarks/scripts/loopback-nginx.sh
 source Benchmarks/scripts/loopback-daemon.sh
 connections=${CONNECTIONS:-16}

@@ -1,5 +1,6 @@
-# Sourced by the benchmark scripts that run a real imagecached per measurement (after
-# loopback-config.sh). Needs CLI (the imagecache binary) set by the caller.
+# Sourced by the benchmark scripts that run a real imagecached per measurement (it sources
+# loopback-config.sh for the daemon's config). Needs CLI (the imagecache binary) set by the
+# caller.
 #
 #   start_loopback_daemon BINARY DIR CONNECTIONS [EXTRA_CONFIG]
 #     a fresh daemon in DIR (emptied: cache, state folder, socket DIR/d.sock, log
@@ -13,6 +14,7 @@
 #   fail MESSAGE
 #     prints MESSAGE and the daemon's last log lines, and ends the run (the caller's EXIT trap
 #     stops what is still running).
+source "$(dirname "${BASH_SOURCE[0]}")/loopback-config.sh"
 DAEMON_PID=""
 DAEMON_DIR=""
 
