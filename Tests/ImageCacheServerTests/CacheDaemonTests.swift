@@ -41,11 +41,11 @@ struct CacheDaemonTests {
                 let url = fixture.sim.baseURL + "/img/640x480/abc.jpg"
                 let pipeline = daemon.services.pipeline
                 _ = try await withTimeout(seconds: 60) { try await pipeline.load(ThumbnailRequest(image: .url(url), size: 200)) }
-                #expect(await pipeline.cached(ThumbnailRequest(image: .url(url), size: 200)) != nil)
+                #expect(await pipeline.cachedOnly(ThumbnailRequest(image: .url(url), size: 200)) != nil)
 
                 let answer = try #require(try await client.request(1, "cache.evict", ["url": url]).resultObject)
                 #expect(answer["removed"] as? Int ?? 0 >= 2)
-                #expect(await pipeline.cached(ThumbnailRequest(image: .url(url), size: 200)) == nil)
+                #expect(await pipeline.cachedOnly(ThumbnailRequest(image: .url(url), size: 200)) == nil)
                 await client.close()
             }
         }

@@ -70,7 +70,7 @@ extension SearchDaemon {
     /// The cached thumbnail of a photo at `size`, never fetching; nil when not cached.
     func cachedThumbnail(_ photo: String, size: Int = 200) async throws -> ThumbnailDelivery? {
         let image = try await services.pipeline.image(for: .photo(photo))
-        return await services.pipeline.cached(ThumbnailRequest(image: image, size: size))
+        return await services.pipeline.cachedOnly(ThumbnailRequest(image: image, size: size))
     }
 }
 

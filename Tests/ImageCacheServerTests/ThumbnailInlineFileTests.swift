@@ -24,7 +24,9 @@ struct ThumbnailInlineFileTests {
             #expect(hit["source"] as? String == "memory")
             #expect(hit["data"] as? String == expected)
             // …held by the server in a sealed file (not the string a spent budget would leave).
-            let delivery = try #require(f.daemon.services.pipeline.memoryHit(.url(url), size: 400, wantsBytes: true))
+            var journey = f.daemon.services.pipeline.journey(to: .url(url), size: 400, wantsBytes: true)
+            let hitInMemory = journey.memoryHit()
+            let delivery = try #require(hitInMemory)
             #expect(f.daemon.services.inlineData.statistics.entries == 1)
             let held = f.daemon.services.inlineData.encoded(delivery, lineEnd: [])
             guard case .file? = held else {

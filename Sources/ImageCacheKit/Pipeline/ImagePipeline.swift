@@ -8,7 +8,9 @@ import Synchronization
 /// The thumbnail pipeline: memory cache → disk cache → one fetch per cache key, which asks the
 /// fleet's shared tier (when `[shared]` names servers) before the network.
 ///
-/// Every request is a *demand*. Demands for the same image at the same width, from any
+/// A request walks it as a `ThumbnailJourney` (`journey(to:size:…)`, or `load` for an image
+/// already resolved), which takes each step once. Every request that reaches the fetch is a
+/// *demand*. Demands for the same image at the same width, from any
 /// session, slot or prefetch, share one `ThumbnailFetch`: its transfer runs at the highest of
 /// their priorities and is cancelled when the last of them is withdrawn. That one mechanism
 /// gives coalescing across sessions, the priority upgrade of a prefetched image that becomes
@@ -16,7 +18,7 @@ import Synchronization
 ///
 /// A fetched body is probed for its header as it arrives (dimensions out early and recorded
 /// for `layout`), then validated by decoding, scaled when twice as wide as asked or more,
-/// turned upright, written to the disk cache (fsync, rename) and the memory cache, and handed
+/// turned upright, written to the disk cache (temp file, rename) and the memory cache, and handed
 /// to every waiting demand. Decoding and disk writes run under the `DecodeBudget` (admitted by
 /// the decode's cost, computed from the body before it starts) on a dispatch queue, never on
 /// the cooperative pool, so memory for decodes is bounded by the budget and the server's
@@ -58,7 +60,7 @@ public final class ImagePipeline: Sendable {
 
     let cache: ImageCache
     private let transfers: TransferEngine
-    private let registry: PhotoRegistry
+    let registry: PhotoRegistry
     let dimensions: ImageDimensionsStore
     private let decodes: DecodeBudget
     private let settings: @Sendable () -> Settings
@@ -122,31 +124,16 @@ public final class ImagePipeline: Sendable {
         }
     }
 
-    // MARK: Cache only
+    // MARK: Looking up
 
-    /// Memory, then disk; never the network. nil on a miss. A disk hit reads the file, on
-    /// `BlockingIO`'s threads rather than the caller's.
-    package func cached(_ request: ThumbnailRequest) async -> ThumbnailDelivery? {
-        counted(await lookup(FetchPlan(request, format: settings().unsplashFormat), wantsBytes: request.wantsBytes))
-    }
-
-    /// The memory tier only, with no I/O and no waiting: what the server calls inline on a
-    /// connection's event loop to answer a hit without a task. A photo must be in the
-    /// registry's memory. nil whenever the answer would need more (then `cached` or `load`).
-    package func memoryHit(_ reference: ImageReference, size: Int, wantsBytes: Bool) -> ThumbnailDelivery? {
-        let image: ThumbnailRequest.Image
-        switch reference {
-        case .url(let url): image = .url(url)
-        case .photo(let id):
-            guard let photo = registry.remembered(id: id) else { return nil }
-            image = .photo(photo)
-        }
-        return counted(memoryLookup(FetchPlan(ThumbnailRequest(image: image, size: size), format: settings().unsplashFormat), wantsBytes: wantsBytes))
+    /// The plan of `request`: which URL, and which keys, under the running configuration.
+    func plan(for request: ThumbnailRequest) -> FetchPlan {
+        FetchPlan(request, format: settings().unsplashFormat)
     }
 
     /// Counts a delivered hit as its request's outcome (a nil is no outcome yet: the caller
     /// goes on to the next step, which counts it).
-    private func counted(_ delivery: ThumbnailDelivery?) -> ThumbnailDelivery? {
+    func counted(_ delivery: ThumbnailDelivery?) -> ThumbnailDelivery? {
         switch delivery?.source {
         case .memory: lookups.record(.memory)
         case .disk: lookups.record(.disk)
@@ -157,43 +144,32 @@ public final class ImagePipeline: Sendable {
         return delivery
     }
 
-    /// The memory tier's answer for `plan`, with no I/O: each key `lookup` would try, in its order.
-    private func memoryLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
-        if let hit = deliver(cache.memoryHit(plan.sizedKey), wantsBytes: wantsBytes) { return hit }
-        if let key = plan.knownWidthKey, let hit = deliver(cache.memoryHit(key), wantsBytes: wantsBytes) {
-            return hit
+    /// The memory tier's answer for `plan`, with no I/O.
+    func memoryLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
+        firstHit(plan, wantsBytes: wantsBytes) { key, _ in cache.memoryHit(key) }
+    }
+
+    /// The disk tier's answer for `plan`, read on `BlockingIO`'s read lane: a cold read held
+    /// one of the cooperative pool's two threads for as long as the disk took, and every
+    /// handler of the daemon with it.
+    func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
+        await BlockingIO.read { [self] in
+            firstHit(plan, wantsBytes: wantsBytes) { key, isNote in
+                cache.get(key, wantBytes: isNote || wantsBytes, wantPath: !isNote)
+            }
         }
-        guard let note = cache.memoryHit(plan.widthNoteKey)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
+    }
+
+    /// The one order of a plan's keys in a tier (`read`): the exact size, then the width the
+    /// provider said its image has, then the width the note remembers for the URL (`isNote`:
+    /// the read is of that note, whose bytes are wanted and whose path is not).
+    private func firstHit(_ plan: FetchPlan, wantsBytes: Bool,
+                          read: (CacheKey, _ isNote: Bool) -> CacheHit?) -> ThumbnailDelivery? {
+        if let hit = deliver(read(plan.sizedKey, false), wantsBytes: wantsBytes) { return hit }
+        if let key = plan.knownWidthKey, let hit = deliver(read(key, false), wantsBytes: wantsBytes) { return hit }
+        guard let note = read(plan.widthNoteKey, true)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
               let width = Int(note), width != plan.size else { return nil }
-        return deliver(cache.memoryHit(CacheKey.thumbnail(url: plan.url, width: width)), wantsBytes: wantsBytes)
-    }
-
-    /// Memory first, where a hit costs no I/O and no thread hop; then the disk tier, read on
-    /// `BlockingIO`'s read lane: a cold read held one of the cooperative pool's two threads for
-    /// as long as the disk took, and every handler of the daemon with it. Every key is tried in
-    /// memory before any is read from disk, so a copy in memory at the provider's width is
-    /// served before an exact-size copy on disk (as the event loop's `memoryHit` does).
-    private func lookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
-        if let hit = memoryLookup(plan, wantsBytes: wantsBytes) { return hit }
-        return await BlockingIO.read { [self] in diskLookup(plan, wantsBytes: wantsBytes) }
-    }
-
-    /// Each tier in turn for the plan's keys (a disk hit reads the file); only on `BlockingIO`'s
-    /// read lane.
-    private func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) -> ThumbnailDelivery? {
-        dispatchPrecondition(condition: .onQueue(BlockingIO.reads))
-        if let hit = deliver(cache.get(plan.sizedKey, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
-            return hit
-        }
-        if let key = plan.knownWidthKey,
-           let hit = deliver(cache.get(key, wantBytes: wantsBytes, wantPath: true), wantsBytes: wantsBytes) {
-            return hit
-        }
-        guard let note = cache.get(plan.widthNoteKey, wantBytes: true, wantPath: false),
-              let text = note.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
-              let width = Int(text), width != plan.size else { return nil }
-        return deliver(cache.get(CacheKey.thumbnail(url: plan.url, width: width), wantBytes: wantsBytes, wantPath: true),
-                       wantsBytes: wantsBytes)
+        return deliver(read(CacheKey.thumbnail(url: plan.url, width: width), false), wantsBytes: wantsBytes)
     }
 
     private func deliver(_ hit: CacheHit?, wantsBytes: Bool) -> ThumbnailDelivery? {
@@ -205,38 +181,21 @@ public final class ImagePipeline: Sendable {
 
     // MARK: Loading
 
-    /// Memory → disk → the shared fetch for this image and width.
-    ///
-    /// Cancelling the calling task withdraws this demand at once (throwing `cancelled`); the
-    /// fetch goes on while other demands remain, and stops (bytes and all) when none does.
-    /// `events` receives progress and the dimensions; it may still be called briefly after
-    /// the task is cancelled, so a caller that must never see a late event guards itself.
-    /// - Throws: an engine error of the contract's kinds (not_found, forbidden, timeout,
-    ///   decode_failed, too_large, upstream_error, rate_limited, network_unavailable, busy,
-    ///   cancelled).
-    /// - Parameter rechecksDisk: false when the caller has just looked in both tiers
-    ///   (`cached`) and found nothing: only the memory tier is looked at again, which a fetch
-    ///   that ended meanwhile fills, and the disk is not read twice for one miss.
+    /// Memory → disk → the shared fetch for this image and width: a whole journey
+    /// (`ThumbnailJourney.deliver`) for an image already resolved.
+    /// - Throws: an engine error of the contract's kinds (see `ThumbnailJourney.deliver`).
     public func load(_ request: ThumbnailRequest,
-                     events: (@Sendable (ThumbnailEvent) -> Void)? = nil,
-                     rechecksDisk: Bool = true) async throws -> ThumbnailDelivery {
-        let plan = FetchPlan(request, format: settings().unsplashFormat)
-        let found = rechecksDisk ? await lookup(plan, wantsBytes: request.wantsBytes)
-                                 : memoryLookup(plan, wantsBytes: request.wantsBytes)
-        if let hit = counted(found) {
-            // The recorded size may have to come from the dimensions database: off the pool,
-            // and only when someone listens.
-            if let events {
-                let (size, placeholder) = await BlockingIO.read { [self] in
-                    (dimensions(of: hit, plan: plan), plan.placeholder(computed: Self.rememberedPlaceholder(plan, in: dimensions)))
-                }
-                events(plan.dimensionsEvent(copyWidth: size.width, copyHeight: size.height, placeholder: placeholder))
-            }
-            return hit
-        }
-        guard !Task.isCancelled else { throw Self.cancelled }
+                     events: (@Sendable (ThumbnailEvent) -> Void)? = nil) async throws -> ThumbnailDelivery {
+        var journey = journey(request)
+        return try await journey.deliver(events: events)
+    }
+
+    /// Joins the running fetch for the plan or starts one, and waits for it as one demand:
+    /// the last step of a journey. Cancelling the calling task withdraws the demand.
+    func fetch(_ plan: FetchPlan, priority: TransferPriority, wantsBytes: Bool,
+               events: (@Sendable (ThumbnailEvent) -> Void)?) async throws -> ThumbnailDelivery {
         let id = nextDemand.add(1, ordering: .relaxed).newValue
-        let fetch = join(plan, demand: id, priority: request.priority, events: events)
+        let fetch = join(plan, demand: id, priority: priority, events: events)
         let stored: ThumbnailFetch.Stored
         do {
             stored = try await withTaskCancellationHandler {
@@ -253,15 +212,7 @@ public final class ImagePipeline: Sendable {
         }
         withdraw(id, from: fetch)
         return ThumbnailDelivery(path: stored.path, width: stored.width, height: stored.height, bytes: stored.bytes.count,
-                                 mime: stored.mime, source: stored.source, data: request.wantsBytes ? stored.bytes : nil)
-    }
-
-    /// The original's size for a cache hit, so a slot still gets `thumbnail.dimensions`
-    /// (recorded when it was fetched; else the delivered image's, which has the same shape).
-    private func dimensions(of hit: ThumbnailDelivery, plan: FetchPlan) -> ImageDimensionsStore.Size {
-        if let photo = plan.photoID, let size = dimensions.decoded(photo: photo) { return size }
-        if let size = dimensions.decoded(url: plan.cleanURL) { return size }
-        return .init(width: hit.width, height: hit.height)
+                                 mime: stored.mime, source: stored.source, data: wantsBytes ? stored.bytes : nil)
     }
 
     /// The placeholder remembered for the plan's photo, else for its image URL (may read the

@@ -49,16 +49,16 @@ public struct PrefetchMethods: MethodFamily {
         let references = (params.photos ?? []).map(ImageReference.photo) + (params.urls ?? []).map(ImageReference.url)
         var settled: [PrefetchFinished] = []
         var wanted: [PrefetchTable.Key] = []
-        var requests: [PrefetchTable.Key: ThumbnailRequest] = [:]
+        var journeys: [PrefetchTable.Key: ThumbnailJourney] = [:]
         for reference in references {
             let key = PrefetchTable.Key(reference: reference, size: size)
-            guard requests[key] == nil else { continue }
+            guard journeys[key] == nil else { continue }
             do {
-                let request = ThumbnailRequest(image: try await pipeline.image(for: reference), size: size, priority: .prefetch)
-                if await pipeline.cached(request) != nil {
+                var journey = pipeline.journey(to: reference, size: size, priority: .prefetch)
+                if try await journey.cached() != nil {
                     settled.append(PrefetchFinished(image: reference, ok: true))
                 } else {
-                    requests[key] = request
+                    journeys[key] = journey
                     wanted.append(key)
                 }
             } catch {
@@ -68,11 +68,12 @@ public struct PrefetchMethods: MethodFamily {
         let reserved = try prefetches.reserve(wanted, cap: configuration.daemon.maxPendingPerSession)
         for finished in settled { prefetches.notify(finished) }
         for (key, serial) in reserved {
-            guard let request = requests[key] else { continue }
+            guard let journey = journeys[key] else { continue }
             let task = Task {
+                var journey = journey
                 let finished: PrefetchFinished
                 do {
-                    _ = try await pipeline.load(request, rechecksDisk: false)  // `cached` just missed
+                    _ = try await journey.deliver()  // from the fetch on: both tiers just missed
                     finished = PrefetchFinished(image: key.reference, ok: true)
                 } catch {
                     finished = PrefetchFinished(image: key.reference, ok: false, error: Answer.wireError(for: error))

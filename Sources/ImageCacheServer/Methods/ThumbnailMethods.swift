@@ -37,13 +37,14 @@ public final class ThumbnailMethods: MethodFamily {
             let ticket = slots.show(SlotKey(view: params.view, slot: params.slot), context: context)
             // A memory hit is answered right here, on the event loop, with no task: the slot
             // was just taken in arrival order, so nothing can come between show and answer.
-            let size = params.size ?? services.configuration.thumbnailSize
-            if let hit = services.pipeline.memoryHit(params.image, size: size, wantsBytes: params.inline) {
+            var journey = services.pipeline.journey(to: params.image, size: params.size ?? services.configuration.thumbnailSize,
+                                                    priority: .visible, wantsBytes: params.inline)
+            if let hit = journey.memoryHit() {
                 let shown = Self.result(of: hit, params: params, inlineData: services.inlineData)
                 _ = slots.finish(ticket, success: { id in Self.answer(id: id, shown) })
                 return .sent
             }
-            return .run(ShowJob(params: params, ticket: ticket, slots: slots))
+            return .run(ShowJob(params: params, ticket: ticket, slots: slots, journey: journey))
         }, run: { [self] job, context in
             await show(job, context: context)
         }))
@@ -57,23 +58,23 @@ public final class ThumbnailMethods: MethodFamily {
         })
     }
 
-    /// A show past its arrival step: the params, the slot's ticket, the session's slots.
+    /// A show past its arrival step: the params, the slot's ticket, the session's slots, and
+    /// the thumbnail's journey as far as the event loop walked it.
     struct ShowJob: Sendable {
         var params: ThumbnailShowParams
         var ticket: SlotTicket
         var slots: SlotTable
+        var journey: ThumbnailJourney
     }
 
-    /// Loads the slot's thumbnail in the request's own task (a recycle of the slot cancels it
-    /// through the session), then answers through the slot table (which sends only while the
-    /// slot is still this request's, and counts what it sends): whatever happens, the answer
-    /// is the slot table's to send.
+    /// Walks the rest of the thumbnail's journey in the request's own task (a recycle of the
+    /// slot cancels it through the session), holding a request that must be fetched while its
+    /// session flings, then answers through the slot table (which sends only while the slot is
+    /// still this request's, and counts what it sends): whatever happens, the answer is the
+    /// slot table's to send.
     private func show(_ job: ShowJob, context: RequestContext) async -> Reply<ThumbnailShowResult> {
         let params = job.params
-        let configuration = services.configuration.current
-        let size = params.size ?? configuration.cache.thumbnailSize
-        let dwell = configuration.network.flingDwell
-        let pipeline = services.pipeline
+        let dwell = services.configuration.current.network.flingDwell
         let inlineData = services.inlineData
         let slots = job.slots
         let ticket = job.ticket
@@ -83,17 +84,13 @@ public final class ThumbnailMethods: MethodFamily {
                 slots.notify(message, for: ticket)
             }
         }
+        var journey = job.journey
         let outcome: Result<ThumbnailDelivery, any Error>
         do {
-            let image = try await pipeline.image(for: params.image)
-            let request = ThumbnailRequest(image: image, size: size, priority: .visible, wantsBytes: params.inline)
-            // A hit answers at once, whatever the session does.
-            if let hit = await pipeline.cached(request) {
-                outcome = .success(hit)
-            } else {
+            // A hit answers at once, whatever the session does; only a fetch is held.
+            outcome = .success(try await journey.deliver(events: events, beforeFetch: {
                 try await FlingHold.wait(table: slots, dwell: dwell, ticket: ticket, logger: logger)
-                outcome = .success(try await pipeline.load(request, events: events, rechecksDisk: false))
-            }
+            }))
         } catch {
             outcome = .failure(error)
         }

@@ -60,7 +60,7 @@ struct PipelineDeliveryTests {
             let first = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
             #expect((first.width, first.height) == (400, 300))
             #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: first.path))) == body)
-            let again = try #require(await f.pipeline.cached(ThumbnailRequest(image: image, size: 256)))
+            let again = try #require(await f.pipeline.cachedOnly(ThumbnailRequest(image: image, size: 256)))
             #expect(again.path == first.path && again.source == .memory)
             #expect(f.server.counters.requests("/narrow.jpg") == 1)
         }

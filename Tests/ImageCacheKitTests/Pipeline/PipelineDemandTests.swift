@@ -43,7 +43,7 @@ struct PipelineDemandTests {
             try await withTimeout(seconds: 30) { try await f.server.waitUntil { $0.aborted("/gone.jpg") == 1 } }
             f.server.release("/gone.jpg")
             #expect(f.pipeline.activeFetches == 0)
-            #expect(await f.pipeline.cached(ThumbnailRequest(image: image, size: 256)) == nil)
+            #expect(await f.pipeline.cachedOnly(ThumbnailRequest(image: image, size: 256)) == nil)
         }
     }
 
@@ -107,17 +107,17 @@ struct PipelineDemandTests {
         }
     }
 
-    @Test("a cache hit still tells the demand the image's dimensions")
-    func dimensionsOnHits() async throws {
+    @Test("a cache hit answers with no events, and the fetch before it told its demand the dimensions and placeholder")
+    func noEventsOnHits() async throws {
         try await PipelineFixture.with { f in
             let image = f.serve("/hit.jpg", SyntheticImages.jpeg(width: 1000, height: 500))
-            _ = try await f.pipeline.load(ThumbnailRequest(image: image, size: 200))
+            let fetched = ThumbnailEventLog()
+            _ = try await f.pipeline.load(ThumbnailRequest(image: image, size: 200), events: fetched.handler)
+            #expect(fetched.all.contains(.dimensions(width: 1000, height: 500)))
             let log = ThumbnailEventLog()
             let hit = try await f.pipeline.load(ThumbnailRequest(image: image, size: 200), events: log.handler)
             #expect(hit.source == .memory)
-            // With the placeholder the first fetch computed (docs/protocol.md, "Placeholders").
-            let placeholder = try #require(f.dimensions.placeholder(url: f.server.url("/hit.jpg")))
-            #expect(log.all == [.dimensions(width: 1000, height: 500, blurHash: placeholder.blurHash, color: placeholder.color)])
+            #expect(log.all.isEmpty, "docs/protocol.md: a cache hit answers at once, without notifications")
         }
     }
 }

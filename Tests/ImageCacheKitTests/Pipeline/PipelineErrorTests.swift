@@ -13,7 +13,7 @@ struct PipelineErrorTests {
                          size: Int = 256) async -> RPCError? {
         let image = f.serve(path, body, faults: faults)
         let error = await rpcError { _ = try await f.pipeline.load(ThumbnailRequest(image: image, size: size)) }
-        #expect(await f.pipeline.cached(ThumbnailRequest(image: image, size: size)) == nil, "\(path) left a cache entry")
+        #expect(await f.pipeline.cachedOnly(ThumbnailRequest(image: image, size: size)) == nil, "\(path) left a cache entry")
         return error
     }
 
