@@ -191,16 +191,13 @@ package enum DownloadDestination {
         return trimmed(cut).isEmpty ? "image" : trimmed(cut)
     }
 
-    /// The extension a default name starts with, before the body is sniffed: the URL's when
-    /// it names PNG, else `jpg` (what providers serve). Corrected once the format is known.
+    /// The extension a default name starts with, before the body is sniffed: the one the URL's
+    /// path ends with when it names a format the daemon reads, else JPEG's (what providers
+    /// serve). Corrected once the format is known.
     package static func guessedExtension(url: String) -> String {
-        let path = URLComponents(string: url)?.path.lowercased() ?? ""
-        return path.hasSuffix(".png") ? "png" : "jpg"
-    }
-
-    /// The extension files of `format` are saved with.
-    package static func fileExtension(for format: ImageFormat) -> String {
-        format == .jpeg ? "jpg" : format.rawValue
+        let path = URLComponents(string: url)?.path ?? ""
+        let named = ImageFormat.named(byExtension: (path as NSString).pathExtension)
+        return (named ?? .jpeg).fileExtension
     }
 
     /// Splits a chosen name into stem and extension, so numbering goes before the extension

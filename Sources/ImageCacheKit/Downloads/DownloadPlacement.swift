@@ -47,7 +47,7 @@ enum DownloadPlacement {
     private static func move(_ record: DownloadRecord, format: ImageFormat, folder: DirectoryHandle,
                              held: Set<String>, replacing policy: ReplacePolicy?) throws -> FileReservation {
         var reservation = record.reservation
-        let ext = DownloadDestination.fileExtension(for: format)
+        let ext = format.fileExtension
         if record.defaultName, reservation.ext != ext {
             try reservation.checkPart(in: folder)
             var fresh = try FileReservation.reserve(in: folder, stem: reservation.stem, ext: ext,

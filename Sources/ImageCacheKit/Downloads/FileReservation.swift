@@ -184,11 +184,12 @@ package struct FileReservation: Sendable, Codable, Hashable {
     }
 
     /// The final file this reservation's `.part` became, if the move already happened: the name
-    /// (any ` (n)` up to 20 past the reserved one, `.jpg` or `.png` for a corrected extension)
+    /// (any ` (n)` up to 20 past the reserved one, any format's extension for a corrected one)
     /// whose inode is the `.part`'s.
     package func committedFile(in folder: DirectoryHandle) -> FileReservation? {
         guard let partInode else { return nil }
-        for ext in [ext, "jpg", "png"] {
+        let corrected: [String?] = ImageFormat.allCases.map(\.fileExtension).filter { $0 != ext }
+        for ext in [ext] + corrected {
             for number in 0...(number + 20) {
                 var candidate = self
                 candidate.ext = ext

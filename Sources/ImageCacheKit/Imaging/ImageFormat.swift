@@ -22,6 +22,15 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// The MIME type, for thumbnails and downloads (its codec's).
     package var mimeType: String { codec.mimeType }
 
+    /// The extension a downloaded file of this format is saved with (its codec's first).
+    package var fileExtension: String { codec.fileExtensions[0] }
+
+    /// The format whose files carry `ext` (any case), if any.
+    package static func named(byExtension ext: String) -> ImageFormat? {
+        let lowered = ext.lowercased()
+        return allCases.first { $0.codec.fileExtensions.contains(lowered) }
+    }
+
     /// Whether Imaging can decode this format: every recognised one (kept so
     /// that a format recognised before it is decoded has one place to say so).
     package var isDecodable: Bool { true }

@@ -95,6 +95,10 @@ struct DownloadDestinationTests {
         #expect(DownloadDestination.defaultStem(photo: nil, url: "https://host/") == "image")
         #expect(DownloadDestination.guessedExtension(url: "https://host/a.PNG") == "png")
         #expect(DownloadDestination.guessedExtension(url: "https://host/a") == "jpg")
+        #expect(DownloadDestination.guessedExtension(url: "https://host/a.webp?w=10") == "webp")
+        #expect(DownloadDestination.guessedExtension(url: "https://host/a.JPEG") == "jpg")
+        #expect(DownloadDestination.guessedExtension(url: "https://host/a.avif") == "avif")
+        #expect(DownloadDestination.guessedExtension(url: "https://host/notes.txt") == "jpg")
     }
 
     @Test("a folder inside a root resolves; /etc, .. and a symlink out are 1010")

@@ -15,6 +15,19 @@ struct ImageCodecRegistryTests {
         #expect(Set(ImageFormat.allCases.map { $0.codec.mimeType }).count == ImageFormat.allCases.count)
     }
 
+    @Test("each format's extensions name it back, and no two formats share one")
+    func extensionsNameTheirFormats() {
+        for format in ImageFormat.allCases {
+            for ext in format.codec.fileExtensions {
+                #expect(ImageFormat.named(byExtension: ext.uppercased()) == format, "\(ext)")
+            }
+        }
+        let all = ImageFormat.allCases.flatMap { $0.codec.fileExtensions }
+        #expect(Set(all).count == all.count)
+        #expect(ImageFormat.jpeg.fileExtension == "jpg")
+        #expect(ImageFormat.named(byExtension: "txt") == nil)
+    }
+
     @Test("sniffing walks every codec once, in the order of the formats")
     func sniffingOrder() {
         #expect(ImageFormat.codecs.map { $0.format } == ImageFormat.allCases)

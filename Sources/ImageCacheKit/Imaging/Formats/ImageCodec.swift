@@ -26,6 +26,9 @@ protocol ImageCodec: SendableMetatype {
     static var name: String { get }
     /// The MIME type, for thumbnails and downloads.
     static var mimeType: String { get }
+    /// The extensions files of the format carry, lower case; a download is saved with the
+    /// first.
+    static var fileExtensions: [String] { get }
 
     /// Whether the bytes start with the format's magic number; `.needMore` while they are a
     /// prefix of it, so a probe on a body's first chunk never guesses.

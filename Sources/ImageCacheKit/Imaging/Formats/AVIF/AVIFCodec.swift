@@ -8,6 +8,7 @@ enum AVIFCodec: WholeBodyCodec {
     static let format = ImageFormat.avif
     static let name = "AVIF"
     static let mimeType = "image/avif"
+    static let fileExtensions = ["avif"]
 
     static func sniff(_ reader: ByteReader) -> ImageFormat.SniffResult {
         AVIFHeaderParser.sniff(reader)

@@ -7,6 +7,7 @@ enum GIFCodec: WholeBodyCodec {
     static let format = ImageFormat.gif
     static let name = "GIF"
     static let mimeType = "image/gif"
+    static let fileExtensions = ["gif"]
 
     static func sniff(_ reader: ByteReader) -> ImageFormat.SniffResult {
         if reader.matches(0, GIFHeaderParser.gif87) || reader.matches(0, GIFHeaderParser.gif89) { return .format(format) }

@@ -10,6 +10,8 @@ enum JPEGCodec: ImageCodec {
     static let format = ImageFormat.jpeg
     static let name = "JPEG"
     static let mimeType = "image/jpeg"
+    /// `jpg` first: the name cameras and providers give JPEG files.
+    static let fileExtensions = ["jpg", "jpeg"]
 
     /// SOI alone: libjpeg accepts junk between SOI and the next marker, and so does the walk.
     static let magic: [UInt8] = [0xFF, 0xD8]

@@ -9,6 +9,7 @@ enum PNGCodec: ImageCodec {
     static let format = ImageFormat.png
     static let name = "PNG"
     static let mimeType = "image/png"
+    static let fileExtensions = ["png"]
 
     static func sniff(_ reader: ByteReader) -> ImageFormat.SniffResult {
         if reader.matches(0, PNGHeaderParser.signature) { return .format(format) }

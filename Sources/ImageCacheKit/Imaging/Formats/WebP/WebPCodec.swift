@@ -8,6 +8,7 @@ enum WebPCodec: WholeBodyCodec {
     static let format = ImageFormat.webp
     static let name = "WebP"
     static let mimeType = "image/webp"
+    static let fileExtensions = ["webp"]
 
     static func sniff(_ reader: ByteReader) -> ImageFormat.SniffResult {
         if reader.matches(0, WebPHeaderParser.riff) && reader.matches(8, WebPHeaderParser.webp) { return .format(format) }
