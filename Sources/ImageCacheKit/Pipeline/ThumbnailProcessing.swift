@@ -62,3 +62,21 @@ enum ThumbnailProcessing {
                       mime: validated.format.mimeType, original: header, placeholder: computed)
     }
 }
+
+/// A fetched body through `ThumbnailProcessing` exactly as the pipeline takes it on a cold
+/// fetch (its cost for the budget, then its processing, with the placeholder), without the
+/// budget, the cache or the network: what the benchmark runner's `thumbnail-cpu` times from
+/// outside the package, so that the CPU figure is the pipeline's own code.
+public enum ColdThumbnailProcessing {
+    /// The delivered bytes and their MIME type.
+    public static func run(_ body: [UInt8], size: Int, quality: Int = Thumbnailer.defaultQuality,
+                           maxPixels: Int = Thumbnailer.defaultMaxPixels,
+                           placeholder: Bool = true) throws(ImagingError) -> (bytes: [UInt8], mime: String) {
+        _ = try withRawBytes(body) { (raw) throws(ImagingError) -> DecodeCost in
+            try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
+        }
+        let output = try ThumbnailProcessing.process(body, size: size, quality: quality, maxPixels: maxPixels,
+                                                     placeholder: placeholder)
+        return (output.bytes, output.mime)
+    }
+}
