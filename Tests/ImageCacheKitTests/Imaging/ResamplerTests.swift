@@ -88,4 +88,18 @@ struct ResamplerTests {
             }
         }
     }
+
+    @Test("Lanczos-3 over a window, its sine advanced by rotation, is the kernel evaluated tap by tap")
+    func windowWeightsMatchTheKernel() {
+        // The scales the filter meets (after the box pre-shrink, under 6), windows that start
+        // on either side of the centre and cross zero and ±3, and the widest window.
+        for (scale, start, count) in [(2.34, -7.1, 16), (1.0, -3.5, 8), (5.9, -17.6, 37), (1.17, 0.3, 4), (3.0, -9.0, 19)] {
+            var weights = [Double](repeating: .nan, count: count)
+            Resampler.Filter.lanczos3.weights(from: start / scale, step: 1 / scale, count: count, into: &weights)
+            for tap in 0..<count {
+                let expected = Resampler.Filter.lanczos3.weight((start + Double(tap)) / scale)
+                #expect(abs(weights[tap] - expected) < 1e-12, "scale \(scale), tap \(tap): \(weights[tap]) vs \(expected)")
+            }
+        }
+    }
 }
