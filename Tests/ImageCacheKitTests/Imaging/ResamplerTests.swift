@@ -56,7 +56,7 @@ struct ResamplerTests {
     @Test("every layout gives the reference's bytes, to the last pixel of the last row", arguments: [1, 2, 3, 4])
     func matchesReference(channels: Int) {
         // Under three times the target on each axis: no box pre-shrink, the filter alone.
-        // 301 px: sixteen-pixel splits and a tail; 203 rows: groups of four rows and three
+        // 301 px: sixteen-pixel splits and a tail; 203 rows: groups of eight rows and three
         // left over; 127 × channels samples a row: groups of four samples and a rest (y pass).
         let image = Self.noise(width: 301, height: 203, channels: channels)
         for (width, height) in [(128, 87), (127, 86)] {
