@@ -27,5 +27,6 @@ struct BenchCommand: AsyncParsableCommand {
         BlurHashBenchmark.self,
         ChaosSoakBenchmark.self,
         MemcachedRoundTripBenchmark.self,
+        ThumbnailCPUBenchmark.self,
     ]
 }

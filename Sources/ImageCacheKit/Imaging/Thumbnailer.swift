@@ -32,20 +32,33 @@ public enum Thumbnailer {
     static func validated(_ bytes: [UInt8], maxPixels: Int,
                           placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
         try withRawBytes(bytes) { (raw) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) in
-            let header = try decodableHeader(raw, maxPixels: maxPixels)
-            let pixels = try proof(raw, header: header, codec: header.format.codec, maxPixels: maxPixels, placeholder: placeholder)
-            guard placeholder, let pixels else { return (header, nil) }
-            return (header, ImagePlaceholder.of(pixels.oriented(header.orientation)))
+            try validated(raw, surveyed: try surveyed(raw, width: nil, maxPixels: maxPixels), maxPixels: maxPixels,
+                          placeholder: placeholder)
         }
     }
 
-    /// `validated`'s decode by the header's codec: its cost first, so a body over the scan or
-    /// work limit is refused before any decode, then the proof.
-    private static func proof<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, codec: Codec.Type,
+    /// `validated` of a body whose validation cost was read already (`surveyed`, with `width`
+    /// nil): its header and survey are not read again.
+    static func validated(_ bytes: [UInt8], surveyed: Surveyed, maxPixels: Int,
+                          placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
+        try withRawBytes(bytes) { (raw) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) in
+            try validated(raw, surveyed: surveyed, maxPixels: maxPixels, placeholder: placeholder)
+        }
+    }
+
+    private static func validated(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, maxPixels: Int,
+                                  placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
+        let header = surveyed.header
+        let pixels = try proof(raw, surveyed: surveyed, codec: header.format.codec, maxPixels: maxPixels, placeholder: placeholder)
+        guard placeholder, let pixels else { return (header, nil) }
+        return (header, ImagePlaceholder.of(pixels.oriented(header.orientation)))
+    }
+
+    /// `validated`'s decode by the header's codec, with the survey its cost was read from.
+    private static func proof<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, codec: Codec.Type,
                                                  maxPixels: Int, placeholder: Bool) throws(ImagingError) -> PixelBuffer? {
-        let survey = codec.survey(raw)
-        _ = try DecodeCost.of(raw, header: header, width: nil, codec: codec, survey: survey)
-        return try codec.validate(raw, header: header, survey: survey, maxPixels: maxPixels, placeholder: placeholder)
+        try codec.validate(raw, header: surveyed.header, survey: try surveyed.survey(of: codec), maxPixels: maxPixels,
+                           placeholder: placeholder)
     }
 
     /// Makes a thumbnail exactly `width` pixels wide (or the source's width when narrower:
@@ -67,31 +80,45 @@ public enum Thumbnailer {
                                      fastDecode: Bool = false, placeholder: Bool = false) throws(ImagingError) -> Thumbnail {
         guard width >= 1 else { throw ImagingError.invalidWidth }
         return try withRawBytes(bytes) { (raw) throws(ImagingError) -> Thumbnail in
-            let header = try decodableHeader(raw, maxPixels: maxPixels)
-            let scaled = try scaledPixels(raw, header: header, codec: header.format.codec, width: width, maxPixels: maxPixels,
-                                          fast: fastDecode)
-            let upright = scaled.oriented(header.orientation)
-            let computed = placeholder ? ImagePlaceholder.of(upright) : nil
-            if upright.channels == 4 {
-                return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
-                                 height: upright.height, format: .png, source: header, placeholder: computed)
-            }
-            let encoded = try JPEGEncoder.encode(upright, quality: quality)
-            return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header,
-                             placeholder: computed)
+            try thumbnail(raw, surveyed: try surveyed(raw, width: width, maxPixels: maxPixels), width: width, quality: quality,
+                          maxPixels: maxPixels, fast: fastDecode, placeholder: placeholder)
         }
     }
 
-    /// `makeThumbnail`'s decode by the header's codec: its cost first, so a body over the scan
-    /// or work limit is refused before any decode, then the pixels at the thumbnail's exact
-    /// size (stored orientation).
-    private static func scaledPixels<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, codec: Codec.Type,
+    /// `makeThumbnail` of a body whose cost for this `width` was read already (`surveyed`):
+    /// its header and survey are not read again.
+    static func makeThumbnail(from bytes: [UInt8], surveyed: Surveyed, width: Int, quality: Int, maxPixels: Int,
+                              placeholder: Bool) throws(ImagingError) -> Thumbnail {
+        guard width >= 1 else { throw ImagingError.invalidWidth }
+        return try withRawBytes(bytes) { (raw) throws(ImagingError) -> Thumbnail in
+            try thumbnail(raw, surveyed: surveyed, width: width, quality: quality, maxPixels: maxPixels, fast: false,
+                          placeholder: placeholder)
+        }
+    }
+
+    private static func thumbnail(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, width: Int, quality: Int, maxPixels: Int,
+                                  fast: Bool, placeholder: Bool) throws(ImagingError) -> Thumbnail {
+        let header = surveyed.header
+        let scaled = try scaledPixels(raw, surveyed: surveyed, codec: header.format.codec, width: width, maxPixels: maxPixels,
+                                      fast: fast)
+        let upright = scaled.oriented(header.orientation)
+        let computed = placeholder ? ImagePlaceholder.of(upright) : nil
+        if upright.channels == 4 {
+            return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
+                             height: upright.height, format: .png, source: header, placeholder: computed)
+        }
+        let encoded = try JPEGEncoder.encode(upright, quality: quality)
+        return Thumbnail(bytes: encoded, width: upright.width, height: upright.height, format: .jpeg, source: header,
+                         placeholder: computed)
+    }
+
+    /// `makeThumbnail`'s decode by the header's codec, with the survey its cost was read
+    /// from: the pixels at the thumbnail's exact size (stored orientation).
+    private static func scaledPixels<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, codec: Codec.Type,
                                                         width: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        let survey = codec.survey(raw)
-        _ = try DecodeCost.of(raw, header: header, width: width, codec: codec, survey: survey)
-        let (storedWidth, storedHeight) = targetSize(of: header, width: width)
-        return try codec.decodeScaled(raw, header: header, survey: survey, width: storedWidth, height: storedHeight,
-                                      maxPixels: maxPixels, fast: fast)
+        let (storedWidth, storedHeight) = targetSize(of: surveyed.header, width: width)
+        return try codec.decodeScaled(raw, header: surveyed.header, survey: try surveyed.survey(of: codec), width: storedWidth,
+                                      height: storedHeight, maxPixels: maxPixels, fast: fast)
     }
 
     /// What `validate` will cost (`DecodeBudget` admits it by this), computed from the header
@@ -111,7 +138,55 @@ public enum Thumbnailer {
 
     /// The cost of a thumbnail `width` wide, or of a validation when `width` is nil.
     static func cost(_ raw: UnsafeRawBufferPointer, width: Int?, maxPixels: Int) throws(ImagingError) -> DecodeCost {
-        try DecodeCost.of(raw, header: try decodableHeader(raw, maxPixels: maxPixels), width: width)
+        try surveyed(raw, width: width, maxPixels: maxPixels).cost
+    }
+
+    /// What a decode's cost reads of a body, kept for the decode of the same body: the header,
+    /// the codec's survey (a JPEG's marker walk over every byte) and the cost they give. Every
+    /// decode starts from one, so the body is probed and walked once, and priced (refused over
+    /// the scan or work limit) before any pixel is decoded.
+    struct Surveyed: Sendable {
+        /// The body's header, within the pixel limit and of a decodable format.
+        let header: ImageHeader
+        /// The survey of `header.format.codec` (`ImageCodec.Survey`).
+        private let survey: any Sendable
+        /// What the decode costs, for the width it was read for.
+        let cost: DecodeCost
+
+        fileprivate init(header: ImageHeader, survey: any Sendable, cost: DecodeCost) {
+            self.header = header
+            self.survey = survey
+            self.cost = cost
+        }
+
+        /// The survey as `codec` reads it: the header's codec, which made it.
+        func survey<Codec: ImageCodec>(of codec: Codec.Type) throws(ImagingError) -> Codec.Survey {
+            guard let survey = survey as? Codec.Survey else {
+                throw ImagingError.library("\(Codec.name)'s survey was read by another codec")
+            }
+            return survey
+        }
+    }
+
+    /// The header and survey of a complete body, and the cost of a thumbnail `width` wide
+    /// (a validation when nil).
+    /// - Throws: as `validate` does before decoding.
+    static func surveyed(_ raw: UnsafeRawBufferPointer, width: Int?, maxPixels: Int) throws(ImagingError) -> Surveyed {
+        try surveyed(raw, header: try ImageHeaderProbe.header(ofComplete: raw), width: width, maxPixels: maxPixels)
+    }
+
+    /// `surveyed` of a body whose header the caller has probed already.
+    static func surveyed(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
+                         maxPixels: Int) throws(ImagingError) -> Surveyed {
+        try checkDecodable(header, maxPixels: maxPixels)
+        return try surveyed(raw, header: header, width: width, codec: header.format.codec)
+    }
+
+    private static func surveyed<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
+                                                    codec: Codec.Type) throws(ImagingError) -> Surveyed {
+        let survey = codec.survey(raw)
+        let cost = try DecodeCost.of(raw, header: header, width: width, codec: codec, survey: survey)
+        return Surveyed(header: header, survey: survey, cost: cost)
     }
 
     /// The stored-orientation size of a thumbnail `width` wide upright (never upscaled).
@@ -119,13 +194,6 @@ public enum Thumbnailer {
         let targetWidth = min(width, header.width)
         let targetHeight = max(1, Int((Double(header.height) * Double(targetWidth) / Double(header.width)).rounded()))
         return header.orientation.swapsDimensions ? (targetHeight, targetWidth) : (targetWidth, targetHeight)
-    }
-
-    /// The header of a complete body, within the limit and of a format Imaging decodes.
-    private static func decodableHeader(_ raw: UnsafeRawBufferPointer, maxPixels: Int) throws(ImagingError) -> ImageHeader {
-        let header = try ImageHeaderProbe.header(ofComplete: raw)
-        try checkDecodable(header, maxPixels: maxPixels)
-        return header
     }
 
     /// Refuses a probed header over the limit (`too_large`) or of a format Imaging does not

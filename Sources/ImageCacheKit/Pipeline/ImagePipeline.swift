@@ -332,8 +332,9 @@ public final class ImagePipeline: Sendable {
     private func processBody(_ result: TransferResult, fetch: ThumbnailFetch,
                              settings: Settings) async throws -> ThumbnailFetch.Stored {
         let plan = fetch.plan
-        let cost = try await decodeCost(of: result.body, size: plan.size, maxPixels: settings.maxPixels)
-        let permit = try await decodes.acquire(cost)
+        // The header, metadata and markers read for the cost are handed to the decode, not read again.
+        let processing = try await decodeCost(of: result.body, size: plan.size, maxPixels: settings.maxPixels)
+        let permit = try await decodes.acquire(processing.cost)
         defer { decodes.release(permit) }
         guard !fetch.isAbandoned else { throw Self.cancelled }
         let cache = self.cache
@@ -348,8 +349,7 @@ public final class ImagePipeline: Sendable {
                     // The placeholder from the pixels decoded anyway, unless the provider sent it or
                     // an earlier decode of the image did (the first one is kept; a lookup, not a scan).
                     let remembered = plan.hasOwnPlaceholder ? nil : Self.rememberedPlaceholder(plan, in: dimensions)
-                    let output = try ThumbnailProcessing.process(body, size: plan.size, quality: settings.quality,
-                                                                 maxPixels: settings.maxPixels,
+                    let output = try ThumbnailProcessing.process(body, plan: processing, quality: settings.quality,
                                                                  placeholder: !plan.hasOwnPlaceholder && remembered == nil)
                     return try Self.storeLocally(output.bytes, width: output.width, height: output.height, mime: output.mime,
                                                  original: (output.original.width, output.original.height),
@@ -398,24 +398,25 @@ public final class ImagePipeline: Sendable {
                                      originalWidth: original.width, originalHeight: original.height, source: source)
     }
 
-    /// What processing `body` will cost, on the work queue (it walks the whole body): a body
+    /// What processing `body` will cost, and the plan its processing then follows (the header,
+    /// census and survey read here), on the work queue (it walks the whole body): a body
     /// spooled to a file is mapped, not read, so bodies waiting for the budget hold no memory.
     /// - Throws: what the cost computation refuses before any decode (`too_large` over the
     ///   pixel limit, `decode_failed` for a scan bomb or an undecodable header).
-    private func decodeCost(of body: TransferBody, size: Int, maxPixels: Int) async throws -> DecodeCost {
+    private func decodeCost(of body: TransferBody, size: Int, maxPixels: Int) async throws -> ThumbnailProcessing.Plan {
         try await withCheckedThrowingContinuation { continuation in
             work.async {
-                continuation.resume(with: Result { () throws -> DecodeCost in
+                continuation.resume(with: Result { () throws -> ThumbnailProcessing.Plan in
                     switch body {
                     case .memory(let bytes):
-                        return try bytes.withUnsafeBytes { (raw) throws(ImagingError) -> DecodeCost in
+                        return try bytes.withUnsafeBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Plan in
                             try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
                         }
                     case .file(let path, _):
                         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
                             throw PipelineError.bodyUnreadable
                         }
-                        return try data.withUnsafeBytes { (raw) throws(ImagingError) -> DecodeCost in
+                        return try data.withUnsafeBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Plan in
                             try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
                         }
                     }

@@ -25,17 +25,33 @@ enum ThumbnailProcessing {
         var placeholder: ImagePlaceholder? = nil
     }
 
-    /// What `process` will cost for the same arguments, from the header and markers alone
-    /// (it takes the same branch: a thumbnail or a validation).
+    /// What `cost` read of a body and decided for it, handed to `process` of the same body, so
+    /// that its header, metadata census and survey are read once.
+    struct Plan: Sendable {
+        /// The width of the thumbnail to make (upright), or nil to deliver the body as it is
+        /// once a validation decode has proved it.
+        let width: Int?
+        /// The header, survey and cost of that decode.
+        let surveyed: Thumbnailer.Surveyed
+        /// The pixel limit the header passed, which the decode applies too.
+        let maxPixels: Int
+
+        /// What the decode costs: `DecodeBudget` admits it by this.
+        var cost: DecodeCost { surveyed.cost }
+    }
+
+    /// What `process` will cost for the same arguments, from the header and markers alone,
+    /// and the branch it takes (a thumbnail or a validation), decided here once.
     /// - Throws: what `process` throws before decoding (`too_large`, `decode_failed`).
-    static func cost(of body: UnsafeRawBufferPointer, size: Int, maxPixels: Int) throws(ImagingError) -> DecodeCost {
+    static func cost(of body: UnsafeRawBufferPointer, size: Int, maxPixels: Int) throws(ImagingError) -> Plan {
         let header = try ImageHeaderProbe.header(ofComplete: body)
         try header.checkPixelLimit(maxPixels)
-        // GIF, WebP and AVIF are never passed through (clients get JPEG or PNG): always re-encoded.
-        let reencoded = header.format != .jpeg && header.format != .png
-        let width = header.width >= 2 * size || header.orientation != .up || reencoded
+        // GIF, WebP and AVIF are never clean (clients get JPEG or PNG): always re-encoded.
+        let clean = DeliveredFileRules.allowsPassThrough(body, header: header)
+        let width = header.width >= 2 * size || header.orientation != .up || !clean
             ? (header.width >= 2 * size ? size : header.width) : nil
-        return try Thumbnailer.cost(body, width: width, maxPixels: maxPixels)
+        return Plan(width: width, surveyed: try Thumbnailer.surveyed(body, header: header, width: width, maxPixels: maxPixels),
+                    maxPixels: maxPixels)
     }
 
     /// - Throws: `too_large` over `maxPixels` (even for an otherwise damaged image),
@@ -45,20 +61,39 @@ enum ThumbnailProcessing {
     ///   either way (the thumbnail's, or those validation decodes), never decoding twice.
     static func process(_ body: [UInt8], size: Int, quality: Int, maxPixels: Int,
                         placeholder: Bool = false) throws(ImagingError) -> Output {
-        let (header, clean) = try withRawBytes(body) { (raw) throws(ImagingError) -> (ImageHeader, Bool) in
-            let header = try ImageHeaderProbe.header(ofComplete: raw)
-            return (header, DeliveredFileRules.allowsPassThrough(raw, header: header))
+        let plan = try withRawBytes(body) { (raw) throws(ImagingError) -> Plan in
+            try cost(of: raw, size: size, maxPixels: maxPixels)
         }
-        try header.checkPixelLimit(maxPixels)
-        if header.width >= 2 * size || header.orientation != .up || !clean {
-            let target = header.width >= 2 * size ? size : header.width
-            let thumbnail = try Thumbnailer.makeThumbnail(from: body, width: target, quality: quality, maxPixels: maxPixels,
-                                                          placeholder: placeholder)
+        return try process(body, plan: plan, quality: quality, placeholder: placeholder)
+    }
+
+    /// `process` of a body by the plan its `cost` made (the same bytes).
+    static func process(_ body: [UInt8], plan: Plan, quality: Int, placeholder: Bool = false) throws(ImagingError) -> Output {
+        let header = plan.surveyed.header
+        if let width = plan.width {
+            let thumbnail = try Thumbnailer.makeThumbnail(from: body, surveyed: plan.surveyed, width: width, quality: quality,
+                                                          maxPixels: plan.maxPixels, placeholder: placeholder)
             return Output(bytes: thumbnail.bytes, width: thumbnail.width, height: thumbnail.height,
                           mime: thumbnail.mimeType, original: header, placeholder: thumbnail.placeholder)
         }
-        let (validated, computed) = try Thumbnailer.validated(body, maxPixels: maxPixels, placeholder: placeholder)
+        let (validated, computed) = try Thumbnailer.validated(body, surveyed: plan.surveyed, maxPixels: plan.maxPixels,
+                                                              placeholder: placeholder)
         return Output(bytes: body, width: validated.width, height: validated.height,
                       mime: validated.format.mimeType, original: header, placeholder: computed)
+    }
+}
+
+/// A fetched body through `ThumbnailProcessing` exactly as the pipeline takes it on a cold
+/// fetch (its cost for the budget, then its processing, with the placeholder), without the
+/// budget, the cache or the network: what the benchmark runner's `thumbnail-cpu` times from
+/// outside the package, so that the CPU figure is the pipeline's own code.
+public enum ColdThumbnailProcessing {
+    /// The delivered bytes and their MIME type.
+    public static func run(_ body: [UInt8], size: Int, quality: Int = Thumbnailer.defaultQuality,
+                           maxPixels: Int = Thumbnailer.defaultMaxPixels,
+                           placeholder: Bool = true) throws(ImagingError) -> (bytes: [UInt8], mime: String) {
+        let output = try ThumbnailProcessing.process(body, size: size, quality: quality, maxPixels: maxPixels,
+                                                     placeholder: placeholder)
+        return (output.bytes, output.mime)
     }
 }

@@ -56,7 +56,7 @@ struct ResamplerTests {
     @Test("every layout gives the reference's bytes, to the last pixel of the last row", arguments: [1, 2, 3, 4])
     func matchesReference(channels: Int) {
         // Under three times the target on each axis: no box pre-shrink, the filter alone.
-        // 301 px: sixteen-pixel splits and a tail; 203 rows: groups of four rows and three
+        // 301 px: sixteen-pixel splits and a tail; 203 rows: groups of eight rows and three
         // left over; 127 × channels samples a row: groups of four samples and a rest (y pass).
         let image = Self.noise(width: 301, height: 203, channels: channels)
         for (width, height) in [(128, 87), (127, 86)] {
@@ -85,6 +85,20 @@ struct ResamplerTests {
                 #expect(window.reduce(0) { $0 + Int32($1) } == 1 << Resampler.precisionBits)
                 #expect(window.dropFirst(weights.taps).allSatisfy { $0 == 0 })
                 #expect(weights.starts[index] >= 0 && weights.starts[index] + weights.taps <= source)
+            }
+        }
+    }
+
+    @Test("Lanczos-3 over a window, its sine advanced by rotation, is the kernel evaluated tap by tap")
+    func windowWeightsMatchTheKernel() {
+        // The scales the filter meets (after the box pre-shrink, under 6), windows that start
+        // on either side of the centre and cross zero and ±3, and the widest window.
+        for (scale, start, count) in [(2.34, -7.1, 16), (1.0, -3.5, 8), (5.9, -17.6, 37), (1.17, 0.3, 4), (3.0, -9.0, 19)] {
+            var weights = [Double](repeating: .nan, count: count)
+            Resampler.Filter.lanczos3.weights(from: start / scale, step: 1 / scale, count: count, into: &weights)
+            for tap in 0..<count {
+                let expected = Resampler.Filter.lanczos3.weight((start + Double(tap)) / scale)
+                #expect(abs(weights[tap] - expected) < 1e-12, "scale \(scale), tap \(tap): \(weights[tap]) vs \(expected)")
             }
         }
     }

@@ -114,23 +114,11 @@ public struct DecodeCost: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The cost of decoding `raw` (whose header is `header`) to a thumbnail of upright
-    /// `width` (nil: a validation decode, as `Thumbnailer.validate` does it), through the
-    /// header's codec.
+    /// `width` (nil: a validation decode, as `Thumbnailer.validate` does it), through
+    /// `codec`, with the body's survey, which the decode then uses too (`Thumbnailer.Surveyed`).
     ///
     /// - Throws: `decode_failed` for a JPEG over `scanLimit` scans or `workLimit` work, with
     ///   a message that says which and by how much.
-    static func of(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?) throws(ImagingError) -> DecodeCost {
-        try surveyed(raw, header: header, width: width, codec: header.format.codec)
-    }
-
-    /// `of(_:header:width:)` through `codec`, which reads the body's survey first.
-    private static func surveyed<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
-                                                    codec: Codec.Type) throws(ImagingError) -> DecodeCost {
-        try of(raw, header: header, width: width, codec: codec, survey: codec.survey(raw))
-    }
-
-    /// `of(_:header:width:)` through `codec`, with the body's survey the caller has read
-    /// already (its decode uses it too).
     static func of<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?, codec: Codec.Type,
                                       survey: Codec.Survey) throws(ImagingError) -> DecodeCost {
         let target = width.map { Thumbnailer.targetSize(of: header, width: $0) }

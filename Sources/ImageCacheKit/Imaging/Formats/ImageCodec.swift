@@ -17,8 +17,9 @@ import ImageCacheProtocol
 protocol ImageCodec: SendableMetatype {
     /// What the codec reads of a complete body's structure before decoding it, shared by its
     /// cost and its decode so that the body is walked once: a JPEG's markers
-    /// (`JPEGScanSurvey`); nothing for a format whose header says enough.
-    associatedtype Survey = Void
+    /// (`JPEGScanSurvey`); nothing for a format whose header says enough. Sendable: the
+    /// pipeline reads it with the cost, before the budget admits the decode, and hands it on.
+    associatedtype Survey: Sendable = Void
 
     /// The format this codec reads.
     static var format: ImageFormat { get }

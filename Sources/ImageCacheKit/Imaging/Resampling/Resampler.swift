@@ -46,8 +46,36 @@ enum Resampler {
                 // (computing the weights was 1.5 % of a thumbnail's CPU).
                 let px = Double.pi * x
                 let third = sin(px / 3)
-                return 3 * (3 - 4 * third * third) * third * third / (px * px)
+                return Self.lanczos3Weight(sine: third, px: px)
             }
+        }
+
+        /// `weight` at `count` points `step` apart from `x`, into `output`'s first `count`.
+        /// A window's taps are evenly spaced, so Lanczos-3's sine advances by a rotation
+        /// instead of being computed per tap: one sine and cosine per window, where a sine per
+        /// tap was 0.8 % of a 256-px JPEG thumbnail's CPU (its error, ≈ 10⁻¹⁴ after the widest
+        /// window, is far below the weights' 2⁻¹⁴).
+        func weights(from x: Double, step: Double, count: Int, into output: inout [Double]) {
+            guard case .lanczos3 = self else {
+                for tap in 0..<count { output[tap] = weight(x + Double(tap) * step) }
+                return
+            }
+            // sin(π t / 3) for t = x + k × step; its sign does not matter (the weight squares it).
+            let angle = Double.pi / 3 * x, turn = Double.pi / 3 * step
+            var sine = sin(angle), cosine = cos(angle)
+            let turnSine = sin(turn), turnCosine = cos(turn)
+            for tap in 0..<count {
+                let t = abs(x + Double(tap) * step)
+                output[tap] = t < 1e-9 ? 1 : (t >= 3 ? 0 : Self.lanczos3Weight(sine: sine, px: Double.pi * t))
+                (sine, cosine) = (sine * turnCosine + cosine * turnSine, cosine * turnCosine - sine * turnSine)
+            }
+        }
+
+        /// sinc(x) · sinc(x / 3) from sin(πx/3) and πx: sin(πx) = 3 sin y − 4 sin³ y with
+        /// y = πx/3.
+        @inline(__always)
+        private static func lanczos3Weight(sine third: Double, px: Double) -> Double {
+            3 * (3 - 4 * third * third) * third * third / (px * px)
         }
     }
 
@@ -92,13 +120,9 @@ enum Resampler {
             var first = max(0, Int((center - support).rounded(.down)))
             let last = min(source, Int((center + support).rounded(.up)), first + taps)
             var total = 0.0
-            var count = 0
-            for sourceIndex in first..<last {
-                let weight = filter.weight((Double(sourceIndex) + 0.5 - center) / filterScale)
-                raw[count] = weight
-                total += weight
-                count += 1
-            }
+            var count = max(0, last - first)
+            filter.weights(from: (Double(first) + 0.5 - center) / filterScale, step: 1 / filterScale, count: count, into: &raw)
+            for tap in 0..<count { total += raw[tap] }
             if total == 0 {
                 // A window that caught no weight (a box on a tiny target): take the nearest pixel.
                 first = min(source - 1, Int(center))

@@ -12,9 +12,9 @@
 /// one plane per channel, and the x pass writes its result transposed (one column of samples
 /// per output x and channel, top to bottom), so that the y pass reads contiguous samples too.
 /// Both passes compute four outputs at once with one set of weights (`dots`), reduce their
-/// sums together and write four adjacent bytes: the x pass takes the rows four at a time
-/// (`group`), so its four outputs are four rows of one column, and the y pass takes four
-/// adjacent samples of an output row. Done one output at a time, the reduction of each sum
+/// sums together and write four adjacent bytes: the x pass takes the rows eight at a time
+/// (`group`), so its outputs are rows of one column, and the y pass takes four adjacent
+/// samples of an output row. Done one output at a time, the reduction of each sum
 /// and the byte written per row into another cache line cost more than the multiplications
 /// (docs/benchmarks.md, "Four outputs per set of weights").
 /// The arithmetic is the one the filter always did (the same weights, sums, rounding and
@@ -40,8 +40,11 @@ struct SeparableFilter {
     private let planeStride: Int
     /// Rows split into `planes` and not yet filtered.
     private var pending = 0
-    /// Rows the x pass filters together.
-    static let group = 4
+    /// Rows the x pass filters together: eight, as two sets of four (`dots`), so that each
+    /// column's cache line is written eight bytes at a time. With four, the scattered
+    /// four-byte stores into the transposed columns (one line per output x and channel, more
+    /// lines than L1 holds) were half of the x pass's time (perf annotate, JPEG at 256 px).
+    static let group = 8
     /// The x pass's output, transposed: channel `c`'s column `x` holds `filteredHeight`
     /// samples from `(c × width + x) × columnStride` (then zero padding).
     private var columns: [UInt8]
@@ -153,9 +156,13 @@ struct SeparableFilter {
                             for x in 0..<width {
                                 let source = plane + starts[x]
                                 if count == Self.group {
-                                    let sums = Self.dots(source, source + planeStride, source + 2 * planeStride,
-                                                         source + 3 * planeStride, weights, stride: stride)
-                                    UnsafeMutableRawPointer(target).storeBytes(of: Self.clamp(sums), as: SIMD4<UInt8>.self)
+                                    let upper = Self.dots(source, source + planeStride, source + 2 * planeStride,
+                                                          source + 3 * planeStride, weights, stride: stride)
+                                    let lower = source + 4 * planeStride
+                                    let sums = Self.dots(lower, lower + planeStride, lower + 2 * planeStride,
+                                                         lower + 3 * planeStride, weights, stride: stride)
+                                    UnsafeMutableRawPointer(target).storeBytes(
+                                        of: SIMD8(lowHalf: Self.clamp(upper), highHalf: Self.clamp(sums)), as: SIMD8<UInt8>.self)
                                 } else {
                                     for index in 0..<count {
                                         target[index] = Self.clamp(Self.dot(source + index * planeStride, weights, stride: stride))
@@ -313,9 +320,13 @@ struct SeparableFilter {
         return UInt8(truncatingIfNeeded: value < 0 ? 0 : (value > 255 ? 255 : value))
     }
 
-    /// Four sums back to samples, as `clamp(_:)` does one.
+    /// Four sums back to samples, as `clamp(_:)` does one, with lane masks: `init(clamping:)`
+    /// compiled to a compare and two branches per lane, a third of the x pass's time (perf
+    /// annotate, baseline JPEG at 256 px).
     @inline(__always)
     private static func clamp(_ sums: SIMD4<Int32>) -> SIMD4<UInt8> {
-        SIMD4<UInt8>(clamping: (sums &+ 1 << (Resampler.precisionBits - 1)) &>> Int32(Resampler.precisionBits))
+        let values = (sums &+ 1 << (Resampler.precisionBits - 1)) &>> Int32(Resampler.precisionBits)
+        let low = values.replacing(with: 0, where: values .< 0)
+        return SIMD4<UInt8>(truncatingIfNeeded: low.replacing(with: 255, where: low .> 255))
     }
 }
