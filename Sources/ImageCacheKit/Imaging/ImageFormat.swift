@@ -31,10 +31,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         return allCases.first { $0.codec.fileExtensions.contains(lowered) }
     }
 
-    /// Whether Imaging can decode this format: every recognised one (kept so
-    /// that a format recognised before it is decoded has one place to say so).
-    package var isDecodable: Bool { true }
-
     /// The format whose magic number starts `bytes`, or nil when none matches (including
     /// when too few bytes have arrived to tell; `ImageHeaderProbe` distinguishes that case).
     package static func sniff(_ bytes: [UInt8]) -> ImageFormat? {

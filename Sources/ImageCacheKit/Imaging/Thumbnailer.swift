@@ -178,7 +178,7 @@ public enum Thumbnailer {
     /// `surveyed` of a body whose header the caller has probed already.
     static func surveyed(_ raw: UnsafeRawBufferPointer, header: ImageHeader, width: Int?,
                          maxPixels: Int) throws(ImagingError) -> Surveyed {
-        try checkDecodable(header, maxPixels: maxPixels)
+        try header.checkPixelLimit(maxPixels)
         return try surveyed(raw, header: header, width: width, codec: header.format.codec)
     }
 
@@ -194,16 +194,5 @@ public enum Thumbnailer {
         let targetWidth = min(width, header.width)
         let targetHeight = max(1, Int((Double(header.height) * Double(targetWidth) / Double(header.width)).rounded()))
         return header.orientation.swapsDimensions ? (targetHeight, targetWidth) : (targetWidth, targetHeight)
-    }
-
-    /// Refuses a probed header over the limit (`too_large`) or of a format Imaging does not
-    /// decode (`decode_failed`), in that order; `StreamingVerifier` decides the same way.
-    static func checkDecodable(_ header: ImageHeader, maxPixels: Int) throws(ImagingError) {
-        try header.checkPixelLimit(maxPixels)
-        guard header.format.isDecodable else {
-            throw ImagingError.decodeFailed(
-                "\(header.format.rawValue.uppercased()) images are recognised (\(header.width)×\(header.height)) but not decoded",
-                format: header.format)
-        }
     }
 }

@@ -104,7 +104,7 @@ public final class StreamingVerifier {
         if let decoder { return try decoder.feed(bytes) }
         prefix.append(contentsOf: bytes)
         guard case .header(let probed) = try ImageHeaderProbe.probe(prefix) else { return }
-        try Thumbnailer.checkDecodable(probed, maxPixels: maxPixels)
+        try probed.checkPixelLimit(maxPixels)
         header = probed
         let held = prefix
         prefix = []

@@ -7,7 +7,7 @@ import ImageCacheProtocol
 /// Extension before it) transparent. Interlaced frames are put back in row order.
 ///
 /// Bounds, decided before any pixel: the screen was checked against the pixel limit by the
-/// caller (`checkDecodable`), the frame is checked too (a frame may claim more than the
+/// caller (`ImageHeader.checkPixelLimit`), the frame is checked too (a frame may claim more than the
 /// screen: it is clipped to it, but its rows are read, so its size is what costs); at most
 /// `extensionLimit` extension blocks before the first frame (each walked sub-block by
 /// sub-block; their total is bounded by the body). The rest of the file is never read.
