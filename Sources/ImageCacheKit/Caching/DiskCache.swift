@@ -13,9 +13,10 @@ import Glibc
 /// holds more than a few hundred files at 100 000 entries.
 ///
 /// **Crash safety**: a put writes the content under `tmp/`, writes the sidecar in place, renames the
-/// content into place, then commits the index row. A `kill -9` at any moment leaves either
-/// no row (the renamed files are orphans, swept in the background after the next open) or a
-/// complete row with complete files. Since a crash loses no page cache, no fsync is paid per
+/// content into place, then commits the index row; a caller that must answer with the path
+/// first does the two halves apart (`place`, then `publish`), and the sweep keeps a placed
+/// file meanwhile. A `kill -9` at any moment leaves either no row (the renamed files are
+/// orphans, swept in the background after the next open) or a complete row with complete files. Since a crash loses no page cache, no fsync is paid per
 /// entry; instead every entry's checksum is verified on its first read after an open, and a
 /// mismatch (a power loss, a file changed from outside) is dropped and reported as a miss.
 ///
@@ -64,6 +65,9 @@ public final class DiskCache: Sendable {
         var lastFlush: Double
         var deferred: [CacheDigest: Double] = [:]
         var nextDeferred = Double.infinity
+        /// Files in place and not yet published (`place`), by how many puts placed them: the
+        /// orphan sweep keeps them.
+        var placed: [CacheDigest: Int] = [:]
         /// A housekeeping job from `handOutPath` is queued and has not started: hits meanwhile
         /// queue no other.
         var housekeepingQueued = false
