@@ -9,14 +9,15 @@ extension DiskCache {
         case bytes(Data)
     }
 
-    /// A content file in its place with its sidecar, its index row not yet written
-    /// (`publish`). Its path is readable at once; until it is published lookups miss it and the
-    /// orphan sweep leaves it alone, and a crash before that leaves an orphan the sweep after the
-    /// next open removes.
+    /// A content file in its place, its sidecar and index row not yet written (`publish`).
+    /// Its path is readable at once; until it is published lookups miss it and the orphan
+    /// sweep leaves it alone, and a crash before that leaves an orphan the sweep after the next
+    /// open removes.
     struct Placed: Sendable {
         let key: CacheKey
         let digest: CacheDigest
         let entry: StoredEntry
+        let sidecar: Data
         /// Bytes charged against the limit: content plus sidecar.
         let stored: Int
         /// The content file.
@@ -41,12 +42,15 @@ extension DiskCache {
         return placed.path
     }
 
-    /// The first half of a put: the content file and its sidecar in place (temp file →
-    /// rename), no index row yet. An earlier entry for the key stops being found at once (its
-    /// file is the one replaced). `publish` makes it an entry.
-    /// - Throws: `CacheWriteError` when the files could not be written (disk full, read-only
+    /// The first half of a put: the content file in place (temp file → rename), no sidecar
+    /// or index row yet. An earlier entry for the key stops being found at once (its file is
+    /// the one replaced). `publish` makes it an entry. With `spare`, the temp file is one made
+    /// ahead of time when there is one (`makeSpares`): what a caller answering with the path
+    /// asks for.
+    /// - Throws: `CacheWriteError` when the file could not be written (disk full, read-only
     ///   folder, permissions) or the cache is closed; nothing partial is left behind.
-    func place(_ key: CacheKey, bytes: Data, checksum: CacheDigest, info: CacheEntryInfo) throws(CacheWriteError) -> Placed {
+    func place(_ key: CacheKey, bytes: Data, checksum: CacheDigest, info: CacheEntryInfo,
+               spare: Bool = false) throws(CacheWriteError) -> Placed {
         let digest = key.digest
         let entry = StoredEntry(size: bytes.count, checksum: checksum, info: info, created: clock.now())
         let sidecar = EntrySidecar(key: key, entry: entry).encoded()
@@ -56,8 +60,8 @@ extension DiskCache {
         var recovered = false
         while true {
             do {
-                try placeOnce(digest, content: .bytes(bytes), sidecar: sidecar)
-                return Placed(key: key, digest: digest, entry: entry, stored: stored, path: contentPath(digest))
+                try placeOnce(digest, content: .bytes(bytes), spare: spare)
+                return Placed(key: key, digest: digest, entry: entry, sidecar: sidecar, stored: stored, path: contentPath(digest))
             } catch .fileSystem(let error) where error.code == ENOENT && !recovered {
                 // The folder (or part of it) was removed from outside: rebuild the tree once.
                 recovered = true
@@ -66,40 +70,37 @@ extension DiskCache {
         }
     }
 
-    private func placeOnce(_ digest: CacheDigest, content: Content, sidecar: Data) throws(CacheWriteError) {
-        let n = tempCounter.add(1, ordering: .relaxed).newValue
-        let tempContent = "\(tempDirectory)/\(digest.hex).\(n)"
+    private func placeOnce(_ digest: CacheDigest, content: Content, spare: Bool) throws(CacheWriteError) {
+        // An empty file made ahead of time (`makeSpares`) when one is there: creating a file
+        // allocates an inode, which on a file system with much recent churn took half a
+        // millisecond (measured), more than all the rest of a shared-tier hit.
+        let made = spare ? state.withLock { $0.spares.popLast() } : nil
+        let tempContent = made ?? "\(tempDirectory)/\(digest.hex).\(tempCounter.add(1, ordering: .relaxed).newValue)"
         switch content {
         case .bytes(let data):
             do {
-                try fileSystem.writeNewFile(atPath: tempContent, contents: data)
+                if made != nil {
+                    try fileSystem.writeFile(atPath: tempContent, contents: data)
+                } else {
+                    try fileSystem.writeNewFile(atPath: tempContent, contents: data)
+                }
             } catch {
+                try? fileSystem.removeFile(atPath: tempContent)
                 throw .fileSystem(error)
             }
         }
         let result: Result<Void, CacheWriteError> = writer.withLock { w in
             guard w.index != nil else { return .failure(.closed) }
-            let finalSidecar = sidecarPath(digest)
-            let finalContent = contentPath(digest)
-            // The sidecar is written in place, not renamed: it is read only to rebuild a lost
-            // index, where a torn one is recognised (its trailer) and its entry dropped. It
-            // goes first, so a published content file always has one.
             do throws(CacheFileSystemError) {
-                try writeCreatingShard(finalSidecar, sidecar)
+                try renameCreatingShard(tempContent, to: contentPath(digest))
             } catch {
-                return .failure(.fileSystem(error))
-            }
-            do throws(CacheFileSystemError) {
-                try renameCreatingShard(tempContent, to: finalContent)
-            } catch {
-                try? fileSystem.removeFile(atPath: finalSidecar)
                 return .failure(.fileSystem(error))
             }
             state.withLock { s in
-                // The files now hold the new content: the earlier entry's record (whose
-                // checksum they no longer match) and a deferred unlink of its files must not
-                // touch them. Its index row stays until the new one replaces it; a crash
-                // before then leaves a row whose first read fails the checksum (a miss).
+                // The file now holds the new content: the earlier entry's record (whose
+                // checksum it no longer matches) and a deferred unlink of its files must not
+                // touch it. Its index row and sidecar stay until `publish` replaces them; a
+                // crash before then leaves a row whose first read fails the checksum (a miss).
                 s.list.remove(digest)
                 s.pendingAccess.removeValue(forKey: digest)
                 s.deferred.removeValue(forKey: digest)
@@ -123,6 +124,14 @@ extension DiskCache {
         let now = clock.now()
         let result: Result<Void, CacheWriteError> = writer.withLock { w in
             guard let index = w.index else { return .failure(.closed) }
+            // The sidecar is written in place, not renamed: it is read only to rebuild a lost
+            // index, where a torn one is recognised (its trailer) and its entry dropped. It
+            // goes before the row, so an indexed content file always has one.
+            do throws(CacheFileSystemError) {
+                try writeCreatingShard(sidecarPath(digest), placed.sidecar)
+            } catch {
+                return .failure(.fileSystem(error))
+            }
             let record = DiskRecord(namespace: placed.key.namespace, entry: placed.entry, verified: true,
                                     graceUntil: handOut ? now + pathGrace : 0)
             let (victims, access) = state.withLock { s in
@@ -180,6 +189,25 @@ extension DiskCache {
                                                     graceUntil: handedOut ? now + pathGrace : 0), now: now)
         }
     }
+
+    /// Empty files made ahead of time in `tmp/` for `place(spare:)`, so a put whose path is
+    /// answered first allocates no inode then. Off any request's path (the cache's publisher
+    /// calls it after each publication); leftovers go with `tmp/` at the next open.
+    func makeSpares() {
+        while state.withLock({ !$0.closed && $0.spares.count < Self.spareFiles }) {
+            let path = "\(tempDirectory)/spare.\(tempCounter.add(1, ordering: .relaxed).newValue)"
+            do {
+                try fileSystem.writeNewFile(atPath: path, contents: Data())
+            } catch {
+                return
+            }
+            state.withLock { $0.spares.append(path) }
+        }
+    }
+
+    /// Spare files kept: one per shared-tier hit answered before the publisher has run again,
+    /// so a burst of hits takes a few; past them a put creates its temp file as usual.
+    static let spareFiles = 16
 
     /// Writes into a shard, recreating the shard folder once if it was removed from outside.
     private func writeCreatingShard(_ path: String, _ contents: Data) throws(CacheFileSystemError) {

@@ -12,8 +12,8 @@ import Glibc
 /// each content file (see `EntrySidecar`), sharded by the first two hex digits so no folder
 /// holds more than a few hundred files at 100 000 entries.
 ///
-/// **Crash safety**: a put writes the content under `tmp/`, writes the sidecar in place, renames the
-/// content into place, then commits the index row; a caller that must answer with the path
+/// **Crash safety**: a put writes the content under `tmp/`, renames it into place, writes the
+/// sidecar in place, then commits the index row; a caller that must answer with the path
 /// first does the two halves apart (`place`, then `publish`), and the sweep keeps a placed
 /// file meanwhile. A `kill -9` at any moment leaves either no row (the renamed files are
 /// orphans, swept in the background after the next open) or a complete row with complete files. Since a crash loses no page cache, no fsync is paid per
@@ -68,6 +68,8 @@ public final class DiskCache: Sendable {
         /// Files in place and not yet published (`place`), by how many puts placed them: the
         /// orphan sweep keeps them.
         var placed: [CacheDigest: Int] = [:]
+        /// Empty files in `tmp/` made ahead of time (`makeSpares`).
+        var spares: [String] = []
         /// A housekeeping job from `handOutPath` is queued and has not started: hits meanwhile
         /// queue no other.
         var housekeepingQueued = false

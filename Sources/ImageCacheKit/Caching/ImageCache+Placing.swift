@@ -24,14 +24,14 @@ extension ImageCache {
         var info: CacheEntryInfo
     }
 
-    /// Writes the content file of `key` (temp file, rename) and its sidecar, without the
-    /// index commit. `checksum` is the SHA-256 of `bytes` when the caller has verified it
-    /// already (a shared-tier value carries it), computed here otherwise.
+    /// Writes the content file of `key` (a temp file made ahead of time when there is one,
+    /// renamed into place), without its sidecar and index row. `checksum` is the SHA-256 of
+    /// `bytes` when the caller has verified it already, computed here otherwise.
     /// - Throws: `CacheWriteError` when the disk did not take the file (disk full, read-only
     ///   folder, permissions, closed): nothing is left behind.
     func place(_ key: CacheKey, bytes: Data, checksum: CacheDigest? = nil, info: CacheEntryInfo) throws(CacheWriteError) -> Placement {
         let generation = removals.load(ordering: .sequentiallyConsistent)
-        let placed = try disk.place(key, bytes: bytes, checksum: checksum ?? DiskCache.checksum(of: bytes), info: info)
+        let placed = try disk.place(key, bytes: bytes, checksum: checksum ?? DiskCache.checksum(of: bytes), info: info, spare: true)
         return Placement(disk: placed, bytes: bytes, info: info, generation: generation)
     }
 
@@ -43,6 +43,7 @@ extension ImageCache {
     func publishLater(_ placement: Placement, notes: [Note] = []) {
         publisher.async { [self] in
             publish(placement, notes: notes)
+            disk.makeSpares()
             publications.update { $0 &+= 1 }
         }
     }

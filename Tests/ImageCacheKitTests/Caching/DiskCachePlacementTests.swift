@@ -81,6 +81,33 @@ struct DiskCachePlacementTests {
         #expect(cache.statistics.entries == 1)
     }
 
+    @Test("a placement asking for a spare takes an empty file made ahead of time; spares left at close go at the next open")
+    func sparesMadeAhead() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let clock = CacheTestClock()
+        var cache = try open(folder, clock: clock)
+        let temp = { (try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/tmp")) ?? [] }
+        cache.makeSpares()
+        #expect(temp().count == DiskCache.spareFiles)
+        let bytes = T.bytes(6, count: 7_000)
+        let placed = try cache.place(T.thumbKey(6), bytes: bytes, checksum: DiskCache.checksum(of: bytes), info: T.jpeg, spare: true)
+        #expect(temp().count == DiskCache.spareFiles - 1)
+        #expect(FileManager.default.contents(atPath: placed.path) == bytes)
+        try cache.publish(placed, handOut: false)
+        #expect(cache.get(T.thumbKey(6))?.bytes == bytes)
+        // Without a spare asked for, a put makes its own temp file and takes none.
+        try cache.put(T.thumbKey(7), bytes: bytes, info: T.jpeg)
+        #expect(temp().count == DiskCache.spareFiles - 1)
+        cache.makeSpares()
+        #expect(temp().count == DiskCache.spareFiles)
+        cache.close()
+        cache = try open(folder, clock: clock)
+        defer { cache.close() }
+        #expect(temp().isEmpty)
+        #expect(cache.get(T.thumbKey(6))?.bytes == bytes)
+    }
+
     @Test("a placement given up after its path went out stays readable for the grace, then goes")
     func abandonedAfterHandingOut() throws {
         let folder = TemporaryFolder()
