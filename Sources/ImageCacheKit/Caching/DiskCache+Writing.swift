@@ -192,9 +192,10 @@ extension DiskCache {
 
     /// Empty files made ahead of time in `tmp/` for `place(spare:)`, so a put whose path is
     /// answered first allocates no inode then. Off any request's path (the cache's publisher
-    /// calls it after each publication); leftovers go with `tmp/` at the next open.
-    func makeSpares() {
-        while state.withLock({ !$0.closed && $0.spares.count < Self.spareFiles }) {
+    /// calls it when it has nothing else to do, and stops when `busy` says it has);
+    /// leftovers go with `tmp/` at the next open.
+    func makeSpares(until busy: () -> Bool = { false }) {
+        while !busy(), state.withLock({ !$0.closed && $0.spares.count < Self.spareFiles }) {
             let path = "\(tempDirectory)/spare.\(tempCounter.add(1, ordering: .relaxed).newValue)"
             do {
                 try fileSystem.writeNewFile(atPath: path, contents: Data())
@@ -205,9 +206,10 @@ extension DiskCache {
         }
     }
 
-    /// Spare files kept: one per shared-tier hit answered before the publisher has run again,
-    /// so a burst of hits takes a few; past them a put creates its temp file as usual.
-    static let spareFiles = 16
+    /// Spare files kept: one per shared-tier hit answered while the publisher is busy, so a
+    /// burst of that many hits allocates no inode before its answers; past them a put creates
+    /// its temp file as usual. Empty files: an inode each, no data.
+    static let spareFiles = 64
 
     /// Writes into a shard, recreating the shard folder once if it was removed from outside.
     private func writeCreatingShard(_ path: String, _ contents: Data) throws(CacheFileSystemError) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ImageCache {
     /// An entry whose content file is complete and in place, so its path can be answered at
@@ -35,16 +36,20 @@ extension ImageCache {
         return Placement(disk: placed, bytes: bytes, info: info, generation: generation)
     }
 
-    /// Publishes a placement whose path went to clients, on `publisher`: the index row (the
-    /// path then stays readable for `path_grace` from that moment, as a handed-out path does),
-    /// the memory copy, then `notes`. An index that refuses the row leaves the file to be
+    /// Publishes a placement whose path went to clients, on `publisher`: the sidecar and the
+    /// index row (the path then stays readable for `path_grace` from that moment, as a
+    /// handed-out path does), the memory copy, then `notes`; then, when nothing else waits,
+    /// spare files for the next placements. An index that refuses the row leaves the file to be
     /// unlinked once that grace has passed; an eviction or clear since the file was placed
     /// takes the entry out again (its path still keeps its grace).
     func publishLater(_ placement: Placement, notes: [Note] = []) {
+        pendingPublications.add(1, ordering: .relaxed)
         publisher.async { [self] in
             publish(placement, notes: notes)
-            disk.makeSpares()
+            let waiting = pendingPublications.subtract(1, ordering: .relaxed).newValue
             publications.update { $0 &+= 1 }
+            // Spare files for the next hits, while no publication waits.
+            if waiting == 0 { disk.makeSpares(until: { pendingPublications.load(ordering: .relaxed) > 0 }) }
         }
     }
 

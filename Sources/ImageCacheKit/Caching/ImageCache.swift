@@ -64,6 +64,9 @@ public final class ImageCache: Sendable {
     /// Bumped after each `publishLater` job has run (published or not): what a test awaits
     /// instead of sleeping.
     package let publications = Observed(0)
+    /// Placements handed to `publishLater` and not yet published: spare files are made only
+    /// when none waits, so they never delay a publication.
+    let pendingPublications = Atomic<Int>(0)
 
     /// Opens both tiers with the limits of `[cache]`; `directory` is the resolved `cache_dir`.
     /// - Throws: `CacheOpenError` (e.g. `folderInUse` when another daemon owns the folder).
@@ -270,8 +273,10 @@ public final class ImageCache: Sendable {
         disk.setLimit(configuration.diskLimit)
     }
 
-    /// Flushes access times and releases the folder (daemon shutdown).
+    /// Publishes what was placed (`publishLater`), flushes access times and releases the
+    /// folder (daemon shutdown).
     public func close() {
+        publisher.sync {}
         disk.close()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCacheConfig
 @testable import ImageCacheKit
 import Testing
 import TestSupport
@@ -106,6 +107,20 @@ struct DiskCachePlacementTests {
         defer { cache.close() }
         #expect(temp().isEmpty)
         #expect(cache.get(T.thumbKey(6))?.bytes == bytes)
+    }
+
+    @Test("closing the cache publishes what was placed first: the entry is found after a reopen")
+    func closePublishesFirst() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let configuration = CacheConfiguration.Cache()
+        var cache = try ImageCache(configuration: configuration, directory: folder.path, logger: T.logger)
+        let bytes = T.bytes(8, count: 2_000)
+        cache.publishLater(try cache.place(T.thumbKey(8), bytes: bytes, info: T.jpeg))
+        cache.close()
+        cache = try ImageCache(configuration: configuration, directory: folder.path, logger: T.logger)
+        defer { cache.close() }
+        #expect(cache.get(T.thumbKey(8))?.bytes == bytes)
     }
 
     @Test("a placement given up after its path went out stays readable for the grace, then goes")
