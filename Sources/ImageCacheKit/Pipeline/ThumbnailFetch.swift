@@ -159,7 +159,10 @@ final class ThumbnailFetch: Sendable {
         case .none:
             break
         case .found(let header):
-            dimensions.record(.init(width: header.width, height: header.height), photo: plan.photoID, url: plan.cleanURL)
+            // With the provider's own placeholder, when it sent one, so storing the thumbnail
+            // has nothing left to record unless its pixels give a placeholder.
+            dimensions.record(.init(width: header.width, height: header.height), placeholder: plan.placeholder(computed: nil),
+                              photo: plan.photoID, url: plan.cleanURL)
             state.withLock { $0.sizeRecorded = true }
             let placeholder = plan.placeholder(computed: dimensions.rememberedPlaceholder(photo: plan.photoID, url: plan.cleanURL))
             state.withLock { $0.placeholder = placeholder }
