@@ -273,7 +273,14 @@ def latency(nodes, servers, urls):
     """3. Latency: shared hits on an empty host without a memory tier, then its disk hits."""
     sample = urls[:200]
     if "1" not in PARTS and "2" not in PARTS:
-        w = Daemon("w", servers, "p1:"); w.prefetch(sample); w.stop()
+        w = Daemon("w", servers, "p1:"); w.prefetch(sample)
+        # Its tier writes run in the background: let them end (bounded) before it stops.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            shared = w.call("stats", {})["result"].get("shared", {})
+            if shared.get("writes", 0) + shared.get("writesFailed", 0) >= len(sample): break
+            time.sleep(0.05)
+        w.stop()
     g = Daemon("g", servers, "p1:", memory_limit="0")
     shared, sizes = [], []
     for url in sample:
