@@ -122,16 +122,18 @@ extension DiskCache {
     func publish(_ placed: Placed, handOut: Bool) throws(CacheWriteError) {
         let digest = placed.digest
         let now = clock.now()
+        // The sidecar is written in place, not renamed: it is read only to rebuild a lost
+        // index, where a torn one is recognised (its trailer) and its entry dropped. It goes
+        // before the row, so an indexed content file always has one; and outside the writer
+        // lock, which a placement answering with its path waits for (creating the file can
+        // take a millisecond), while the sweep keeps a placed digest's files.
+        do throws(CacheFileSystemError) {
+            try writeCreatingShard(sidecarPath(digest), placed.sidecar)
+        } catch {
+            throw .fileSystem(error)
+        }
         let result: Result<Void, CacheWriteError> = writer.withLock { w in
             guard let index = w.index else { return .failure(.closed) }
-            // The sidecar is written in place, not renamed: it is read only to rebuild a lost
-            // index, where a torn one is recognised (its trailer) and its entry dropped. It
-            // goes before the row, so an indexed content file always has one.
-            do throws(CacheFileSystemError) {
-                try writeCreatingShard(sidecarPath(digest), placed.sidecar)
-            } catch {
-                return .failure(.fileSystem(error))
-            }
             let record = DiskRecord(namespace: placed.key.namespace, entry: placed.entry, verified: true,
                                     graceUntil: handOut ? now + pathGrace : 0)
             let (victims, access) = state.withLock { s in

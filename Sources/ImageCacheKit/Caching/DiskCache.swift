@@ -47,7 +47,8 @@ public final class DiskCache: Sendable {
 
     /// What the writer lock guards: the index connection and the folder lock. Every change to
     /// the folder's files and index happens while holding it, so renames, index commits and
-    /// the orphan sweep never interleave.
+    /// the orphan sweep never interleave; the one exception is a placed entry's sidecar
+    /// (`publish`), whose digest the sweep keeps.
     struct Writer {
         var index: CacheIndex?
         var lock: FolderLock?
