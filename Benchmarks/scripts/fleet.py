@@ -13,7 +13,8 @@ imagecached daemons (the build's binaries; each with its own cache folder), and 
   4. one node killed: the extra upstream share (about 1/3) and the errors (target 0).
 
 The origin's images are COUNT distinct 800x600 JPEGs made here with Pillow.
-Usage: Benchmarks/scripts/fleet.sh   (COUNT=500 RTT_MS=20 KIB_PER_S=2048 BIN_DIR=.build/debug)
+PARTS picks the measurements (default 1234); without 1 or 2, a host fills the tier before 3.
+Usage: Benchmarks/scripts/fleet.sh   (COUNT=500 RTT_MS=20 KIB_PER_S=2048 BIN_DIR=.build/debug PARTS=1234)
 """
 import io, json, os, random, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +26,7 @@ COUNT = int(os.environ.get("COUNT", "500"))
 RTT = int(os.environ.get("RTT_MS", "20")) / 1000.0
 RATE = int(os.environ.get("KIB_PER_S", "2048")) * 1024
 SIZE = 256
+PARTS = os.environ.get("PARTS", "1234")
 TIMEOUT = os.environ.get("TIMEOUT", "50ms")  # [shared] timeout
 WORK = tempfile.mkdtemp(prefix="imagecache-fleet.")
 children = []
@@ -239,7 +241,14 @@ def main():
     servers = [n.address for n in nodes]
     print(f"unique bytes: {unique} ({unique / COUNT / 1024:.0f} KiB per image)")
 
-    # 1. Two hosts want the same thumbnails at once.
+    if "1" in PARTS: together(origin, unique, servers, urls)
+    if "2" in PARTS: warming(origin, servers, urls)
+    if "3" in PARTS: latency(nodes, servers, urls)
+    if "4" in PARTS: node_killed(origin, unique, nodes, servers, urls)
+
+
+def together(origin, unique, servers, urls):
+    """1. Two hosts want the same thumbnails at once, with the tier and without."""
     a, b = Daemon("a", servers, "p1:"), Daemon("b", servers, "p1:")
     before = origin.bytes_sent(); (sa, fa), (sb, fb) = both(a, b, urls); upstream = origin.bytes_sent() - before
     print(f"[1] with the tier:    upstream {upstream} = {upstream / unique:.3f} x unique, {sa:.1f} s / {sb:.1f} s, failed {fa + fb}")
@@ -249,7 +258,9 @@ def main():
     print(f"    a: {a.tier()}\n    b: {b.tier()}")
     for daemon in (a, b, c, d): daemon.stop()
 
-    # 2. A second, empty host warming from the tier vs from the network.
+
+def warming(origin, servers, urls):
+    """2. A second, empty host warming from the tier vs from the network."""
     e, f = Daemon("e", servers, "p1:"), Daemon("f", [], "p1:")
     before = origin.bytes_sent(); te, fe = e.prefetch(urls); from_tier_upstream = origin.bytes_sent() - before
     tf, ff = f.prefetch(urls)
@@ -257,9 +268,20 @@ def main():
     print(f"    e: {e.tier()}")
     for daemon in (e, f): daemon.stop()
 
-    # 3. Latency: shared hits on an empty host without a memory tier, then its disk hits.
-    g = Daemon("g", servers, "p1:", memory_limit="0")
+
+def latency(nodes, servers, urls):
+    """3. Latency: shared hits on an empty host without a memory tier, then its disk hits."""
     sample = urls[:200]
+    if "1" not in PARTS and "2" not in PARTS:
+        w = Daemon("w", servers, "p1:"); w.prefetch(sample)
+        # Its tier writes run in the background: let them end (bounded) before it stops.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            shared = w.call("stats", {})["result"].get("shared", {})
+            if shared.get("writes", 0) + shared.get("writesFailed", 0) >= len(sample): break
+            time.sleep(0.05)
+        w.stop()
+    g = Daemon("g", servers, "p1:", memory_limit="0")
     shared, sizes = [], []
     for url in sample:
         t, source, size = g.show(url); shared.append(t); sizes.append(size)
@@ -276,7 +298,9 @@ def main():
           f"shared p50 / bare p50 = {percentile(shared, 50) / percentile(bare, 50):.1f}, shared - disk p50 = {ms(percentile(shared, 50) - percentile(disk, 50))}")
     g.stop()
 
-    # 4. One node of three killed, two cold hosts (a new prefix: a cold tier).
+
+def node_killed(origin, unique, nodes, servers, urls):
+    """4. One node of three killed, two cold hosts (a new prefix: a cold tier)."""
     nodes[2].kill()
     h, i = Daemon("h", servers, "p2:"), Daemon("i", servers, "p2:")
     before = origin.bytes_sent(); (sh, fh), (si, fi) = both(h, i, urls); upstream = origin.bytes_sent() - before

@@ -3,7 +3,7 @@
 # nodes, the image origin shaped like a distant CDN (20 ms RTT, 2 MiB/s per connection).
 # Everything runs on loopback in one go; see fleet.py for what is measured and the targets.
 #
-# Usage: Benchmarks/scripts/fleet.sh   (COUNT=500 RTT_MS=20 KIB_PER_S=2048;
+# Usage: Benchmarks/scripts/fleet.sh   (COUNT=500 RTT_MS=20 KIB_PER_S=2048 PARTS=1234;
 #        BIN_DIR=.build/release for a release daemon, default .build/debug)
 # Needs memcached (scripts/install-deps), python3 with Pillow (python3-pil).
 set -euo pipefail

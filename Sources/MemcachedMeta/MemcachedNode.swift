@@ -74,27 +74,34 @@ final class MemcachedNode: Sendable {
         }
         guard admission != .refuse else { return .failure(.ejected) }
 
-        let loop = group.next()
-        let promise = loop.makePromise(of: MetaResponse.self)
-        let timeout = loop.scheduleTask(in: settings.timeAmount) { promise.fail(MemcachedFailure.timeout) }
         let (generation, channel, isNew) = connection()
-        if isNew {
-            channel.whenSuccess { [self] channel in
-                channel.closeFuture.whenComplete { [self] _ in forget(generation) }
+        // Everything on the connection's own loop, in one hop from the caller: the promise (so
+        // the answer, read on that loop, settles it there and resumes the caller at once, not
+        // through a second loop), the time-out and its cancellation, and the write.
+        let loop = channel.eventLoop
+        let promise = loop.makePromise(of: MetaResponse.self)
+        let timeoutAmount = settings.timeAmount
+        loop.execute { [self] in
+            let timeout = loop.scheduleTask(in: timeoutAmount) { promise.fail(MemcachedFailure.timeout) }
+            promise.futureResult.whenComplete { _ in timeout.cancel() }
+            if isNew {
+                channel.whenSuccess { [self] channel in
+                    channel.closeFuture.whenComplete { [self] _ in forget(generation) }
+                }
             }
-        }
-        channel.whenComplete { [self] result in
-            switch result {
-            case .failure:
-                forget(generation)
-                promise.fail(MemcachedFailure.connect)
-            case .success(let channel):
-                // A time-out leaves the connection open: memcached answers in order, so the
-                // late answer still pops this request's (already failed) promise and the next
-                // answers stay matched. Closing it would fail every request pipelined behind
-                // (measured: one slow answer then ejected a live node). A hung server keeps
-                // timing out and is ejected, which closes its connections.
-                channel.writeAndFlush(MetaOutbound(command: command, promise: promise), promise: nil)
+            channel.whenComplete { [self] result in
+                switch result {
+                case .failure:
+                    forget(generation)
+                    promise.fail(MemcachedFailure.connect)
+                case .success(let channel):
+                    // A time-out leaves the connection open: memcached answers in order, so the
+                    // late answer still pops this request's (already failed) promise and the next
+                    // answers stay matched. Closing it would fail every request pipelined behind
+                    // (measured: one slow answer then ejected a live node). A hung server keeps
+                    // timing out and is ejected, which closes its connections.
+                    channel.writeAndFlush(MetaOutbound(command: command, promise: promise), promise: nil)
+                }
             }
         }
         let result: Result<MetaResponse, MemcachedFailure>
@@ -103,7 +110,6 @@ final class MemcachedNode: Sendable {
         } catch {
             result = .failure(error as? MemcachedFailure ?? .connectionClosed)
         }
-        timeout.cancel()
         record(result, probe: admission == .probe, command: command)
         return result
     }

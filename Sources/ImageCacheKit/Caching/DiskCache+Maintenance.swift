@@ -152,7 +152,7 @@ extension DiskCache {
     /// Removes files without an index entry and entries without a content file. Runs in the
     /// background after open (so opening never reads every file) and holds the writer lock
     /// one shard at a time, so writes go on meanwhile. Files whose unlink is deferred for
-    /// their path grace are kept.
+    /// their path grace are kept, and so are files placed by a put not yet published.
     public func sweepOrphans() {
         var orphanFiles = 0
         for shard in 0..<256 {
@@ -164,7 +164,7 @@ extension DiskCache {
                     names.filter { name in
                         let hex = name.hasSuffix(".m") ? name.dropLast(2) : Substring(name)
                         guard let digest = CacheDigest(hex: hex) else { return true }
-                        return s.list.peek(digest) == nil && s.deferred[digest] == nil
+                        return s.list.peek(digest) == nil && s.deferred[digest] == nil && s.placed[digest] == nil
                     }
                 }
                 for name in doomed { try? fileSystem.removeFile(atPath: folder + "/" + name) }

@@ -9,6 +9,21 @@ extension DiskCache {
         case bytes(Data)
     }
 
+    /// A content file in its place, its sidecar and index row not yet written (`publish`).
+    /// Its path is readable at once; until it is published lookups miss it and the orphan
+    /// sweep leaves it alone, and a crash before that leaves an orphan the sweep after the next
+    /// open removes.
+    struct Placed: Sendable {
+        let key: CacheKey
+        let digest: CacheDigest
+        let entry: StoredEntry
+        let sidecar: Data
+        /// Bytes charged against the limit: content plus sidecar.
+        let stored: Int
+        /// The content file.
+        let path: String
+    }
+
     /// Stores `bytes` for `key`, replacing any earlier entry, and returns the content path.
     ///
     /// The entry becomes visible only once complete (temp file → rename → index). When the
@@ -17,23 +32,36 @@ extension DiskCache {
     ///   permissions, index failure); nothing partial is left behind.
     @discardableResult
     public func put(_ key: CacheKey, bytes: Data, info: CacheEntryInfo) throws(CacheWriteError) -> String {
-        try store(key, content: .bytes(bytes), size: bytes.count, checksum: Self.checksum(of: bytes), info: info)
+        let placed = try place(key, bytes: bytes, checksum: Self.checksum(of: bytes), info: info)
+        do {
+            try publish(placed, handOut: false)
+        } catch {
+            abandon(placed, handedOut: false)
+            throw error
+        }
+        return placed.path
     }
 
-    func store(_ key: CacheKey, content: Content, size: Int, checksum: CacheDigest,
-               info: CacheEntryInfo) throws(CacheWriteError) -> String {
-        let now = clock.now()
+    /// The first half of a put: the content file in place (temp file → rename), no sidecar
+    /// or index row yet. An earlier entry for the key stops being found at once (its file is
+    /// the one replaced). `publish` makes it an entry. With `spare`, the temp file is one made
+    /// ahead of time when there is one (`makeSpares`): what a caller answering with the path
+    /// asks for.
+    /// - Throws: `CacheWriteError` when the file could not be written (disk full, read-only
+    ///   folder, permissions) or the cache is closed; nothing partial is left behind.
+    func place(_ key: CacheKey, bytes: Data, checksum: CacheDigest, info: CacheEntryInfo,
+               spare: Bool = false) throws(CacheWriteError) -> Placed {
         let digest = key.digest
-        let entry = StoredEntry(size: size, checksum: checksum, info: info, created: now)
+        let entry = StoredEntry(size: bytes.count, checksum: checksum, info: info, created: clock.now())
         let sidecar = EntrySidecar(key: key, entry: entry).encoded()
-        let stored = size + sidecar.count
+        let stored = bytes.count + sidecar.count
         let limit = state.withLock { $0.limit }
         guard stored <= limit else { throw .tooLarge(bytes: stored, limit: limit) }
         var recovered = false
         while true {
             do {
-                try storeOnce(key, digest: digest, content: content, entry: entry, stored: stored, sidecar: sidecar)
-                return contentPath(digest)
+                try placeOnce(digest, content: .bytes(bytes), spare: spare)
+                return Placed(key: key, digest: digest, entry: entry, sidecar: sidecar, stored: stored, path: contentPath(digest))
             } catch .fileSystem(let error) where error.code == ENOENT && !recovered {
                 // The folder (or part of it) was removed from outside: rebuild the tree once.
                 recovered = true
@@ -42,45 +70,75 @@ extension DiskCache {
         }
     }
 
-    private func storeOnce(_ key: CacheKey, digest: CacheDigest, content: Content, entry: StoredEntry, stored: Int,
-                           sidecar: Data) throws(CacheWriteError) {
-        let now = entry.created
-        let n = tempCounter.add(1, ordering: .relaxed).newValue
-        let hex = digest.hex
-        let tempContent = "\(tempDirectory)/\(hex).\(n)"
+    private func placeOnce(_ digest: CacheDigest, content: Content, spare: Bool) throws(CacheWriteError) {
+        // An empty file made ahead of time (`makeSpares`) when one is there: creating a file
+        // allocates an inode, which on a file system with much recent churn took half a
+        // millisecond (measured), more than all the rest of a shared-tier hit.
+        let made = spare ? state.withLock { $0.spares.popLast() } : nil
+        let tempContent = made ?? "\(tempDirectory)/\(digest.hex).\(tempCounter.add(1, ordering: .relaxed).newValue)"
         switch content {
         case .bytes(let data):
             do {
-                try fileSystem.writeNewFile(atPath: tempContent, contents: data)
+                if made != nil {
+                    try fileSystem.writeFile(atPath: tempContent, contents: data)
+                } else {
+                    try fileSystem.writeNewFile(atPath: tempContent, contents: data)
+                }
             } catch {
+                try? fileSystem.removeFile(atPath: tempContent)
                 throw .fileSystem(error)
             }
         }
-
-        let result: Result<[(CacheDigest, DiskRecord)], CacheWriteError> = writer.withLock { w in
-            guard let index = w.index else { return .failure(.closed) }
-            let finalSidecar = sidecarPath(digest)
-            let finalContent = contentPath(digest)
-            // The sidecar is written in place, not renamed: it is read only to rebuild a lost
-            // index, where a torn one is recognised (its trailer) and its entry dropped. It
-            // goes first, so a published content file always has one.
+        let result: Result<Void, CacheWriteError> = writer.withLock { w in
+            guard w.index != nil else { return .failure(.closed) }
             do throws(CacheFileSystemError) {
-                try writeCreatingShard(finalSidecar, sidecar)
+                try renameCreatingShard(tempContent, to: contentPath(digest))
             } catch {
                 return .failure(.fileSystem(error))
             }
-            do throws(CacheFileSystemError) {
-                try renameCreatingShard(tempContent, to: finalContent)
-            } catch {
-                try? fileSystem.removeFile(atPath: finalSidecar)
-                return .failure(.fileSystem(error))
-            }
-
-            let record = DiskRecord(namespace: key.namespace, entry: entry, verified: true, graceUntil: 0)
-            let (previous, victims, access) = state.withLock { s in
+            state.withLock { s in
+                // The file now holds the new content: the earlier entry's record (whose
+                // checksum it no longer matches) and a deferred unlink of its files must not
+                // touch it. Its index row and sidecar stay until `publish` replaces them; a
+                // crash before then leaves a row whose first read fails the checksum (a miss).
+                s.list.remove(digest)
+                s.pendingAccess.removeValue(forKey: digest)
                 s.deferred.removeValue(forKey: digest)
-                let previous = s.list.peek(digest)
-                s.list.insert(digest, record, cost: stored)
+                s.placed[digest, default: 0] += 1
+            }
+            return .success(())
+        }
+        if case .failure(let error) = result {
+            try? fileSystem.removeFile(atPath: tempContent)
+            throw error
+        }
+    }
+
+    /// The second half of a put: the placed file becomes an entry (mirror and index row in
+    /// one commit, evicting least recently used entries past the limit). With `handOut`, its
+    /// path is kept readable for `path_grace` from now, as a lookup that hands it out does.
+    /// - Throws: `CacheWriteError` when the index refused it (or the cache closed); the
+    ///   placement is then the caller's to `abandon`.
+    func publish(_ placed: Placed, handOut: Bool) throws(CacheWriteError) {
+        let digest = placed.digest
+        let now = clock.now()
+        // The sidecar is written in place, not renamed: it is read only to rebuild a lost
+        // index, where a torn one is recognised (its trailer) and its entry dropped. It goes
+        // before the row, so an indexed content file always has one; and outside the writer
+        // lock, which a placement answering with its path waits for (creating the file can
+        // take a millisecond), while the sweep keeps a placed digest's files.
+        do throws(CacheFileSystemError) {
+            try writeCreatingShard(sidecarPath(digest), placed.sidecar)
+        } catch {
+            throw .fileSystem(error)
+        }
+        let result: Result<Void, CacheWriteError> = writer.withLock { w in
+            guard let index = w.index else { return .failure(.closed) }
+            let record = DiskRecord(namespace: placed.key.namespace, entry: placed.entry, verified: true,
+                                    graceUntil: handOut ? now + pathGrace : 0)
+            let (victims, access) = state.withLock { s in
+                s.donePlacing(digest)
+                s.list.insert(digest, record, cost: placed.stored)
                 var victims: [(CacheDigest, DiskRecord, Int)] = []
                 while s.list.totalCost > s.limit, let lru = s.list.leastRecent, lru.key != digest {
                     s.list.removeLeastRecent()
@@ -93,34 +151,67 @@ extension DiskCache {
                     swap(&access, &s.pendingAccess)
                     s.lastFlush = now
                 }
-                return (previous, victims, access)
+                return (victims, access)
             }
 
-            let row = IndexRow(digest: digest, key: key, entry: entry, stored: stored, lastAccess: now)
+            let row = IndexRow(digest: digest, key: placed.key, entry: placed.entry, stored: placed.stored, lastAccess: now)
             do {
                 try index.apply(upserts: [row], deletes: victims.map(\.0), accessTimes: access)
             } catch {
                 // Undo: the entry is not published; the victims stay (they are still indexed).
                 state.withLock { s in
                     s.list.remove(digest)
+                    s.placed[digest, default: 0] += 1
                     for (victim, record, cost) in victims.reversed() { s.list.append(victim, record, cost: cost) }
                     s.evictions -= victims.count
                     s.pendingAccess.merge(access) { current, _ in current }
                 }
-                try? fileSystem.removeFile(atPath: finalContent)
-                try? fileSystem.removeFile(atPath: finalSidecar)
-                _ = previous
                 return .failure(.index("\(error)"))
             }
             for (victim, record, _) in victims { unlinkOrDefer(victim, record, now: now) }
-            return .success([])
+            return .success(())
         }
-        if case .failure(let error) = result {
-            try? fileSystem.removeFile(atPath: tempContent)
-            throw error
-        }
+        try result.get()
         reapDeferred()
     }
+
+    /// Removes a placed file that will not be published (its publication failed, or it is
+    /// not wanted): at once, or, when its path was handed out, once `path_grace` from now has
+    /// passed (until then the sweep keeps it).
+    func abandon(_ placed: Placed, handedOut: Bool) {
+        let now = clock.now()
+        writer.withLock { _ in
+            // A newer put of the same key may have placed or published its own file here.
+            let mine = state.withLock { s in
+                s.donePlacing(placed.digest)
+                return s.list.peek(placed.digest) == nil && s.placed[placed.digest] == nil
+            }
+            guard mine else { return }
+            unlinkOrDefer(placed.digest, DiskRecord(namespace: placed.key.namespace, entry: placed.entry, verified: true,
+                                                    graceUntil: handedOut ? now + pathGrace : 0), now: now)
+        }
+    }
+
+    /// Empty files made ahead of time in `tmp/` for `place(spare:)`, so a put whose path is
+    /// answered first allocates no inode then. Off any request's path (the cache's publisher
+    /// calls it when it has nothing else to do, and stops when `busy` says it has);
+    /// leftovers go with `tmp/` at the next open.
+    func makeSpares(until busy: () -> Bool = { false }) {
+        while !busy(), state.withLock({ !$0.closed && $0.spares.count < Self.spareFiles }) {
+            let path = "\(tempDirectory)/spare.\(tempCounter.add(1, ordering: .relaxed).newValue)"
+            do {
+                try fileSystem.writeNewFile(atPath: path, contents: Data())
+            } catch {
+                return
+            }
+            state.withLock { $0.spares.append(path) }
+        }
+    }
+
+    /// Spare files kept: one per shared-tier hit answered while the publisher is busy, so a
+    /// burst of that many hits allocates no inode before its answers; past them a put creates
+    /// its temp file as usual. Empty files: an inode each, no data.
+    static let spareFiles = 64
 
     /// Writes into a shard, recreating the shard folder once if it was removed from outside.
     private func writeCreatingShard(_ path: String, _ contents: Data) throws(CacheFileSystemError) {
@@ -140,5 +231,13 @@ extension DiskCache {
             try fileSystem.createDirectory(atPath: (destination as NSString).deletingLastPathComponent)
             try fileSystem.rename(source, to: destination)
         }
+    }
+}
+
+extension DiskCache.State {
+    /// One placed file of `digest` published or given up.
+    mutating func donePlacing(_ digest: CacheDigest) {
+        guard let count = placed[digest] else { return }
+        placed[digest] = count > 1 ? count - 1 : nil
     }
 }

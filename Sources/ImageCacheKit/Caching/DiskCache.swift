@@ -12,10 +12,11 @@ import Glibc
 /// each content file (see `EntrySidecar`), sharded by the first two hex digits so no folder
 /// holds more than a few hundred files at 100 000 entries.
 ///
-/// **Crash safety**: a put writes the content under `tmp/`, writes the sidecar in place, renames the
-/// content into place, then commits the index row. A `kill -9` at any moment leaves either
-/// no row (the renamed files are orphans, swept in the background after the next open) or a
-/// complete row with complete files. Since a crash loses no page cache, no fsync is paid per
+/// **Crash safety**: a put writes the content under `tmp/`, renames it into place, writes the
+/// sidecar in place, then commits the index row; a caller that must answer with the path
+/// first does the two halves apart (`place`, then `publish`), and the sweep keeps a placed
+/// file meanwhile. A `kill -9` at any moment leaves either no row (the renamed files are
+/// orphans, swept in the background after the next open) or a complete row with complete files. Since a crash loses no page cache, no fsync is paid per
 /// entry; instead every entry's checksum is verified on its first read after an open, and a
 /// mismatch (a power loss, a file changed from outside) is dropped and reported as a miss.
 ///
@@ -46,7 +47,8 @@ public final class DiskCache: Sendable {
 
     /// What the writer lock guards: the index connection and the folder lock. Every change to
     /// the folder's files and index happens while holding it, so renames, index commits and
-    /// the orphan sweep never interleave.
+    /// the orphan sweep never interleave; the one exception is a placed entry's sidecar
+    /// (`publish`), whose digest the sweep keeps.
     struct Writer {
         var index: CacheIndex?
         var lock: FolderLock?
@@ -64,6 +66,11 @@ public final class DiskCache: Sendable {
         var lastFlush: Double
         var deferred: [CacheDigest: Double] = [:]
         var nextDeferred = Double.infinity
+        /// Files in place and not yet published (`place`), by how many puts placed them: the
+        /// orphan sweep keeps them.
+        var placed: [CacheDigest: Int] = [:]
+        /// Empty files in `tmp/` made ahead of time (`makeSpares`).
+        var spares: [String] = []
         /// A housekeeping job from `handOutPath` is queued and has not started: hits meanwhile
         /// queue no other.
         var housekeepingQueued = false

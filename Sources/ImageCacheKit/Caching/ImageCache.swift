@@ -30,12 +30,12 @@ public final class ImageCache: Sendable {
 
     /// Puts `entry` in the memory tier, charged its content, its kept path and the fixed
     /// per-entry overhead.
-    private func remember(_ entry: MemoryEntry, forKey key: CacheKey) {
+    func remember(_ entry: MemoryEntry, forKey key: CacheKey) {
         memory.insert(entry, forKey: key, cost: entry.bytes.count + entry.path.utf8.count + Self.memoryOverhead)
     }
 
     /// A memory entry for `key`.
-    private func memoryEntry(_ key: CacheKey, bytes: Data, info: CacheEntryInfo, created: Date) -> MemoryEntry {
+    func memoryEntry(_ key: CacheKey, bytes: Data, info: CacheEntryInfo, created: Date) -> MemoryEntry {
         let digest = key.digest
         let serial = memorySerials.add(1, ordering: .relaxed).newValue
         return MemoryEntry(bytes: bytes, info: info, created: created, digest: digest, path: disk.contentPath(digest), serial: serial)
@@ -49,7 +49,7 @@ public final class ImageCache: Sendable {
     /// Bumped before an eviction or a clear removes anything. A lookup that read the disk
     /// (or wrote a memory entry back to it) while one ran must not keep what it read or
     /// wrote: the evicted image would come back, in memory and then on disk again.
-    private let removals = Atomic<UInt64>(0)
+    let removals = Atomic<UInt64>(0)
     /// The last memory entry's number (`MemoryEntry.serial`).
     private let memorySerials = Atomic<UInt64>(0)
     /// The disk tier. Callers go through the operations below, never to it directly, so the
@@ -58,6 +58,15 @@ public final class ImageCache: Sendable {
     let searchTTL: Double
     let clock: CacheClock
     let logger: Logger
+    /// Where placed entries are published (`publishLater`), one after the other: after the
+    /// answer that carried their path, never in its way.
+    let publisher = DispatchQueue(label: "imagecached.cache.publish")
+    /// Bumped after each `publishLater` job has run (published or not): what a test awaits
+    /// instead of sleeping.
+    package let publications = Observed(0)
+    /// Placements handed to `publishLater` and not yet published: spare files are made only
+    /// when none waits, so they never delay a publication.
+    let pendingPublications = Atomic<Int>(0)
 
     /// Opens both tiers with the limits of `[cache]`; `directory` is the resolved `cache_dir`.
     /// - Throws: `CacheOpenError` (e.g. `folderInUse` when another daemon owns the folder).
@@ -264,8 +273,10 @@ public final class ImageCache: Sendable {
         disk.setLimit(configuration.diskLimit)
     }
 
-    /// Flushes access times and releases the folder (daemon shutdown).
+    /// Publishes what was placed (`publishLater`), flushes access times and releases the
+    /// folder (daemon shutdown).
     public func close() {
+        publisher.sync {}
         disk.close()
     }
 }

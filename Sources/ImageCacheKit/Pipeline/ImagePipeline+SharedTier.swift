@@ -67,17 +67,7 @@ extension ImagePipeline {
             switch found {
             case .hit(let bytes):
                 if let value = SharedThumbnailValue.decode(bytes, key: key) {
-                    guard let stored = await storeShared(value, plan: plan) else {
-                        // The value is sound; this host's disk is not: the network path
-                        // meets the same disk and reports it (`storage_unavailable`).
-                        return network(fetch, settings: settings, tier: nil)
-                    }
-                    lookups.record(.shared)
-                    fetch.announce(width: value.originalWidth, height: value.originalHeight, format: value.format)
-                    logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
-                    fetch.finish(.success(stored))
-                    forget(fetch)
-                    return
+                    return deliver(value, fetch: fetch, settings: settings)
                 }
                 tierActivity.rejected.add(1, ordering: .relaxed)
                 logger.warning("a thumbnail in the shared tier failed verification; deleted, fetching it again",
@@ -117,17 +107,26 @@ extension ImagePipeline {
         startTransfer(fetch, settings: settings, tier: tier)
     }
 
-    /// A verified shared value written to the local tiers, on the work queue; nil when the
-    /// disk tier refused it (then the network is not tried: the failure is local).
-    private func storeShared(_ value: SharedThumbnailValue, plan: FetchPlan) async -> ThumbnailFetch.Stored? {
-        let cache = self.cache, dimensions = self.dimensions, logger = self.logger
-        return await withCheckedContinuation { continuation in
-            work.async {
-                continuation.resume(returning: try? Self.storeLocally(
-                    value.image, width: value.width, height: value.height, mime: value.format.mimeType,
-                    original: (value.originalWidth, value.originalHeight), placeholder: nil, source: .shared, plan: plan,
-                    cache: cache, dimensions: dimensions, logger: logger))
+    /// Answers the fetch with a verified shared value, from the work queue (the file write
+    /// blocks): the file is written, the demands get its path at once, and the entry's
+    /// bookkeeping (index row, memory copy, width note) follows on the cache's publisher,
+    /// after the answer. A disk that refuses the file sends the fetch to the network path,
+    /// which meets the same disk and reports it (`storage_unavailable`).
+    private func deliver(_ value: SharedThumbnailValue, fetch: ThumbnailFetch, settings: Settings) {
+        work.async { [self] in
+            let plan = fetch.plan
+            let stored: ThumbnailFetch.Stored, placement: ImageCache.Placement
+            do {
+                (stored, placement) = try Self.placeShared(value, plan: plan, cache: cache, dimensions: dimensions, logger: logger)
+            } catch {
+                return network(fetch, settings: settings, tier: nil)
             }
+            lookups.record(.shared)
+            fetch.announce(width: value.originalWidth, height: value.originalHeight, format: value.format)
+            logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
+            fetch.finish(.success(stored))
+            forget(fetch)
+            cache.publishLater(placement, notes: Self.widthNote(value.width, plan: plan).map { [$0] } ?? [])
         }
     }
 

@@ -353,8 +353,8 @@ public final class ImagePipeline: Sendable {
                                                                  placeholder: !plan.hasOwnPlaceholder && remembered == nil)
                     return try Self.storeLocally(output.bytes, width: output.width, height: output.height, mime: output.mime,
                                                  original: (output.original.width, output.original.height),
-                                                 placeholder: output.placeholder ?? remembered, source: .network,
-                                                 plan: plan, cache: cache, dimensions: dimensions, logger: logger)
+                                                 placeholder: output.placeholder, source: .network,
+                                                 fetch: fetch, cache: cache, dimensions: dimensions, logger: logger)
                 }
                 let kind: String
                 switch outcome {
@@ -366,36 +366,6 @@ public final class ImagePipeline: Sendable {
                 continuation.resume(with: outcome)
             }
         }
-    }
-
-    /// Writes a thumbnail to the disk cache (and memory) under the plan's keys, records the
-    /// original's size and placeholder (`placeholder`: computed from the decoded pixels, nil
-    /// when nothing was decoded; the provider's own values win), and hands the path out: the
-    /// one place a fetched thumbnail, from the network or from the shared tier, becomes a
-    /// local entry. On the work queue.
-    /// - Throws: `cacheWriteFailed` when the disk tier could not take it.
-    static func storeLocally(_ image: [UInt8], width: Int, height: Int, mime: String, original: (width: Int, height: Int),
-                             placeholder: ImagePlaceholder?,
-                             source: ThumbnailSource, plan: FetchPlan, cache: ImageCache, dimensions: ImageDimensionsStore,
-                             logger: Logger) throws -> ThumbnailFetch.Stored {
-        dimensions.record(.init(width: original.width, height: original.height), placeholder: plan.placeholder(computed: placeholder),
-                          photo: plan.photoID, url: plan.cleanURL)
-        let bytes = Data(image)
-        let key = CacheKey.thumbnail(url: plan.url, width: width)
-        let stored = cache.put(key, bytes: bytes, info: CacheEntryInfo(contentType: mime, width: width, height: height))
-        if width != plan.size {
-            cache.put(plan.widthNoteKey, bytes: Data(String(width).utf8), info: CacheEntryInfo(contentType: "text/plain"))
-        }
-        // The path goes straight to the waiting clients: hand it out, so it stays
-        // readable for `path_grace` whatever eviction or clearing comes next.
-        cache.handOutPath(key)
-        guard let path = stored.path else {
-            let reason = stored.diskError.map { "\($0)" } ?? "no path"
-            logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(reason)"])
-            throw PipelineError.cacheWriteFailed(stored.diskError)
-        }
-        return ThumbnailFetch.Stored(path: path, width: width, height: height, mime: mime, bytes: bytes,
-                                     originalWidth: original.width, originalHeight: original.height, source: source)
     }
 
     /// What processing `body` will cost, and the plan its processing then follows (the header,

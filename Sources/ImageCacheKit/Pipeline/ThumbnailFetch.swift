@@ -41,6 +41,9 @@ final class ThumbnailFetch: Sendable {
         var earlyFailure: ImagingError?
         /// The transfer, once started (the probe cancels it when the body is not usable).
         var handle: TransferHandle?
+        /// Whether the probe recorded the original's size in the dimensions store (then the
+        /// local store records only what is new: the placeholder).
+        var sizeRecorded = false
     }
 
     /// Header bytes kept at most while probing: a JPEG whose header is not complete within
@@ -156,7 +159,11 @@ final class ThumbnailFetch: Sendable {
         case .none:
             break
         case .found(let header):
-            dimensions.record(.init(width: header.width, height: header.height), photo: plan.photoID, url: plan.cleanURL)
+            // With the provider's own placeholder, when it sent one, so storing the thumbnail
+            // has nothing left to record unless its pixels give a placeholder.
+            dimensions.record(.init(width: header.width, height: header.height), placeholder: plan.placeholder(computed: nil),
+                              photo: plan.photoID, url: plan.cleanURL)
+            state.withLock { $0.sizeRecorded = true }
             let placeholder = plan.placeholder(computed: dimensions.rememberedPlaceholder(photo: plan.photoID, url: plan.cleanURL))
             state.withLock { $0.placeholder = placeholder }
             send(plan.dimensionsEvent(copyWidth: header.width, copyHeight: header.height, placeholder: placeholder))
@@ -184,6 +191,10 @@ final class ThumbnailFetch: Sendable {
         }
         send(plan.dimensionsEvent(copyWidth: width, copyHeight: height, placeholder: placeholder))
     }
+
+    /// Whether the original's size this fetch learnt is already in the dimensions store (the
+    /// probe read it from the header and recorded it).
+    var sizeRecorded: Bool { state.withLock { $0.sizeRecorded } }
 
     /// Why the transfer was stopped before its end by the probe, if it was.
     var earlyFailure: ImagingError? { state.withLock { $0.earlyFailure } }

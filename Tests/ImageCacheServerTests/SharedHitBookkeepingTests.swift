@@ -1,0 +1,78 @@
+import Foundation
+import ImageCacheConfig
+@testable import ImageCacheKit
+import ImageCacheServer
+import ProviderSimulator
+import Testing
+import TestSupport
+
+/// A shared-tier hit answers as soon as its file is written: the disk index row, the memory
+/// copy and the width note follow on the cache's publisher, after the answer. A real memcached
+/// holds the value; the publisher is held (suspended) to show the answer does not wait for it.
+@Suite("Shared tier: a hit answers before its bookkeeping", .timeLimit(.minutes(2)))
+struct SharedHitBookkeepingTests {
+    @Test("the path is answered, complete, while the bookkeeping is held; released, it runs, with the path's grace and the size recorded once")
+    func answersBeforeBookkeeping() async throws {
+        let node = try await MemcachedServer.start()
+        let folder = NSTemporaryDirectory() + "shared-hit-\(UUID().uuidString)"
+        var configuration = CacheConfiguration()
+        configuration.network.allowHTTP = true
+        configuration.network.allowedHosts = ["127.0.0.1"]
+        configuration.shared.servers = [try #require(SharedTierSettings.Server.parse(node.address))]
+        configuration.shared.prefix = "hit-\(UUID().uuidString):"
+        configuration.shared.timeout = .seconds(2)
+        let store = MemcachedSharedStore(settings: configuration.shared, logger: .init(label: "shared-hit-test"))
+        let cache = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
+        let dimensions = try ImageDimensionsStore(directory: folder)
+        let engine = TransferEngine(configuration: configuration)
+        let settings = ImagePipeline.Settings(configuration)
+        let pipeline = ImagePipeline(cache: cache, transfers: engine, registry: PhotoRegistry(), dimensions: dimensions,
+                                     decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2),
+                                     settings: { settings }, shared: store)
+
+        // An original narrower than twice the size: delivered at its own width, with a width
+        // note. Nothing listens at its URL: only the tier can answer.
+        let thumbnail = SyntheticImages.jpeg(width: 200, height: 150)
+        let url = "http://127.0.0.1:9/shared-hit.jpg"
+        let key = SharedThumbnailValue.key(url: url, size: 256)
+        let value = SharedThumbnailValue(format: .jpeg, width: 200, height: 150, originalWidth: 200, originalHeight: 150,
+                                         image: thumbnail)
+        #expect(await store.store(key, value.encoded(key: key), ttl: .seconds(600)))
+        let entry = CacheKey.thumbnail(url: url, width: 200)
+        let note = CacheKey.thumbnailWidthNote(url: url, size: 256)
+
+        // A suspended queue must be resumed before it is released, whatever fails below.
+        let held = LockedState(true)
+        cache.publisher.suspend()
+        defer { if held.withLock({ $0 }) { cache.publisher.resume() } }
+        let delivered = try await withTimeout(seconds: 30) {
+            try await pipeline.load(ThumbnailRequest(image: .url(url), size: 256))
+        }
+        #expect(delivered.source == .shared && delivered.width == 200 && delivered.height == 150)
+        #expect(FileManager.default.contents(atPath: delivered.path) == Data(thumbnail))
+        #expect(!cache.disk.contains(entry) && !cache.disk.contains(note))
+        #expect(cache.publications.value == 0)
+        // The original's size is known at once (the answer's `thumbnail.dimensions` went out).
+        #expect(dimensions.decoded(url: url) == .init(width: 200, height: 150))
+
+        held.withLock { $0 = false }
+        cache.publisher.resume()
+        try await withTimeout(seconds: 30) { try await cache.publications.wait { $0 >= 1 } }
+        #expect(cache.disk.contains(entry) && cache.disk.contains(note))
+        #expect(cache.disk.path(for: entry) == delivered.path)
+        // Published as handed out: evicted now, the file stays for its path grace.
+        cache.evict(url: url)
+        #expect(cache.deferredUnlinkCount == 1)
+        #expect(FileManager.default.contents(atPath: delivered.path) == Data(thumbnail))
+        // The size went to the store once (one record: the URL's).
+        dimensions.flush()
+        #expect(dimensions.writtenRecords.value == 1)
+
+        engine.shutdown()
+        dimensions.close()
+        cache.close()
+        await store.shutdown()
+        await node.kill()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
