@@ -2,7 +2,8 @@
 # RSS of a real imagecached over 10 000 distinct thumbnails with memory_limit = 64MiB, sampled
 # from /proc/PID/status, once with glibc's defaults and once with each allocator setting in
 # SOAK_VARIANTS (default: MALLOC_ARENA_MAX=2; add "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
-# after `flock /tmp/apt.lock apt-get install -y libjemalloc2` to try jemalloc).
+# after `flock /tmp/apt.lock apt-get install -y libjemalloc2` to try jemalloc; SOAK_VARIANTS="" runs
+# glibc's defaults alone).
 #
 #   Benchmarks/scripts/soak.sh [count] [extra imagecache-bench soak options…]
 set -euo pipefail
@@ -17,7 +18,7 @@ bench=${BENCH:-Benchmarks/.build/release/imagecache-bench}
 daemon_binary=${DAEMON_BINARY:-Benchmarks/.build/release/imagecached}
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average: $(cut -d' ' -f1-3 /proc/loadavg); daemon $daemon_binary"
 "$bench" soak --daemon "$daemon_binary" --count "$count" "$@"
-IFS=';' read -r -a variants <<< "${SOAK_VARIANTS:-MALLOC_ARENA_MAX=2}"
+IFS=";" read -r -a variants <<< "${SOAK_VARIANTS-MALLOC_ARENA_MAX=2}"
 for variant in "${variants[@]}"; do
   [[ -n "$variant" ]] || continue
   echo
