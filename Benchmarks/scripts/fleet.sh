@@ -5,11 +5,12 @@
 #
 # Usage: Benchmarks/scripts/fleet.sh   (COUNT=500 RTT_MS=20 KIB_PER_S=2048 PARTS=1234;
 #        BIN_DIR=.build/release for a release daemon, default .build/debug)
-# Needs memcached (scripts/install-deps), python3 with Pillow (python3-pil).
+# Needs memcached (scripts/install-deps), Debian's python3 with Pillow (python3-pil).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN_DIR=${BIN_DIR:-$ROOT/.build/debug}
 if [[ ! -x "$BIN_DIR/imagecached" ]]; then
     swift build --package-path "$ROOT" --product imagecached
 fi
-BIN_DIR=$BIN_DIR exec python3 "$ROOT/Benchmarks/scripts/fleet.py"
+# Debian's python3, whose Pillow python3-pil installs (a python3 earlier on PATH may lack it).
+BIN_DIR=$BIN_DIR exec /usr/bin/python3 "$ROOT/Benchmarks/scripts/fleet.py"
