@@ -189,10 +189,14 @@ public enum Thumbnailer {
         return Surveyed(header: header, survey: survey, cost: cost)
     }
 
-    /// The stored-orientation size of a thumbnail `width` wide upright (never upscaled).
+    /// The stored-orientation size of a thumbnail `width` wide upright (never upscaled), the
+    /// height rounded half up. In integers: the sides come from an image's header, and a side
+    /// of 0 or a product past `Int.max` must give a size, not a trap (each side is at least 1).
     static func targetSize(of header: ImageHeader, width: Int) -> (storedWidth: Int, storedHeight: Int) {
-        let targetWidth = min(width, header.width)
-        let targetHeight = max(1, Int((Double(header.height) * Double(targetWidth) / Double(header.width)).rounded()))
+        let sourceWidth = max(1, header.width)
+        let targetWidth = max(1, min(width, sourceWidth))
+        let (product, overflow) = max(1, header.height).multipliedReportingOverflow(by: targetWidth)
+        let targetHeight = overflow ? max(1, header.height) : max(1, (product + sourceWidth / 2) / sourceWidth)
         return header.orientation.swapsDimensions ? (targetHeight, targetWidth) : (targetWidth, targetHeight)
     }
 }

@@ -59,4 +59,21 @@ struct ThumbnailPlanTests {
         expectRPCError(.tooLarge) { _ = try plan(body, size: 256, maxPixels: 1000) }
         expectRPCError(.decodeFailed) { _ = try plan(Array(body.prefix(100)), size: 256) }
     }
+
+    @Test("a thumbnail's size from hostile header sides: rounded half up, at least 1, never a trap")
+    func targetSizeFromOutsideSides() {
+        func size(_ width: Int, _ height: Int, to target: Int, _ orientation: ExifOrientation = .up) -> [Int] {
+            let header = ImageHeader(format: .jpeg, storedWidth: width, storedHeight: height, orientation: orientation,
+                                     hasAlpha: false, isProgressive: false, components: 3)
+            let sized = Thumbnailer.targetSize(of: header, width: target)
+            return [sized.storedWidth, sized.storedHeight]
+        }
+        #expect(size(900, 600, to: 256) == [256, 171])
+        #expect(size(4, 3, to: 2) == [2, 2], "1.5 rounds up")
+        #expect(size(1000, 1, to: 10) == [10, 1], "never 0 rows")
+        #expect(size(100, 50, to: 400) == [100, 50], "never upscaled")
+        #expect(size(0, 0, to: 256) == [1, 1])
+        #expect(size(Int.max, Int.max, to: 256) == [256, Int.max], "a product past Int.max keeps the height")
+        #expect(size(600, 900, to: 256, .right) == [171, 256], "rotated: the upright width is scaled, the stored sides swap")
+    }
 }
