@@ -10,7 +10,9 @@ import Glibc
 /// number to the next file created, so once a job's own file is deleted (by the user, say) the
 /// next file made at that name may carry the very same number. A removal checked by number
 /// alone would then delete a file that is not the daemon's. The birth time (`statx(2)`,
-/// `STATX_BTIME`) tells the two apart: the new file was born later.
+/// `STATX_BTIME`) tells the two apart: the new file was born later. It is as fine as the file
+/// system's clock: where that is a scheduler tick (kernels before multigrain timestamps), a
+/// file deleted and another made at its number within the same millisecond or so look alike.
 ///
 /// Where the file system reports no birth time (NFS, ext4 with 128-byte inodes, a kernel
 /// without `statx`), the change time stands in: it is set when a file is created too, so a
