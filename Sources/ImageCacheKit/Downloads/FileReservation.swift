@@ -205,6 +205,8 @@ package struct FileReservation: Sendable, Codable, Hashable {
     /// that is the `.part`'s file by identity (`FileIdentity.confirms`). A record whose `.part`
     /// identity cannot confirm anything (one written before identities had a birth time)
     /// finds nothing: its job downloads again rather than adopt a file that may not be its own.
+    /// Nor, on a file system without birth times, does one taken before the body was written:
+    /// every write moved the `.part`'s change time (`FileIdentity`).
     package func committedFile(in folder: DirectoryHandle) -> FileReservation? {
         guard let part else { return nil }
         let corrected: [String?] = ImageFormat.allCases.map(\.fileExtension).filter { $0 != ext }
