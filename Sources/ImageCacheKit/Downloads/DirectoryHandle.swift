@@ -20,12 +20,11 @@ package final class DirectoryHandle: Sendable {
     public let path: String
     /// The resolved root it lies beneath.
     public let root: String
-    private let device: UInt64
-    private let inode: UInt64
+    /// Which folder it is (`recheck` compares a reopened one with it).
+    private let identity: FileIdentity
 
     private init(fd: Int32, path: String, root: String) throws(DownloadError) {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
+        guard let found = FileIdentity.look(fd: fd) else {
             let failure = DownloadError.storage("cannot read the download folder \(path)", errno: errno)
             close(fd)
             throw failure
@@ -33,8 +32,7 @@ package final class DirectoryHandle: Sendable {
         self.fd = fd
         self.path = path
         self.root = root
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        identity = found.identity
     }
 
     deinit { close(fd) }
@@ -69,7 +67,8 @@ package final class DirectoryHandle: Sendable {
 
     /// Whether the folder is still where it was: its path, opened again beneath one of `roots`
     /// (the current configuration's, resolved) without following a symlink, is this very
-    /// folder (same device and inode).
+    /// folder (same device and inode, and birth time where the file system keeps one: a
+    /// folder removed and made again can get the old inode number).
     ///
     /// - Throws: `forbidden` (1010) saying why not: the folder is no longer under a root, a
     ///   symlink or a non-folder now stands in its path, it was replaced by another folder, or
@@ -81,7 +80,7 @@ package final class DirectoryHandle: Sendable {
         } catch {
             throw Self.reopenFailure(error, path: path)
         }
-        guard again.device == device, again.inode == inode else {
+        guard identity.isSameFolder(again.identity) else {
             throw .folderReplaced(path)
         }
     }

@@ -50,7 +50,7 @@ struct DownloadJobTable: Sendable {
     func replacePolicy(owner: UInt32?) -> ReplacePolicy? {
         guard let owner, owner != 0, owner != PeerIdentity.daemonUID else { return nil }
         let saved = records.values.filter { $0.state == .finished && $0.owner == owner }.compactMap { record in
-            record.reservation.partInode.map { ReplacePolicy.SavedFile(path: record.reservation.path, inode: $0) }
+            record.reservation.part.map { ReplacePolicy.SavedFile(path: record.reservation.path, identity: $0) }
         }
         return ReplacePolicy(uid: owner, saved: Set(saved))
     }

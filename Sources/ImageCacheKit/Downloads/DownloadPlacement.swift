@@ -57,8 +57,8 @@ enum DownloadPlacement {
                 fresh.discard(in: folder)
                 throw failure
             }
-            // The body's inode is the one to find again after a crash, not the fresh placeholder's.
-            fresh.partInode = reservation.partInode
+            // The body's identity is the one to find again after a crash, not the fresh `.part`'s.
+            fresh.part = reservation.part
             reservation.discard(in: folder)
             reservation = fresh
         }

@@ -40,9 +40,13 @@ extension DownloadRun {
         if let existing = FileOps.regularFileSize(in: folder, partName) {
             size = existing
         } else {
-            guard try FileOps.createExclusive(in: folder, partName) else {
+            guard let created = try FileOps.createPlaceholder(in: folder, partName) else {
                 throw DownloadError.partNotRegular(part)
             }
+            // A `.part` made again (the reserved one was gone) is another file: its identity is
+            // the one the final file will have, for a cancel or a restart to find it by.
+            manager.table.records[id]?.reservation.part = created
+            manager.persist()
             size = 0
         }
         if size > 0, record.validator == nil || size > (record.total ?? .max) {

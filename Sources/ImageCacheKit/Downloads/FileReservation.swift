@@ -23,13 +23,15 @@ package struct FileReservation: Sendable, Codable, Hashable {
     package var ext: String?
     /// 0 for the plain name, n for `stem (n).ext`.
     public var number: Int
-    /// The placeholder's inode (so only our own placeholder is ever removed); nil when
-    /// `overwrite` kept an existing file at the name.
-    package var inode: UInt64?
-    /// The `.part` file's inode: after the move it is the final file's, which is how a job whose
-    /// move happened but whose table entry was not saved (a stop or crash in between) finds its
-    /// file again instead of downloading it twice (`committedFile`).
-    package var partInode: UInt64?
+    /// The placeholder's identity (so only our own placeholder is ever removed, never a file
+    /// made at the name after it was deleted); nil when `overwrite` kept an existing file at
+    /// the name.
+    package var placeholder: FileIdentity?
+    /// The `.part` file's identity: after the move it is the final file's, which is how a job
+    /// whose move happened but whose table entry was not saved (a stop or crash in between)
+    /// finds its file again instead of downloading it twice (`committedFile`), and how a
+    /// cancel removes that file and no other.
+    package var part: FileIdentity?
 
     /// The highest ` (n)` tried before giving up.
     static let maxNumber = 9999
@@ -61,7 +63,7 @@ package struct FileReservation: Sendable, Codable, Hashable {
     ///   (permissions, read-only).
     package static func reserve(in folder: DirectoryHandle, stem: String, ext: String?, overwrite: Bool,
                                held: Set<String> = [], replacing policy: ReplacePolicy? = nil) throws(DownloadError) -> FileReservation {
-        var candidate = FileReservation(directory: folder.path, stem: stem, ext: ext, number: 0, inode: nil, partInode: nil)
+        var candidate = FileReservation(directory: folder.path, stem: stem, ext: ext, number: 0, placeholder: nil, part: nil)
         if overwrite, held.contains(candidate.name) || held.contains(candidate.partName) {
             throw .reservedByLiveJob(candidate.path)
         }
@@ -72,20 +74,20 @@ package struct FileReservation: Sendable, Codable, Hashable {
                 try policy?.check(candidate.name, in: folder)
                 // Replace only a regular file or a symlink (the link itself, never its target).
                 if existing == S_IFREG || existing == S_IFLNK,
-                   let partInode = try FileOps.createPlaceholder(in: folder, candidate.partName) {
-                    candidate.partInode = partInode
+                   let part = try FileOps.createPlaceholder(in: folder, candidate.partName) {
+                    candidate.part = part
                     return candidate
                 }
                 continue
             }
-            guard let inode = try FileOps.createPlaceholder(in: folder, candidate.name) else { continue }
-            guard let partInode = try FileOps.createPlaceholder(in: folder, candidate.partName) else {
+            guard let placeholder = try FileOps.createPlaceholder(in: folder, candidate.name) else { continue }
+            guard let part = try FileOps.createPlaceholder(in: folder, candidate.partName) else {
                 // A stray `.part` of the same name belongs to someone else: leave it, move on.
-                _ = FileOps.unlinkIfInode(in: folder, candidate.name, inode: inode)
+                _ = FileOps.unlinkIfPlaceholder(in: folder, candidate.name, placeholder)
                 continue
             }
-            candidate.inode = inode
-            candidate.partInode = partInode
+            candidate.placeholder = placeholder
+            candidate.part = part
             return candidate
         }
         throw .noFreeName(stem: stem, folder: folder.path)
@@ -93,20 +95,21 @@ package struct FileReservation: Sendable, Codable, Hashable {
 
     /// Moves the verified `.part` to the final name without replacing anything that appeared
     /// there meanwhile: the `.part` must still be a regular file of one link (not a symlink
-    /// swapped in), the placeholder (ours, by inode) is removed, the body renamed with
+    /// swapped in), the placeholder (ours, by identity) is removed, the body renamed with
     /// `RENAME_NOREPLACE` (`EEXIST` → the next ` (n)` name), the folder fsynced. With
     /// `overwrite`, a plain `renameat` replaces the old file atomically — never a name in `held`.
     ///
     /// With a `replacing` policy (a peer of a shared daemon), what stands at the name is
     /// judged again just before it is replaced.
     ///
-    /// - Returns: the reservation actually used (its `number` may have grown).
+    /// - Returns: the reservation actually used (its `number` may have grown; its `part` as the
+    ///   final file is now, see `movedPart`).
     /// - Throws: `forbidden` when the `.part` is no longer the daemon's file, or `replacing`
     ///   refuses what now stands at the name.
     package func commit(in folder: DirectoryHandle, overwrite: Bool, held: Set<String> = [],
                         replacing policy: ReplacePolicy? = nil) throws(DownloadError) -> FileReservation {
         try checkPart(in: folder)
-        if overwrite, number == 0, inode == nil {
+        if overwrite, number == 0, placeholder == nil {
             guard !held.contains(name) else {
                 throw .reservedByLiveJob(path)
             }
@@ -115,17 +118,17 @@ package struct FileReservation: Sendable, Codable, Hashable {
                 throw FileOps.failure("cannot move the download to \(path)")
             }
             folder.sync()
-            return self
+            return movedPart(in: folder)
         }
-        if let inode { _ = FileOps.unlinkIfInode(in: folder, name, inode: inode) }
+        if let placeholder { _ = FileOps.unlinkIfPlaceholder(in: folder, name, placeholder) }
         var candidate = self
-        candidate.inode = nil
+        candidate.placeholder = nil
         while candidate.number <= Self.maxNumber {
             if !held.contains(candidate.name) {
                 switch placeIfFree(candidate.name, in: folder) {
                 case .placed:
                     folder.sync()
-                    return candidate
+                    return candidate.movedPart(in: folder)
                 case .taken:
                     break
                 case .failed(let code):
@@ -136,6 +139,20 @@ package struct FileReservation: Sendable, Codable, Hashable {
             candidate.number += 1
         }
         throw .noFreeName(stem: stem, folder: directory)
+    }
+
+    /// This reservation with `part` read again from the final name it was just moved to, when
+    /// that is still the body (same device and inode, and birth time where there is one): the
+    /// move changed its change time, which is what stands in for a birth time on a file system
+    /// without one, and the finished job's record must name the file as it now is.
+    private func movedPart(in folder: DirectoryHandle) -> FileReservation {
+        var moved = self
+        if let part, let now = FileIdentity.look(at: name, in: folder.fd), now.isRegular,
+           now.identity.device == part.device, now.identity.inode == part.inode,
+           part.born == nil || now.identity.born == part.born {
+            moved.part = now.identity
+        }
+        return moved
     }
 
     /// How moving the `.part` to a name that must be free went.
@@ -185,19 +202,23 @@ package struct FileReservation: Sendable, Codable, Hashable {
 
     /// The final file this reservation's `.part` became, if the move already happened: the name
     /// (any ` (n)` up to 20 past the reserved one, any format's extension for a corrected one)
-    /// whose inode is the `.part`'s.
+    /// that is the `.part`'s file by identity (`FileIdentity.confirms`). A record whose `.part`
+    /// identity cannot confirm anything (one written before identities had a birth time)
+    /// finds nothing: its job downloads again rather than adopt a file that may not be its own.
+    /// Nor, on a file system without birth times, does one taken before the body was written:
+    /// every write moved the `.part`'s change time (`FileIdentity`).
     package func committedFile(in folder: DirectoryHandle) -> FileReservation? {
-        guard let partInode else { return nil }
+        guard let part else { return nil }
         let corrected: [String?] = ImageFormat.allCases.map(\.fileExtension).filter { $0 != ext }
         for ext in [ext] + corrected {
             for number in 0...(number + 20) {
                 var candidate = self
                 candidate.ext = ext
                 candidate.number = number
-                var info = stat()
-                if fstatat(folder.fd, candidate.name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == partInode,
-                   (info.st_mode & S_IFMT) == S_IFREG {
-                    candidate.inode = nil
+                if let found = FileIdentity.look(at: candidate.name, in: folder.fd), found.isRegular,
+                   part.confirms(found.identity) {
+                    candidate.placeholder = nil
+                    candidate.part = found.identity
                     return candidate
                 }
             }
@@ -205,22 +226,26 @@ package struct FileReservation: Sendable, Codable, Hashable {
         return nil
     }
 
-    /// Removes the `.part` and the placeholder (if still ours) from the folder held open: what
-    /// `download.cancel` and a failure leave behind is nothing. A symlink standing at the
-    /// `.part`'s name is removed itself, never its target.
+    /// Removes the `.part` and the placeholder (if still ours, by identity) from the folder
+    /// held open: what `download.cancel` and a failure leave behind is nothing. A symlink
+    /// standing at the `.part`'s name is removed itself, never its target. The `.part` goes by
+    /// its name: a live job holds that name (no other job takes it), and its identity would
+    /// not do on a file system without birth times, where every write the job made moved the
+    /// change time. An old record's placeholder (no birth time recorded) is left in place.
     package func discard(in folder: DirectoryHandle) {
         unlinkat(folder.fd, partName, 0)
-        if let inode { _ = FileOps.unlinkIfInode(in: folder, name, inode: inode) }
+        if let placeholder { _ = FileOps.unlinkIfPlaceholder(in: folder, name, placeholder) }
         folder.sync()
     }
 
     /// `discard`, and the file this reservation's `.part` already became (`committedFile`):
     /// a job cancelled while it was not yet reported finished leaves nothing, even when its
     /// move had happened (a cancel as the move ends, or a job found moved after a restart).
-    /// Only a file with the `.part`'s inode is removed, never another at the same name.
+    /// Only the `.part`'s own file is removed (`FileIdentity.confirms`), never another at the
+    /// same name, even one that was given the same inode number after the job's file was deleted.
     package func discardWithCommitted(in folder: DirectoryHandle) {
-        if let committed = committedFile(in: folder), let partInode {
-            _ = FileOps.unlinkIfSameFile(in: folder, committed.name, inode: partInode)
+        if let committed = committedFile(in: folder), let identity = committed.part {
+            _ = FileOps.unlinkIfSameFile(in: folder, committed.name, identity)
         }
         discard(in: folder)
     }
@@ -237,39 +262,32 @@ enum FileOps {
         return info.st_mode & S_IFMT
     }
 
-    /// Creates an empty file only if nothing is at `name` in `folder`; returns its inode, nil
-    /// when the name is taken.
-    static func createPlaceholder(in folder: DirectoryHandle, _ name: String) throws(DownloadError) -> UInt64? {
+    /// Creates an empty file only if nothing is at `name` in `folder`; returns its identity,
+    /// nil when the name is taken.
+    static func createPlaceholder(in folder: DirectoryHandle, _ name: String) throws(DownloadError) -> FileIdentity? {
         let fd = openat(folder.fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0 {
             if errno == EEXIST { return nil }
             throw failure("cannot create \(folder.path)/\(name)")
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("cannot read \(folder.path)/\(name)") }
-        return UInt64(info.st_ino)
+        guard let created = FileIdentity.look(fd: fd) else { throw failure("cannot read \(folder.path)/\(name)") }
+        return created.identity
     }
 
-    /// Removes `name` in `folder` only if it is still the empty file with `inode` (our placeholder).
-    static func unlinkIfInode(in folder: DirectoryHandle, _ name: String, inode: UInt64) -> Bool {
-        var info = stat()
-        guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == inode,
-              info.st_size == 0 else { return false }
+    /// Removes `name` in `folder` only if it is still our placeholder: the empty regular file
+    /// `identity` confirms.
+    static func unlinkIfPlaceholder(in folder: DirectoryHandle, _ name: String, _ identity: FileIdentity) -> Bool {
+        guard let found = FileIdentity.look(at: name, in: folder.fd), found.isRegular, found.size == 0,
+              identity.confirms(found.identity) else { return false }
         return unlinkat(folder.fd, name, 0) == 0
     }
 
-    /// Removes `name` in `folder` only if it is still the regular file with `inode`.
-    static func unlinkIfSameFile(in folder: DirectoryHandle, _ name: String, inode: UInt64) -> Bool {
-        var info = stat()
-        guard fstatat(folder.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) == inode,
-              (info.st_mode & S_IFMT) == S_IFREG else { return false }
+    /// Removes `name` in `folder` only if it is still the regular file `identity` confirms.
+    static func unlinkIfSameFile(in folder: DirectoryHandle, _ name: String, _ identity: FileIdentity) -> Bool {
+        guard let found = FileIdentity.look(at: name, in: folder.fd), found.isRegular,
+              identity.confirms(found.identity) else { return false }
         return unlinkat(folder.fd, name, 0) == 0
-    }
-
-    /// Creates an empty file only if nothing is at `name` in `folder`: false when the name is taken.
-    static func createExclusive(in folder: DirectoryHandle, _ name: String) throws(DownloadError) -> Bool {
-        try createPlaceholder(in: folder, name) != nil
     }
 
     /// Empties the regular file `name` in `folder` (a restart from byte 0), never through a symlink.

@@ -53,13 +53,16 @@ package enum PeerDestinationCheck {
 
 /// What `overwrite` may replace for a peer of a shared daemon: a regular file the peer owns
 /// (`st_uid`), or one the daemon saved for that peer, known by the finished jobs of the job
-/// table (path and inode), since the daemon's files are owned by the daemon's uid. Never a
-/// symbolic link.
+/// table (path and `FileIdentity`, so a file made at that path since, even at a reused inode
+/// number, is not mistaken for it), since the daemon's files are owned by the daemon's uid.
+/// Never a symbolic link.
 package struct ReplacePolicy: Sendable, Hashable {
-    /// A file by where it is and which inode it is.
+    /// A file by where it is and which file it is.
     package struct SavedFile: Sendable, Hashable {
+        /// Its path.
         package var path: String
-        package var inode: UInt64
+        /// The file the job saved there (an old record's confirms nothing: never replaced).
+        package var identity: FileIdentity
     }
 
     /// The peer's uid.
@@ -76,7 +79,8 @@ package struct ReplacePolicy: Sendable, Hashable {
         if (info.st_mode & S_IFMT) == S_IFLNK { throw .overwriteSymbolicLink(path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return }  // not replaced: the next name is taken
         if info.st_uid == uid { return }
-        if saved.contains(SavedFile(path: path, inode: UInt64(info.st_ino))) { return }
+        if let now = FileIdentity.look(at: name, in: folder.fd),
+           saved.contains(where: { $0.path == path && $0.identity.confirms(now.identity) }) { return }
         throw .overwriteNotYours(path, owner: info.st_uid, uid: uid)
     }
 }

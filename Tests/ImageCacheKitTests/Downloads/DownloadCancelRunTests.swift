@@ -20,15 +20,14 @@ struct DownloadCancelRunTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The file the run of a crashed daemon had already moved to its final name; the table
-        // still says running (the `.part`'s inode is the file's).
+        // still says running (the `.part`'s identity is the file's).
         let file = folder + "/placed.jpg"
         try Data(SyntheticImages.jpeg(width: 64, height: 48, seed: 3)).write(to: URL(fileURLWithPath: file))
-        var info = stat()
-        #expect(stat(file, &info) == 0)
+        let placed = try #require(FileIdentity.look(at: file, in: AT_FDCWD))
         let record = DownloadRecord(
             id: "dl-placed", photo: nil, url: "http://127.0.0.1:9/placed.jpg", variant: .full, state: .running,
-            reservation: FileReservation(directory: folder, stem: "placed", ext: "jpg", number: 0, inode: nil,
-                                         partInode: UInt64(info.st_ino)),
+            reservation: FileReservation(directory: folder, stem: "placed", ext: "jpg", number: 0, placeholder: nil,
+                                         part: placed.identity),
             defaultName: false, overwrite: false, validator: nil, received: 0, total: nil, width: nil, height: nil,
             error: nil, tracked: false, createdAt: Date(), endedAt: nil)
         let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)

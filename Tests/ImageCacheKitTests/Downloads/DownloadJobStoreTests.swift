@@ -18,7 +18,7 @@ struct DownloadJobStoreTests {
 
     private func record(_ id: String, state: DownloadState, ended: Date?, folder: String) -> DownloadRecord {
         DownloadRecord(id: id, photo: nil, url: "http://127.0.0.1:9/a.jpg", variant: .full, state: state,
-                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, inode: nil, partInode: nil),
+                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, placeholder: nil, part: nil),
                        defaultName: true, overwrite: false, validator: "\"v\"", received: 0, total: nil, width: nil,
                        height: nil, error: state == .failed ? DownloadFailure(.timeout, "stalled") : nil, tracked: false,
                        createdAt: (ended ?? Date()).addingTimeInterval(-10), endedAt: ended)
@@ -29,8 +29,10 @@ struct DownloadJobStoreTests {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
-        let records = [record("a", state: .failed, ended: Date(timeIntervalSince1970: 1_700_000_000), folder: folder),
-                       record("b", state: .queued, ended: nil, folder: folder)]
+        var queued = record("b", state: .queued, ended: nil, folder: folder)
+        queued.reservation.placeholder = FileIdentity(device: 2049, inode: 12, born: 1_700_000_000_123_456_789, changed: nil)
+        queued.reservation.part = FileIdentity(device: 2049, inode: 13, born: nil, changed: 1_700_000_000_000_000_001)
+        let records = [record("a", state: .failed, ended: Date(timeIntervalSince1970: 1_700_000_000), folder: folder), queued]
         try store.save(records)
         let loaded = store.load(logger: Logger(label: "test")).sorted { $0.id < $1.id }
         #expect(loaded == records)
@@ -108,13 +110,13 @@ struct DownloadJobStoreTests {
         let folder = (try makeFolder() as NSString).standardizingPath
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // What a crash right after `download.finished` leaves: the verified body at its final
-        // name (the `.part`'s inode), no `.part`, and the table still saying "running".
+        // name (the `.part`'s identity), no `.part`, and the table still saying "running".
         let body = SyntheticImages.jpeg(width: 64, height: 48)
         let final = folder + "/moved.jpg"
         #expect(FileManager.default.createFile(atPath: final, contents: Data(body)))
-        let inode = try #require(try FileManager.default.attributesOfItem(atPath: final)[.systemFileNumber] as? NSNumber)
+        let moved = try #require(FileIdentity.look(at: final, in: AT_FDCWD))
         var running = record("moved", state: .running, ended: nil, folder: folder)
-        running.reservation.partInode = inode.uint64Value
+        running.reservation.part = moved.identity
         running.total = body.count
         let store = try DownloadJobStore(stateDirectory: folder, cacheDirectory: folder)
         try store.save([running])

@@ -10,7 +10,7 @@ import Testing
 struct DownloadTableWriterTests {
     private func record(_ id: String, folder: String) -> DownloadRecord {
         DownloadRecord(id: id, photo: nil, url: "http://127.0.0.1:9/a.jpg", variant: .full, state: .queued,
-                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, inode: nil, partInode: nil),
+                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, placeholder: nil, part: nil),
                        defaultName: true, overwrite: false, validator: nil, received: 0, total: nil, width: nil,
                        height: nil, error: nil, tracked: false, createdAt: Date(timeIntervalSince1970: 1_790_000_000), endedAt: nil)
     }

@@ -69,11 +69,83 @@ struct FileReservationTests {
         let other = try FileReservation.reserve(in: try handle(folder), stem: "d", ext: "jpg", overwrite: false)
         try write("body", other.partPath)
         let placed = try other.commit(in: try handle(folder), overwrite: false)
-        // Someone replaces the moved file with their own (another inode) before the cancel.
+        // Someone replaces the moved file with their own before the cancel (on tmpfs and ext4 it
+        // may well get the moved file's inode number: it is still not the job's file).
         try FileManager.default.removeItem(atPath: placed.path)
         try write("theirs", placed.path)
         other.discardWithCommitted(in: try handle(folder))
         #expect(read(placed.path) == "theirs")
+    }
+
+    /// The identity of what stands at `path` now.
+    private func identity(_ path: String) throws -> FileIdentity {
+        try #require(FileIdentity.look(at: path, in: AT_FDCWD)).identity
+    }
+
+    /// `file` as the job would have recorded it had its own file, since deleted, carried the
+    /// same inode number: same device and inode, an earlier birth (or change) time.
+    private func reusedNumber(of file: FileIdentity) -> FileIdentity {
+        FileIdentity(device: file.device, inode: file.inode, born: file.born.map { $0 - 1 }, changed: file.changed.map { $0 - 1 })
+    }
+
+    @Test("a file given the job's inode number after the job's own file was deleted is never removed by a cancel")
+    func reusedInodeKeptByCancel() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Someone's file at the name the job's body was moved to, at the number that body had.
+        try write("theirs", folder + "/c.jpg")
+        let theirs = try identity(folder + "/c.jpg")
+        #expect(theirs.device != nil && (theirs.born != nil || theirs.changed != nil))
+        let job = FileReservation(directory: folder, stem: "c", ext: "jpg", number: 0, placeholder: nil, part: reusedNumber(of: theirs))
+        #expect(job.committedFile(in: try handle(folder)) == nil, "a restart must not adopt it")
+        job.discardWithCommitted(in: try handle(folder))
+        #expect(read(folder + "/c.jpg") == "theirs")
+
+        // The same steps with the file's true identity do remove it: the check is what kept it.
+        var own = job
+        own.part = theirs
+        #expect(own.committedFile(in: try handle(folder))?.name == "c.jpg")
+        own.discardWithCommitted(in: try handle(folder))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c.jpg"))
+    }
+
+    @Test("an empty file given the placeholder's inode number is neither discarded nor removed at the move")
+    func reusedInodeKeptAtPlaceholder() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var job = try FileReservation.reserve(in: try handle(folder), stem: "e", ext: "jpg", overwrite: false)
+        try write("body", job.partPath)
+        // The job's placeholder was deleted and someone's empty file took the name and its number.
+        try FileManager.default.removeItem(atPath: job.path)
+        #expect(FileManager.default.createFile(atPath: job.path, contents: nil))
+        job.placeholder = reusedNumber(of: try identity(job.path))
+        job.discard(in: try handle(folder))
+        #expect(FileManager.default.fileExists(atPath: job.path), "someone's empty file stays")
+        #expect(!FileManager.default.fileExists(atPath: job.partPath))
+
+        try write("body", job.partPath)
+        job.part = try identity(job.partPath)
+        let used = try job.commit(in: try handle(folder), overwrite: false)
+        #expect(used.name == "e (1).jpg")
+        #expect(read(job.path) == "")
+        #expect(read(used.path) == "body")
+        let moved = try identity(used.path)
+        #expect(used.part?.confirms(moved) == true, "the record names the moved file as it is now")
+    }
+
+    @Test("a record with a bare inode number (an older table) removes nothing by it")
+    func bareInodeRemovesNothing() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let job = try FileReservation.reserve(in: try handle(folder), stem: "o", ext: "jpg", overwrite: false)
+        try write("body", job.partPath)
+        let placed = try job.commit(in: try handle(folder), overwrite: false)
+        var old = job
+        old.placeholder = nil
+        old.part = FileIdentity(device: nil, inode: try identity(placed.path).inode, born: nil, changed: nil)
+        #expect(old.committedFile(in: try handle(folder)) == nil)
+        old.discardWithCommitted(in: try handle(folder))
+        #expect(read(placed.path) == "body")
     }
 
     @Test("a placeholder replaced by someone's non-empty file is left alone")
@@ -82,7 +154,7 @@ struct FileReservationTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let reservation = try FileReservation.reserve(in: try handle(folder), stem: "r", ext: nil, overwrite: false)
         try write("body", reservation.partPath)
-        try write("theirs", reservation.path)  // same inode, now with content: not an empty placeholder
+        try write("theirs", reservation.path)  // content at the placeholder's name: not an empty placeholder
         let used = try reservation.commit(in: try handle(folder), overwrite: false)
         #expect(used.name == "r (1)")
         #expect(read(folder + "/r") == "theirs")

@@ -28,7 +28,7 @@ struct JobTableMigrationTests {
 
     private func record(_ id: String, folder: String) -> DownloadRecord {
         DownloadRecord(id: id, photo: nil, url: "http://127.0.0.1:9/a.jpg", variant: .full, state: .queued,
-                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, inode: nil, partInode: nil),
+                       reservation: FileReservation(directory: folder, stem: id, ext: "jpg", number: 0, placeholder: nil, part: nil),
                        defaultName: true, overwrite: false, validator: nil, received: 0, total: nil, width: nil,
                        height: nil, error: nil, tracked: false, createdAt: Date(), endedAt: nil)
     }
@@ -99,6 +99,48 @@ struct JobTableMigrationTests {
         }
         #expect(FileManager.default.fileExists(atPath: place.newTable))
         #expect(!FileManager.default.fileExists(atPath: place.oldTable))
+    }
+
+    @Test("an older table's bare inode numbers load, confirm no file (the job removes nothing by them), and are saved back as identities")
+    func bareInodeNumbers() throws {
+        let place = Place()
+        defer { place.remove() }
+        let folder = try #require(DownloadDestination.realPath(NSTemporaryDirectory())) + "/icold-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The files an older daemon's job left: its empty placeholder, and the file its `.part`
+        // became, each at the inode number the table names.
+        #expect(FileManager.default.createFile(atPath: folder + "/old.jpg", contents: nil))
+        #expect(FileManager.default.createFile(atPath: folder + "/old (1).jpg", contents: Data("body".utf8)))
+        let placeholder = try #require(FileIdentity.look(at: folder + "/old.jpg", in: AT_FDCWD)).identity.inode
+        let body = try #require(FileIdentity.look(at: folder + "/old (1).jpg", in: AT_FDCWD)).identity.inode
+        let store = try DownloadJobStore(stateDirectory: place.state, cacheDirectory: place.cache)
+        // As an older daemon wrote it: `inode` and `partInode`, numbers alone.
+        try Data("""
+            [{"id":"dl-0000000000b1","url":"http://127.0.0.1:9/old.jpg","variant":"full","state":"running",\
+            "reservation":{"directory":"\(folder)","stem":"old","ext":"jpg","number":0,"inode":\(placeholder),"partInode":\(body)},\
+            "defaultName":false,"overwrite":false,"received":4,"tracked":false,"createdAt":786000000}]
+            """.utf8).write(to: URL(fileURLWithPath: store.path))
+
+        let loaded = store.load(logger: Logger(label: "test"))
+        let reservation = try #require(loaded.first).reservation
+        #expect(loaded.map(\.id) == ["dl-0000000000b1"])
+        #expect(reservation.placeholder == FileIdentity(device: nil, inode: placeholder, born: nil, changed: nil))
+        #expect(reservation.part == FileIdentity(device: nil, inode: body, born: nil, changed: nil))
+
+        // Neither number can be confirmed (another file may hold it now): nothing is adopted
+        // or removed by them, not by a restart, not by a cancel.
+        let handle = try DirectoryHandle.open(folder, roots: [folder], create: false)
+        #expect(reservation.committedFile(in: handle) == nil)
+        reservation.discardWithCommitted(in: handle)
+        #expect(FileManager.default.fileExists(atPath: folder + "/old.jpg"))
+        #expect(FileManager.default.contents(atPath: folder + "/old (1).jpg") == Data("body".utf8))
+
+        // Saved again, the table has identities only, and reads back the same.
+        try store.save(loaded)
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(!text.contains("partInode") && !text.contains("\"inode\":\(placeholder),"))
+        #expect(store.load(logger: Logger(label: "test")) == loaded)
     }
 
     @Test("state_dir: STATE_DIRECTORY under systemd, else XDG_STATE_HOME, else ~/.local/state")

@@ -28,7 +28,7 @@ struct JobTableOwnerTests {
 
     private func record(_ id: String) -> DownloadRecord {
         DownloadRecord(id: id, photo: nil, url: "http://127.0.0.1:9/a.jpg", variant: .full, state: .queued,
-                       reservation: FileReservation(directory: "/nowhere", stem: id, ext: "jpg", number: 0, inode: nil, partInode: nil),
+                       reservation: FileReservation(directory: "/nowhere", stem: id, ext: "jpg", number: 0, placeholder: nil, part: nil),
                        defaultName: true, overwrite: false, validator: nil, received: 0, total: nil, width: nil,
                        height: nil, error: nil, tracked: false, createdAt: Date(), endedAt: nil)
     }

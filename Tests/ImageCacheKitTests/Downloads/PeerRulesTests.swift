@@ -38,6 +38,33 @@ struct PeerRulesTests {
         #expect(DownloadError.unknownPeer.kind == .forbidden)
     }
 
+    @Test("overwrite for a peer replaces a file the daemon saved for it only while it is that very file")
+    func savedFileByIdentity() throws {
+        let folder = try #require(DownloadDestination.realPath(NSTemporaryDirectory())) + "/peer-saved-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(FileManager.default.createFile(atPath: folder + "/s.jpg", contents: Data("saved".utf8)))
+        let handle = try DirectoryHandle.open(folder, roots: [folder], create: false)
+        let file = try #require(FileIdentity.look(at: "s.jpg", in: handle.fd)).identity
+        #expect(getuid() != Self.other)
+        func refusal(_ saved: FileIdentity) -> DownloadError? {
+            do {
+                try ReplacePolicy(uid: Self.other, saved: [.init(path: folder + "/s.jpg", identity: saved)]).check("s.jpg", in: handle)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refusal(file) == nil)
+        // The same path and inode number, but a file born after the saved one (the saved file
+        // deleted, another made there that got its number): not the peer's to replace.
+        let reused = FileIdentity(device: file.device, inode: file.inode, born: file.born.map { $0 + 1 },
+                                  changed: file.changed.map { $0 + 1 })
+        #expect(refusal(reused)?.kind == .forbidden)
+        // A finished job of an older table (its inode number alone) vouches for nothing.
+        #expect(refusal(FileIdentity(device: nil, inode: file.inode, born: nil, changed: nil))?.kind == .forbidden)
+    }
+
     @Test("cache.clear: root, the daemon's uid, or a member of admin_group by primary or supplementary group")
     func clearRights() {
         #expect(Requester.daemon.mayClearCache(adminGroup: nil))
