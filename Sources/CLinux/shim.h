@@ -18,6 +18,10 @@
 // Declared by glibc (2.27 and later) under _GNU_SOURCE only.
 extern int memfd_create(const char *name, unsigned int flags);
 
+// Declared by glibc (2.7 and later) under _GNU_SOURCE only: a temporary file created with
+// O_CLOEXEC in the same call, so no child spawned meanwhile inherits it.
+extern int mkostemp(char *template_, int flags);
+
 // The file-sealing commands, from the kernel's ABI (<linux/fcntl.h>, which cannot be
 // included beside glibc's <fcntl.h>): the values are fixed since Linux 3.17.
 #ifndef F_ADD_SEALS

@@ -166,7 +166,7 @@ struct FetchBenchmark: ParsableCommand {
                 do {
                     let body = try await handle.result().body
                     bytes += body.count
-                    if case .file(let path, _) = body { unlink(path) }
+                    engine.release(body)
                 } catch {
                     failures += 1
                     firstError = firstError ?? "\(error)"

@@ -5,8 +5,9 @@ import Darwin
 #endif
 
 /// Where a body's bytes go while they arrive: memory up to a small bound, then a file, so a
-/// 40 MB photo costs a file, not 40 MB of RAM per transfer (docs/protocol.md, "Limits").
-/// Confined to the curl thread, like the transfer that owns it.
+/// 40 MB photo costs a file, not 40 MB of RAM per transfer (docs/protocol.md, "Limits"). The
+/// file is one of the engine's reusable spill files (`SpillFiles`), which its consumer gives
+/// back. Confined to the curl thread, like the transfer that owns it.
 final class BodySink {
     /// The body while in memory (empty once spilled).
     private var buffer: [UInt8] = []
@@ -14,20 +15,18 @@ final class BodySink {
     private var fd: Int32 = -1
     private var path: String?
     private let memoryLimit: Int
-    private let directory: String
-    /// A caller's partial-download file is kept on failure (it can be resumed later);
-    /// a temporary spill file is deleted.
-    private let ownsFile: Bool
+    /// Where a body past `memoryLimit` goes; nil for a caller's partial-download file, which
+    /// is kept on failure (it can be resumed later), where a spill file goes back to the pool.
+    private let spillFiles: SpillFiles?
     private(set) var size = 0
     private(set) var failure: String?
     /// The `errno` of the failure (0 when none), for its error kind (`StorageFailure`).
     private(set) var failureCode: Int32 = 0
 
-    /// A sink that starts in memory and spills to a temporary file in `directory` past `memoryLimit`.
-    init(memoryLimit: Int, directory: String) {
+    /// A sink that starts in memory and spills to one of `spillFiles` past `memoryLimit`.
+    init(memoryLimit: Int, spillFiles: SpillFiles) {
         self.memoryLimit = memoryLimit
-        self.directory = directory
-        ownsFile = true
+        self.spillFiles = spillFiles
     }
 
     /// A sink that appends to an existing partial body (a resumed download), opened by the
@@ -51,8 +50,7 @@ final class BodySink {
         self.path = resume.path
         size = Int(end)
         memoryLimit = 0
-        directory = ""
-        ownsFile = false
+        spillFiles = nil
     }
 
     /// Prepares for a body of known length: one allocation when it fits in memory (no
@@ -97,7 +95,8 @@ final class BodySink {
         return true
     }
 
-    /// The complete body; the sink is done after this.
+    /// The complete body; the sink is done after this. A spill file is its pool's again once
+    /// the body's consumer gives it back (`TransferEngine.release`).
     func finish() -> TransferBody {
         if fd >= 0, let path {
             close(fd)
@@ -108,33 +107,30 @@ final class BodySink {
         return .memory(buffer)
     }
 
-    /// Drops the body: closes the file and deletes it when it was a temporary one.
+    /// Drops the body: a spill file goes back to its pool; a caller's file is closed and kept.
     func discard() {
         if fd >= 0 {
             close(fd)
             fd = -1
-            if ownsFile, let path { unlink(path) }
+            if let spillFiles, let path { spillFiles.giveBack(path) }
         }
         buffer = []
         size = 0
     }
 
-    /// Moves the in-memory bytes to a new temporary file and continues there.
+    /// Moves the in-memory bytes to a spill file and continues there.
     private func spill() -> Bool {
-        var template = Array("\(directory)/imagecached-body-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            fail("cannot create a body file in \(directory)")
+        guard let spillFiles, let file = spillFiles.take() else {
+            fail("cannot create a body file in \(spillFiles?.directory ?? "no folder")")
             return false
         }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard buffer.withUnsafeBytes({ writeAll(fd, $0) }) else {
-            close(fd)
-            unlink(path)
+        guard buffer.withUnsafeBytes({ writeAll(file.fd, $0) }) else {
+            close(file.fd)
+            spillFiles.giveBack(file.path)
             return false
         }
-        self.fd = fd
-        self.path = path
+        fd = file.fd
+        path = file.path
         buffer = []
         return true
     }

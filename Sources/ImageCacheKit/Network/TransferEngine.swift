@@ -22,7 +22,7 @@ public final class TransferEngine: HTTPFetching, Sendable {
         /// says `keepInMemory`): a bound on memory per transfer.
         package var memoryBodyLimit = 256 << 10
         /// Where spilled bodies go (`$TMPDIR` by default); the daemon points it inside its cache
-        /// directory so a finished body can be renamed into place.
+        /// directory, whose `tmp/` is emptied when the cache opens, so a crash leaves none behind.
         public var temporaryDirectory = NSTemporaryDirectory().hasSuffix("/")
             ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
         /// Retry counts and backoff (see `RetryPolicy`).
@@ -104,9 +104,20 @@ public final class TransferEngine: HTTPFetching, Sendable {
         loop.environment.apply(configuration)
     }
 
+    /// Hands back a finished body the caller is done with. A body spilled to a file (past
+    /// `Options.memoryBodyLimit`) names one of the engine's spill files, which is emptied and
+    /// kept for a later body rather than deleted, so a stream of large bodies does not make and
+    /// delete a file each. A body in memory, or a resumed download's own file, is left as it is.
+    public func release(_ body: TransferBody) {
+        guard case .file(let path, _) = body else { return }
+        loop.environment.spillFiles.giveBack(path)
+    }
+
     /// Cancels every transfer (reason `shutdown`) and ends the curl thread. Further `start`s
-    /// fail with `cancelled` at once.
+    /// fail with `cancelled` at once; spill files not in use are deleted, the rest as they
+    /// are released.
     public func shutdown() {
         loop.commands.send(.shutdown)
+        loop.environment.spillFiles.close()
     }
 }

@@ -23,7 +23,8 @@ final class TransferEnvironment: Sendable {
     private let fixedPolicy: URLPolicy?
     let retry: RetryPolicy
     let memoryBodyLimit: Int
-    let temporaryDirectory: String
+    /// The files bodies past `memoryBodyLimit` spill to, reused across transfers.
+    let spillFiles: SpillFiles
     let progressInterval: Duration
     let maxRedirects: Int
     let receiveBufferSize: Int
@@ -38,7 +39,7 @@ final class TransferEnvironment: Sendable {
         current = LockedState(Settings(network: configuration.network, policy: policy ?? URLPolicy(configuration: configuration)))
         retry = options.retry
         memoryBodyLimit = options.memoryBodyLimit
-        temporaryDirectory = options.temporaryDirectory
+        spillFiles = SpillFiles(directory: options.temporaryDirectory)
         progressInterval = options.progressInterval
         maxRedirects = options.maxRedirects
         receiveBufferSize = options.receiveBufferSize

@@ -145,7 +145,7 @@ final class TransferJob {
             rangeSent = continues && partial.size > 0
         } else {
             sink = BodySink(memoryLimit: request.keepInMemory ? Int.max : environment.memoryBodyLimit,
-                            directory: environment.temporaryDirectory)
+                            spillFiles: environment.spillFiles)
         }
         return true
     }
@@ -167,7 +167,7 @@ final class TransferJob {
         return body
     }
 
-    /// Drops the sink (a spill file is deleted; a caller's partial file is kept for later).
+    /// Drops the sink (a spill file goes back to the engine's pool; a caller's partial file is kept for later).
     func discardBody() {
         sink?.discard()
         sink = nil

@@ -2,7 +2,9 @@
 /// so memory does not grow with image size (docs/protocol.md, "Limits").
 public enum TransferBody: Sendable, Equatable {
     case memory([UInt8])
-    /// A file the caller now owns (move it into place or delete it).
+    /// A file holding the body: a resumed download's own file, the caller's to move into
+    /// place; or one of the engine's spill files, which the caller hands back with
+    /// `TransferEngine.release` once done with it (it is emptied and reused).
     case file(path: String, size: Int)
 
     /// The body's length in bytes.

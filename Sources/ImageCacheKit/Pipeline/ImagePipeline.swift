@@ -311,10 +311,10 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Validates, scales and stores a fetched body, under the decode limit, off the pool;
-    /// a body the engine spooled to a file is deleted afterwards, whatever the outcome.
+    /// a body the engine spooled to a file is handed back afterwards, whatever the outcome.
     private func process(_ result: TransferResult, fetch: ThumbnailFetch,
                          settings: Settings) async throws -> ThumbnailFetch.Stored {
-        guard case .file(let path, _) = result.body else {
+        guard case .file = result.body else {
             return try await processBody(result, fetch: fetch, settings: settings)
         }
         let outcome: Result<ThumbnailFetch.Stored, any Error>
@@ -323,9 +323,10 @@ public final class ImagePipeline: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        // The unlink waits for the file system, so not on the cooperative pool; and a client
-        // waits for it, so on the lane for reads, never behind bulk decodes and fsyncs.
-        await BlockingIO.read { try? FileManager.default.removeItem(atPath: path) }
+        // Emptying the file waits for the file system, so not on the cooperative pool; and a
+        // client waits for it, so on the lane for reads, never behind bulk decodes and fsyncs.
+        let transfers = self.transfers
+        await BlockingIO.read { transfers.release(result.body) }
         return try outcome.get()
     }
 

@@ -39,7 +39,7 @@ struct NetworkTransferTests {
                 Issue.record("expected a file body, got \(result.body.count) bytes in memory")
                 return
             }
-            defer { try? FileManager.default.removeItem(atPath: path) }
+            defer { engine.release(result.body) }
             #expect(size == big.count)
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == big)
         }
@@ -68,6 +68,11 @@ struct NetworkTransferTests {
             #expect(files.count == 1 && files[0].hasPrefix("imagecached-body-"), "files: \(files)")
             handle.cancel()
             _ = await rpcError { _ = try await withTimeout(seconds: 30) { try await handle.result() } }
+            // The cancelled body's file is emptied and kept for the next body, until shutdown.
+            let kept = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(kept == files)
+            #expect(try FileManager.default.attributesOfItem(atPath: folder + "/" + files[0])[.size] as? Int == 0)
+            engine.shutdown()
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }
     }

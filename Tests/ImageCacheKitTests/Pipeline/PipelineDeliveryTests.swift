@@ -14,23 +14,28 @@ struct PipelineDeliveryTests {
         return (header.width, header.height)
     }
 
-    @Test("a body spooled to a file is deleted once processed, whether it made a thumbnail or not")
-    func spooledBodiesAreDeleted() async throws {
-        // Every body here is past the limit, so each one goes through a temporary file.
+    @Test("a body spooled to a file is handed back once processed, whether it made a thumbnail or not: emptied, and the next body's file")
+    func spooledBodiesAreHandedBack() async throws {
+        // Every body here is past the limit, so each one goes through a spill file.
         try await PipelineFixture.with(options: { $0.memoryBodyLimit = 1024 }) { f in
-            let spooled = { () -> [String] in
+            let spooled = { () -> [String: Int] in
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: f.folder + "/cache")) ?? []
-                return names.filter { $0.hasPrefix("imagecached-body-") }
+                var sizes: [String: Int] = [:]
+                for name in names where name.hasPrefix("imagecached-body-") {
+                    sizes[name] = (try? FileManager.default.attributesOfItem(atPath: f.folder + "/cache/" + name)[.size] as? Int) ?? -1
+                }
+                return sizes
             }
             let image = f.serve("/spooled.jpg", SyntheticImages.jpeg(width: 1000, height: 750))
             let delivered = try await f.pipeline.load(ThumbnailRequest(image: image, size: 256))
             #expect(delivered.source == .network)
-            #expect(spooled() == [])
+            let afterFirst = spooled()
+            #expect(afterFirst.count == 1 && afterFirst.values.allSatisfy { $0 == 0 }, "\(afterFirst)")
             // A header that reads, a body cut short: it fails in the decode, after the spool.
             let whole = SyntheticImages.jpeg(width: 1000, height: 750, seed: 4)
             let truncated = f.serve("/truncated.jpg", Array(whole.prefix(whole.count * 2 / 3)))
             await #expect(throws: ImagingError.self) { try await f.pipeline.load(ThumbnailRequest(image: truncated, size: 256)) }
-            #expect(spooled() == [])
+            #expect(spooled() == afterFirst)
         }
     }
 
