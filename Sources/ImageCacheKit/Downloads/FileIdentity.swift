@@ -63,6 +63,19 @@ package struct FileIdentity: Sendable, Codable, Hashable {
         return look(folder, name)
     }
 
+    /// What the absolute `path` names now (a symlink itself, never its target); nil when
+    /// nothing is there or it cannot be read.
+    package static func look(atPath path: String) -> Look? {
+        look(at: path, in: AT_FDCWD)
+    }
+
+    /// Whether the absolute `path` still names this very file (`confirms`): what a removal by
+    /// name checks first, so it never removes a file made since at that name.
+    package func isStill(atPath path: String) -> Bool {
+        guard let current = Self.look(atPath: path) else { return false }
+        return confirms(current.identity)
+    }
+
     /// What the open descriptor `fd` is.
     package static func look(fd: Int32) -> Look? {
         look(fd, "")

@@ -84,7 +84,7 @@ final class SpillFiles: Sendable {
             }
             // A file whose path no longer leads to it (the folder was removed or emptied from
             // outside) is dropped, never written to: its body would be read from the path.
-            guard Self.isStill(idle.identity, at: idle.file.path) else {
+            guard idle.identity.isStill(atPath: idle.file.path) else {
                 Glibc.close(idle.file.fd)
                 continue
             }
@@ -121,7 +121,7 @@ final class SpillFiles: Sendable {
         guard keep, identity.born != nil else {
             // Without a birth time the file cannot be proved ours after its writes; the name
             // is the pool's own in the engine's folder, so it goes, as every body's did.
-            if identity.born == nil || Self.isStill(identity, at: path) { unlink(path) }
+            if identity.born == nil || identity.isStill(atPath: path) { unlink(path) }
             return true
         }
         let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -157,12 +157,6 @@ final class SpillFiles: Sendable {
     /// Closes a file and deletes it, if its path still leads to it.
     private static func delete(_ file: File, identity: FileIdentity) {
         Glibc.close(file.fd)
-        if isStill(identity, at: file.path) { unlink(file.path) }
-    }
-
-    /// Whether `path` (an absolute one, never followed if a symlink) leads to the file `identity` names.
-    private static func isStill(_ identity: FileIdentity, at path: String) -> Bool {
-        guard let look = FileIdentity.look(at: path, in: AT_FDCWD) else { return false }
-        return look.isRegular && identity.confirms(look.identity)
+        if identity.isStill(atPath: file.path) { unlink(file.path) }
     }
 }

@@ -46,37 +46,15 @@ public final class ListeningSocket: Sendable {
         guard let path, let createdFile else { return }
         releaseLock()
         guard let lock = try? SocketLock.acquire(path) else {
-            if FileIdentity(path: path) == createdFile { unlink(path) }
+            if createdFile.isStill(atPath: path) { unlink(path) }
             return
         }
         defer { close(lock) }
-        if FileIdentity(path: path) == createdFile { unlink(path) }
+        if createdFile.isStill(atPath: path) { unlink(path) }
         SocketLock.remove(path)
     }
 
     deinit {
         releaseLock()
-    }
-}
-
-/// Which file a path names: device, inode, type and change time. An inode number alone is
-/// not enough: a file system reuses a freed inode at once, so a file created after ours was
-/// removed may carry the same number; its change time and perhaps its type differ.
-struct FileIdentity: Equatable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-    var type: UInt32
-    var changed: Int
-    var changedNanoseconds: Int
-
-    /// The identity of what `path` names now (without following a symlink), or nil.
-    init?(path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        type = UInt32(info.st_mode & S_IFMT)
-        changed = Int(info.st_ctim.tv_sec)
-        changedNanoseconds = Int(info.st_ctim.tv_nsec)
     }
 }

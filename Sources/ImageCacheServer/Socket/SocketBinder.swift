@@ -53,7 +53,7 @@ public enum SocketBinder {
             throw .system(call: "chmod", path: path, errno: code)
         }
         // Recorded after the last chown/chmod, which change the file's change time.
-        guard let identity = FileIdentity(path: path) else {
+        guard let identity = FileIdentity.look(atPath: path)?.identity else {
             throw .system(call: "stat", path: path, errno: errno)
         }
         keepSocket = true
