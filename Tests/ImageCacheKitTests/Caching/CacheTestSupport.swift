@@ -199,6 +199,22 @@ enum CacheTesting {
         return out
     }
 
+    /// The bytes the entries under `folder/data` take, as the cache counts them: every
+    /// file's size plus the description each content file carries in its attribute.
+    static func storedBytes(in folder: String) -> Int {
+        let fs = PosixCacheFileSystem()
+        return dataFiles(in: folder).reduce(0) { total, file in
+            let attribute = (try? fs.attribute(EntryDescription.attributeName, atPath: file.key))?.count ?? 0
+            return total + file.value + attribute
+        }
+    }
+
+    /// Files per entry under `cache`'s `data/`: the content file, plus a `.m` description
+    /// file where the file system keeps no extended attributes.
+    static func filesPerEntry(_ cache: DiskCache) -> Int {
+        cache.descriptionsInAttributes ? 1 : 2
+    }
+
     /// Whether this process may mount a tmpfs (root in a container with CAP_SYS_ADMIN).
     static let canMount: Bool = {
         let probe = TemporaryFolder("mount-probe")
