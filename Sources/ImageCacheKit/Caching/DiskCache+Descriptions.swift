@@ -54,10 +54,11 @@ extension DiskCache {
     /// On the temp file, before the rename, rather than on the placed file in `publish`: the
     /// content file is then never in place without its description (one rename makes both
     /// visible, and a rebuild finds a placed file complete), and the call costs microseconds:
-    /// on a churned ext4, `open` + `fsetxattr` + `close` of a 200-byte value of its own took
-    /// 7 µs at the median and 15 µs at the 99th percentile, where creating and writing a `.m`
-    /// file took 0.26 ms and up to milliseconds (measured). That is affordable on the path a
-    /// shared-tier hit's answer waits for, and it leaves the publisher no file to create.
+    /// on a churned ext4, `open` + `fsetxattr` + `close` of a new 200-byte value on a new file
+    /// took 9–10 µs at the median and 12–14 µs at the 99th percentile, where creating and
+    /// writing a `.m` file took 17–600 µs at the median and up to 0.7 ms at the 99th
+    /// (measured). That is affordable on the path a shared-tier hit's answer waits for, and
+    /// it leaves the publisher no file to create.
     func describe(_ tempFile: String, with description: Data) throws(CacheFileSystemError) -> Data? {
         guard descriptionsInAttributes else { return description }
         do throws(CacheFileSystemError) {
