@@ -1,5 +1,6 @@
 // Linux calls that Swift's Glibc module leaves out: glibc declares them only under
-// _GNU_SOURCE, which that module is built without. Nothing else belongs here.
+// _GNU_SOURCE, which that module is built without, or in headers it does not include
+// (<sys/xattr.h>: `fsetxattr`, `fgetxattr`). Nothing else belongs here.
 #ifndef IMAGECACHED_CLINUX_SHIM_H
 #define IMAGECACHED_CLINUX_SHIM_H
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 // Declared by glibc (2.27 and later) under _GNU_SOURCE only.

@@ -160,7 +160,7 @@ struct SearchRestartTests {
             }
 
             let key = try #require(ProviderAPISimulator.defaultKeys[provider])
-            // Pages and photos live in the cache's entries (`data/xx/<digest>` and sidecars) and index.
+            // Pages and photos live in the cache's entries (`data/xx/<digest>`, with their descriptions) and index.
             let cacheFolder = fixture.folder + "/cache"
             let files = FileManager.default.enumerator(atPath: cacheFolder)?.compactMap { $0 as? String }
                 .filter { $0.hasPrefix("data/") || $0.hasPrefix("index.sqlite") } ?? []

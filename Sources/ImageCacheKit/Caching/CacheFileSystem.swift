@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,7 @@ public protocol CacheFileSystem: Sendable {
     /// Creates `path`, which must not exist, holding exactly `contents`.
     func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError)
     /// Creates or truncates `path` and writes `contents` (not atomic: for files whose torn
-    /// state is recognised by their reader, like sidecars).
+    /// state is recognised by their reader, like an entry's description).
     func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError)
     /// Atomically renames `source` to `destination`, replacing it.
     func rename(_ source: String, to destination: String) throws(CacheFileSystemError)
@@ -41,6 +42,15 @@ public protocol CacheFileSystem: Sendable {
     func fileSize(atPath path: String) -> Int?
     /// The names in a directory (without `.` and `..`).
     func contentsOfDirectory(atPath path: String) throws(CacheFileSystemError) -> [String]
+    /// Sets the extended attribute `name` of the file at `path` to `value`, replacing any,
+    /// through a descriptor of that file (a symlink there is refused, not followed). Fails
+    /// with ENOTSUP where the file system keeps no such attributes, and with E2BIG, ENOSPC
+    /// or ERANGE when `value` is too big for it.
+    func setAttribute(_ name: String, to value: Data, atPath path: String) throws(CacheFileSystemError)
+    /// The value of the extended attribute `name` of the file at `path`, read through a
+    /// descriptor of that file (a symlink there is refused, not followed). Fails with ENODATA
+    /// when the file has no such attribute, ENOTSUP where the file system keeps none.
+    func attribute(_ name: String, atPath path: String) throws(CacheFileSystemError) -> Data
 }
 
 /// The real file system, through POSIX calls (cheaper than `FileManager` on the hot path).
@@ -156,5 +166,34 @@ public struct PosixCacheFileSystem: CacheFileSystem {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    public func setAttribute(_ name: String, to value: Data, atPath path: String) throws(CacheFileSystemError) {
+        let fd = try openForAttributes(path)
+        defer { close(fd) }
+        let done = value.withUnsafeBytes { raw in fsetxattr(fd, name, raw.baseAddress, raw.count, 0) }
+        guard done == 0 else { throw CacheFileSystemError(operation: "fsetxattr", path: path, code: errno) }
+    }
+
+    public func attribute(_ name: String, atPath path: String) throws(CacheFileSystemError) -> Data {
+        let fd = try openForAttributes(path)
+        defer { close(fd) }
+        // Asked for its size first, then read; ERANGE means it grew between the two calls.
+        while true {
+            let size = fgetxattr(fd, name, nil, 0)
+            guard size >= 0 else { throw CacheFileSystemError(operation: "fgetxattr", path: path, code: errno) }
+            var value = Data(count: size)
+            let got = value.withUnsafeMutableBytes { raw in fgetxattr(fd, name, raw.baseAddress, raw.count) }
+            if got >= 0 { return value.prefix(got) }
+            if errno != ERANGE { throw CacheFileSystemError(operation: "fgetxattr", path: path, code: errno) }
+        }
+    }
+
+    /// A read-only descriptor of the file at `path` itself: a symlink is refused (ELOOP), a
+    /// FIFO does not block the open.
+    private func openForAttributes(_ path: String) throws(CacheFileSystemError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheFileSystemError(operation: "open", path: path, code: errno) }
+        return fd
     }
 }

@@ -6,7 +6,7 @@ struct IndexRow {
     var digest: CacheDigest
     var key: CacheKey
     var entry: StoredEntry
-    /// Bytes charged against `disk_limit`: content plus sidecar.
+    /// Bytes charged against `disk_limit`: content plus description.
     var stored: Int
     var lastAccess: Double
 }

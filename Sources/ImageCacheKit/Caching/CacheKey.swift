@@ -30,7 +30,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The part of the cache this key lives in.
     public let namespace: CacheNamespace
     /// The full key text, e.g. `thumb|256|https://images.example/a.jpg`. Stored in the index
-    /// and the sidecar, so it must never hold a secret: the constructors strip them.
+    /// and the entry's description, so it must never hold a secret: the constructors strip them.
     public let rawValue: String
     /// For thumbnails, the credential-free image URL (used by `evict(url:)`); nil otherwise.
     public let url: String?
@@ -88,7 +88,7 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         CacheKey(namespace: .metadata, rawValue: "photo|\(id)", url: nil)
     }
 
-    /// Rebuilds a key from its stored text (index rows and sidecars), or nil when the text is
+    /// Rebuilds a key from its stored text (index rows and entries' descriptions), or nil when the text is
     /// not one this type produces.
     init?(storedText: String) {
         let parts = storedText.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)

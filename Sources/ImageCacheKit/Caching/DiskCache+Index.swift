@@ -1,9 +1,9 @@
 import Foundation
 
 extension DiskCache {
-    /// Opens the index and reads it whole; rebuilds it from the sidecars when it is missing,
-    /// cannot be read, or something other than a file stood at its paths (moved aside:
-    /// `moveAsideWhatIsInTheWay`); logged either way.
+    /// Opens the index and reads it whole; rebuilds it from the entries' descriptions when it
+    /// is missing, cannot be read, or something other than a file stood at its paths (moved
+    /// aside: `moveAsideWhatIsInTheWay`); logged either way.
     func openIndex() throws(CacheOpenError) -> (CacheIndex, [CacheIndex.Loaded]) {
         let movedAside = try moveAsideWhatIsInTheWay()
         let existed = fileSystem.fileSize(atPath: indexPath) != nil
@@ -41,37 +41,39 @@ extension DiskCache {
         }
     }
 
-    /// Scans every shard for sidecars and indexes each one whose content file is present with
-    /// the size it states. Anything else found is removed. Checksums are not computed here:
-    /// entries are verified on first read, as after any open.
+    /// Scans every shard for content files and indexes each one whose description (its
+    /// attribute, else its `.m` file) decodes, names it, and states the size it has. Anything
+    /// else found is removed. Checksums are not computed here: entries are verified on first
+    /// read, as after any open.
     func rebuild(into index: CacheIndex) throws -> [CacheIndex.Loaded] {
         var rows: [IndexRow] = []
+        let suffix = EntryDescription.fileSuffix
         for shard in 0..<256 {
             let folder = dataDirectory + "/" + Self.shardName(shard)
             guard let names = try? fileSystem.contentsOfDirectory(atPath: folder) else { continue }
             let present = Set(names)
             for name in names {
-                let path = folder + "/" + name
-                guard name.hasSuffix(".m") else {
-                    if !present.contains(name + ".m") || CacheDigest(hex: Substring(name)) == nil {
-                        try? fileSystem.removeFile(atPath: path)
+                if name.hasSuffix(suffix) {
+                    // A description file goes with its content file, below; alone, it goes.
+                    let content = String(name.dropLast(suffix.count))
+                    if !present.contains(content) || CacheDigest(hex: Substring(content)) == nil {
+                        try? fileSystem.removeFile(atPath: folder + "/" + name)
                     }
                     continue
                 }
-                let hex = name.dropLast(2)
-                let contentFile = folder + "/" + hex
-                guard let digest = CacheDigest(hex: hex),
-                      let data = try? fileSystem.readFile(atPath: path),
-                      let sidecar = EntrySidecar(decoding: data),
-                      sidecar.key.digest == digest,
-                      fileSystem.fileSize(atPath: contentFile) == sidecar.entry.size
+                let contentFile = folder + "/" + name
+                guard let digest = CacheDigest(hex: Substring(name)),
+                      let found = readDescription(of: name, in: folder, names: present),
+                      found.description.key.digest == digest,
+                      fileSystem.fileSize(atPath: contentFile) == found.description.entry.size
                 else {
-                    try? fileSystem.removeFile(atPath: path)
                     try? fileSystem.removeFile(atPath: contentFile)
+                    try? fileSystem.removeFile(atPath: contentFile + suffix)
                     continue
                 }
-                rows.append(IndexRow(digest: digest, key: sidecar.key, entry: sidecar.entry,
-                                     stored: sidecar.entry.size + data.count, lastAccess: sidecar.entry.created))
+                let entry = found.description.entry
+                rows.append(IndexRow(digest: digest, key: found.description.key, entry: entry,
+                                     stored: entry.size + found.stored, lastAccess: entry.created))
             }
         }
         var start = 0

@@ -101,7 +101,7 @@ extension DiskCache {
             }
         } else {
             try? fileSystem.removeFile(atPath: contentPath(digest))
-            try? fileSystem.removeFile(atPath: sidecarPath(digest))
+            try? fileSystem.removeFile(atPath: descriptionFilePath(digest))
         }
     }
 
@@ -119,7 +119,7 @@ extension DiskCache {
             }
             for digest in due {
                 try? fileSystem.removeFile(atPath: contentPath(digest))
-                try? fileSystem.removeFile(atPath: sidecarPath(digest))
+                try? fileSystem.removeFile(atPath: descriptionFilePath(digest))
             }
         }
     }
@@ -162,7 +162,8 @@ extension DiskCache {
                 guard w.index != nil else { return true }
                 let doomed = state.withLock { s in
                     names.filter { name in
-                        let hex = name.hasSuffix(".m") ? name.dropLast(2) : Substring(name)
+                        let suffix = EntryDescription.fileSuffix
+                        let hex = name.hasSuffix(suffix) ? name.dropLast(suffix.count) : Substring(name)
                         guard let digest = CacheDigest(hex: hex) else { return true }
                         return s.list.peek(digest) == nil && s.deferred[digest] == nil && s.placed[digest] == nil
                     }
@@ -192,7 +193,7 @@ extension DiskCache {
                 } catch {
                     logger.error("cache index update failed while sweeping", metadata: ["error": "\(error)"])
                 }
-                for digest in removed { try? fileSystem.removeFile(atPath: sidecarPath(digest)) }
+                for digest in removed { try? fileSystem.removeFile(atPath: descriptionFilePath(digest)) }
             }
         }
         if orphanFiles > 0 || orphanEntries > 0 {

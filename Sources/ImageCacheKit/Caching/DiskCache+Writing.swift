@@ -9,16 +9,18 @@ extension DiskCache {
         case bytes(Data)
     }
 
-    /// A content file in its place, its sidecar and index row not yet written (`publish`).
-    /// Its path is readable at once; until it is published lookups miss it and the orphan
-    /// sweep leaves it alone, and a crash before that leaves an orphan the sweep after the next
-    /// open removes.
+    /// A content file in its place, its index row (and description file, if it needs one)
+    /// not yet written (`publish`). Its path is readable at once; until it is published
+    /// lookups miss it and the orphan sweep leaves it alone, and a crash before that leaves an
+    /// orphan the sweep after the next open removes.
     struct Placed: Sendable {
         let key: CacheKey
         let digest: CacheDigest
         let entry: StoredEntry
-        let sidecar: Data
-        /// Bytes charged against the limit: content plus sidecar.
+        /// The description to write beside the content file at publication; nil when the
+        /// content file's attribute holds it.
+        let descriptionFile: Data?
+        /// Bytes charged against the limit: content plus description, wherever it is kept.
         let stored: Int
         /// The content file.
         let path: String
@@ -42,26 +44,27 @@ extension DiskCache {
         return placed.path
     }
 
-    /// The first half of a put: the content file in place (temp file → rename), no sidecar
-    /// or index row yet. An earlier entry for the key stops being found at once (its file is
-    /// the one replaced). `publish` makes it an entry. With `spare`, the temp file is one made
-    /// ahead of time when there is one (`makeSpares`): what a caller answering with the path
-    /// asks for.
+    /// The first half of a put: the content file in place with its description (temp file →
+    /// attribute → rename), no index row yet. An earlier entry for the key stops being found
+    /// at once (its file is the one replaced). `publish` makes it an entry. With `spare`, the
+    /// temp file is one made ahead of time when there is one (`makeSpares`): what a caller
+    /// answering with the path asks for.
     /// - Throws: `CacheWriteError` when the file could not be written (disk full, read-only
     ///   folder, permissions) or the cache is closed; nothing partial is left behind.
     func place(_ key: CacheKey, bytes: Data, checksum: CacheDigest, info: CacheEntryInfo,
                spare: Bool = false) throws(CacheWriteError) -> Placed {
         let digest = key.digest
         let entry = StoredEntry(size: bytes.count, checksum: checksum, info: info, created: clock.now())
-        let sidecar = EntrySidecar(key: key, entry: entry).encoded()
-        let stored = bytes.count + sidecar.count
+        let description = EntryDescription(key: key, entry: entry).encoded()
+        let stored = bytes.count + description.count
         let limit = state.withLock { $0.limit }
         guard stored <= limit else { throw .tooLarge(bytes: stored, limit: limit) }
         var recovered = false
         while true {
             do {
-                try placeOnce(digest, content: .bytes(bytes), spare: spare)
-                return Placed(key: key, digest: digest, entry: entry, sidecar: sidecar, stored: stored, path: contentPath(digest))
+                let descriptionFile = try placeOnce(digest, content: .bytes(bytes), description: description, spare: spare)
+                return Placed(key: key, digest: digest, entry: entry, descriptionFile: descriptionFile, stored: stored,
+                              path: contentPath(digest))
             } catch .fileSystem(let error) where error.code == ENOENT && !recovered {
                 // The folder (or part of it) was removed from outside: rebuild the tree once.
                 recovered = true
@@ -70,12 +73,15 @@ extension DiskCache {
         }
     }
 
-    private func placeOnce(_ digest: CacheDigest, content: Content, spare: Bool) throws(CacheWriteError) {
+    /// Returns the description still to be written as a file (see `describe`).
+    private func placeOnce(_ digest: CacheDigest, content: Content, description: Data,
+                           spare: Bool) throws(CacheWriteError) -> Data? {
         // An empty file made ahead of time (`makeSpares`) when one is there: creating a file
         // allocates an inode, which on a file system with much recent churn took half a
         // millisecond (measured), more than all the rest of a shared-tier hit.
         let made = spare ? state.withLock { $0.spares.popLast() } : nil
         let tempContent = made ?? "\(tempDirectory)/\(digest.hex).\(tempCounter.add(1, ordering: .relaxed).newValue)"
+        let descriptionFile: Data?
         switch content {
         case .bytes(let data):
             do {
@@ -84,6 +90,7 @@ extension DiskCache {
                 } else {
                     try fileSystem.writeNewFile(atPath: tempContent, contents: data)
                 }
+                descriptionFile = try describe(tempContent, with: description)
             } catch {
                 try? fileSystem.removeFile(atPath: tempContent)
                 throw .fileSystem(error)
@@ -99,8 +106,9 @@ extension DiskCache {
             state.withLock { s in
                 // The file now holds the new content: the earlier entry's record (whose
                 // checksum it no longer matches) and a deferred unlink of its files must not
-                // touch it. Its index row and sidecar stay until `publish` replaces them; a
-                // crash before then leaves a row whose first read fails the checksum (a miss).
+                // touch it. Its index row (and description file, if any) stay until `publish`
+                // replaces them; a crash before then leaves a row whose first read fails the
+                // checksum (a miss).
                 s.list.remove(digest)
                 s.pendingAccess.removeValue(forKey: digest)
                 s.deferred.removeValue(forKey: digest)
@@ -112,6 +120,7 @@ extension DiskCache {
             try? fileSystem.removeFile(atPath: tempContent)
             throw error
         }
+        return descriptionFile
     }
 
     /// The second half of a put: the placed file becomes an entry (mirror and index row in
@@ -122,15 +131,22 @@ extension DiskCache {
     func publish(_ placed: Placed, handOut: Bool) throws(CacheWriteError) {
         let digest = placed.digest
         let now = clock.now()
-        // The sidecar is written in place, not renamed: it is read only to rebuild a lost
-        // index, where a torn one is recognised (its trailer) and its entry dropped. It goes
-        // before the row, so an indexed content file always has one; and outside the writer
-        // lock, which a placement answering with its path waits for (creating the file can
-        // take a millisecond), while the sweep keeps a placed digest's files.
-        do throws(CacheFileSystemError) {
-            try writeCreatingShard(sidecarPath(digest), placed.sidecar)
-        } catch {
-            throw .fileSystem(error)
+        // A description file is written in place, not renamed: it is read only to rebuild a
+        // lost index, where a torn one is recognised (its trailer) and its entry dropped. It
+        // goes before the row, so an indexed content file always has its description; and
+        // outside the writer lock, which a placement answering with its path waits for
+        // (creating the file can take a millisecond), while the sweep keeps a placed
+        // digest's files. When the attribute holds the description, a file left by an
+        // earlier entry of the key goes (an unlink of nothing otherwise: microseconds); one
+        // that stays is harmless, since a rebuild reads the attribute first.
+        if let description = placed.descriptionFile {
+            do throws(CacheFileSystemError) {
+                try writeCreatingShard(descriptionFilePath(digest), description)
+            } catch {
+                throw .fileSystem(error)
+            }
+        } else {
+            try? fileSystem.removeFile(atPath: descriptionFilePath(digest))
         }
         let result: Result<Void, CacheWriteError> = writer.withLock { w in
             guard let index = w.index else { return .failure(.closed) }

@@ -8,19 +8,26 @@ import Glibc
 /// The persistent tier: content files on disk, described by a crash-safe SQLite index.
 ///
 /// **Layout** of the folder: `lock` (the single-owner `flock`), `index.sqlite` (+ WAL),
-/// `tmp/` (files being written) and `data/xx/<sha256 of key>` with a `.m` sidecar beside
-/// each content file (see `EntrySidecar`), sharded by the first two hex digits so no folder
-/// holds more than a few hundred files at 100 000 entries.
+/// `tmp/` (files being written) and `data/xx/<sha256 of key>`, one content file per entry
+/// carrying its description in an extended attribute (or, where the file system keeps none,
+/// a `.m` file beside it: see `EntryDescription`; which one is probed at each open),
+/// sharded by the first two hex digits so no folder holds more than a few hundred files at
+/// 100 000 entries.
 ///
-/// **Crash safety**: a put writes the content under `tmp/`, renames it into place, writes the
-/// sidecar in place, then commits the index row; a caller that must answer with the path
-/// first does the two halves apart (`place`, then `publish`), and the sweep keeps a placed
-/// file meanwhile. A `kill -9` at any moment leaves either no row (the renamed files are
-/// orphans, swept in the background after the next open) or a complete row with complete files. Since a crash loses no page cache, no fsync is paid per
-/// entry; instead every entry's checksum is verified on its first read after an open, and a
-/// mismatch (a power loss, a file changed from outside) is dropped and reported as a miss.
+/// **Crash safety**: a put writes the content under `tmp/` with its description in an
+/// extended attribute, renames it into place (so the two appear together), then commits the
+/// index row; where the file system keeps no attributes, a `.m` description file is written
+/// in place between the rename and the row. A caller that must answer with the path first
+/// does the two halves apart (`place`, then `publish`), and the sweep keeps a placed file
+/// meanwhile. A `kill -9` at any moment leaves either no row (the renamed files are orphans,
+/// swept in the background after the next open) or a complete row with complete files; a
+/// description torn by a crash is recognised and its entry dropped if the index must be
+/// rebuilt. Since a crash loses no page
+/// cache, no fsync is paid per entry; instead every entry's checksum is verified on its
+/// first read after an open, and a mismatch (a power loss, a file changed from outside) is
+/// dropped and reported as a miss.
 ///
-/// **Bounds**: the bytes of content plus sidecars stay under the limit (`disk_limit`);
+/// **Bounds**: the bytes of content plus descriptions stay under the limit (`disk_limit`);
 /// least recently used entries are evicted first. Access order lives in memory and is
 /// written to the index in batches, so a read costs no SQLite write.
 ///
@@ -29,7 +36,8 @@ import Glibc
 ///
 /// **Faults**: a failed write (disk full, read-only folder, permissions) throws
 /// `CacheWriteError` and leaves nothing behind; a folder removed from outside is recreated
-/// on the next write; a missing or damaged index is rebuilt from the sidecars and logged.
+/// on the next write; a missing or damaged index is rebuilt from the entries' descriptions
+/// and logged.
 ///
 /// All methods are synchronous and thread-safe; they do blocking file I/O, as small and
 /// short as the cache's files are.
@@ -47,8 +55,8 @@ public final class DiskCache: Sendable {
 
     /// What the writer lock guards: the index connection and the folder lock. Every change to
     /// the folder's files and index happens while holding it, so renames, index commits and
-    /// the orphan sweep never interleave; the one exception is a placed entry's sidecar
-    /// (`publish`), whose digest the sweep keeps.
+    /// the orphan sweep never interleave; the one exception is a placed entry's description
+    /// file (`publish`), whose digest the sweep keeps.
     struct Writer {
         var index: CacheIndex?
         var lock: FolderLock?
@@ -81,6 +89,10 @@ public final class DiskCache: Sendable {
     let state: LockedState<State>
     let tempCounter = Atomic<Int>(0)
     let sweepTask = LockedState<Task<Void, Never>?>(nil)
+    /// Whether entries' descriptions go in an extended attribute of their content file
+    /// (false: in a `.m` file beside it). Probed at open; turned off for good if the file
+    /// system refuses an attribute later.
+    let attributesKept = Atomic<Bool>(true)
 
     /// Opens the cache in `directory` (created if needed), taking its lock, loading its index
     /// (or rebuilding it from the files), and starting the background orphan sweep.
@@ -122,6 +134,7 @@ public final class DiskCache: Sendable {
             for name in (try? fileSystem.contentsOfDirectory(atPath: tempDirectory)) ?? [] {
                 try? fileSystem.removeFile(atPath: tempDirectory + "/" + name)
             }
+            describeEntriesAsProbed()
             let (index, rows) = try openIndex()
             writer.withLock { $0 = Writer(index: index, lock: lock) }
             state.withLock { $0.list = Self.mirror(of: rows) }
@@ -145,7 +158,8 @@ public final class DiskCache: Sendable {
         let hex = digest.hex
         return dataDirectory + "/" + hex.prefix(2) + "/" + hex
     }
-    func sidecarPath(_ digest: CacheDigest) -> String { contentPath(digest) + ".m" }
+    /// Where an entry's description file is, if it has one (see `EntryDescription`).
+    func descriptionFilePath(_ digest: CacheDigest) -> String { contentPath(digest) + EntryDescription.fileSuffix }
 
     /// The path an entry for `key` has (or would have). Stable: derived from the key alone.
     public func path(for key: CacheKey) -> String { contentPath(key.digest) }
@@ -258,7 +272,7 @@ public final class DiskCache: Sendable {
                 logger.error("cache index update failed while dropping an entry", metadata: ["error": "\(error)"])
             }
             try? fileSystem.removeFile(atPath: contentPath(digest))
-            try? fileSystem.removeFile(atPath: sidecarPath(digest))
+            try? fileSystem.removeFile(atPath: descriptionFilePath(digest))
         }
     }
 
@@ -268,7 +282,7 @@ public final class DiskCache: Sendable {
 
     // MARK: Statistics
 
-    /// Entries, bytes (content plus sidecars), limit and counters of the disk tier.
+    /// Entries, bytes (content plus descriptions), limit and counters of the disk tier.
     public var statistics: CacheTierStatistics {
         state.withLock { s in
             CacheTierStatistics(entries: s.list.count, bytes: s.list.totalCost, limit: s.limit,

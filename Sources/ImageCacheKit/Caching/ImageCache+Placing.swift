@@ -25,8 +25,8 @@ extension ImageCache {
         var info: CacheEntryInfo
     }
 
-    /// Writes the content file of `key` (a temp file made ahead of time when there is one,
-    /// renamed into place), without its sidecar and index row. `checksum` is the SHA-256 of
+    /// Writes the content file of `key` with its description (a temp file made ahead of time
+    /// when there is one, renamed into place), without its index row. `checksum` is the SHA-256 of
     /// `bytes` when the caller has verified it already, computed here otherwise.
     /// - Throws: `CacheWriteError` when the disk did not take the file (disk full, read-only
     ///   folder, permissions, closed): nothing is left behind.
@@ -36,10 +36,10 @@ extension ImageCache {
         return Placement(disk: placed, bytes: bytes, info: info, generation: generation)
     }
 
-    /// Publishes a placement whose path went to clients, on `publisher`: the sidecar and the
-    /// index row (the path then stays readable for `path_grace` from that moment, as a
-    /// handed-out path does), the memory copy, then `notes`; then, when nothing else waits,
-    /// spare files for the next placements. An index that refuses the row leaves the file to be
+    /// Publishes a placement whose path went to clients, on `publisher`: the index row, after
+    /// a description file where the file system keeps no attribute (the path then stays
+    /// readable for `path_grace` from that moment, as a handed-out path does), the memory
+    /// copy, then `notes`; then, when nothing else waits, spare files for the next placements. An index that refuses the row leaves the file to be
     /// unlinked once that grace has passed; an eviction or clear since the file was placed
     /// takes the entry out again (its path still keeps its grace).
     func publishLater(_ placement: Placement, notes: [Note] = []) {

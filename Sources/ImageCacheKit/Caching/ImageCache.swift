@@ -258,7 +258,7 @@ public final class ImageCache: Sendable {
     public struct Statistics: Sendable, Equatable {
         /// `stats.memory`: bytes are content plus a fixed per-entry overhead.
         public var memory: CacheTierStatistics
-        /// `stats.disk`: bytes are content files plus their sidecars.
+        /// `stats.disk`: bytes are content files plus their descriptions.
         public var disk: CacheTierStatistics
     }
 

@@ -128,7 +128,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 public struct CacheTierStatistics: Sendable, Equatable {
     /// Entries held now.
     public var entries: Int
-    /// Bytes held now (for the disk: content files plus their sidecars).
+    /// Bytes held now (for the disk: content files plus their descriptions).
     public var bytes: Int
     /// The configured bound in bytes.
     public var limit: Int

@@ -1,11 +1,12 @@
 import Foundation
 
 /// What the disk tier knows of one stored entry besides its key: the same facts wherever they
-/// are kept — the index row, the sidecar beside the content file, and the in-memory mirror.
+/// are kept — the index row, the description kept with the content file, and the in-memory
+/// mirror.
 ///
 /// One value for all three, so a fact added to an entry is added in one place and the copies
-/// cannot drift apart (a rebuild from sidecars gives exactly the rows the index held). Times
-/// are seconds since 1970, as the index stores them and `CacheClock` counts.
+/// cannot drift apart (a rebuild from the descriptions gives exactly the rows the index
+/// held). Times are seconds since 1970, as the index stores them and `CacheClock` counts.
 struct StoredEntry: Equatable, Sendable {
     /// The content's length in bytes.
     var size: Int

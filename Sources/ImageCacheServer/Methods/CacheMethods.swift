@@ -9,7 +9,7 @@ import ImageCacheKit
 /// it for that long after an evict or a clear.
 ///
 /// `removed` and `bytes` in the answers are what the tiers shrank by while the removal ran
-/// (entries of memory and disk together; bytes of disk, content plus sidecars): exact when
+/// (entries of memory and disk together; bytes of disk, content plus descriptions): exact when
 /// nothing is stored meanwhile, lower (never negative) when a fetch lands during it.
 ///
 /// On a shared daemon, emptying the whole cache is not every user's to decide: `cache.clear`

@@ -149,7 +149,7 @@ public final class DaemonMetrics: Sendable {
         let cache = sources.services.cache.statistics
         for (tier, figures) in [("memory", cache.memory), ("disk", cache.disk)] {
             gauge("imagecached_cache_entries", [("tier", tier)], help: "Entries in the cache tier now").set(Int64(figures.entries))
-            gauge("imagecached_cache_bytes", [("tier", tier)], help: "Bytes held by the cache tier now (memory: content plus 256 per entry; disk: files and sidecars)")
+            gauge("imagecached_cache_bytes", [("tier", tier)], help: "Bytes held by the cache tier now (memory: content plus 256 per entry; disk: content files and their descriptions)")
                 .set(Int64(figures.bytes))
             gauge("imagecached_cache_limit_bytes", [("tier", tier)], help: "The tier's limit (memory_limit, disk_limit)").set(Int64(figures.limit))
             counter("imagecached_cache_evictions_total", [("tier", tier)], help: "Entries evicted from the tier to stay under its limit")

@@ -42,8 +42,13 @@ final class FaultyFileSystem: CacheFileSystem {
     enum Fault: Sendable {
         /// `writeNewFile` fails with `code` (ENOSPC: disk full) after writing half the bytes.
         case writeFails(Int32)
-        /// Creating any file or folder, renaming and unlinking fail with `code` (EROFS).
+        /// Creating any file or folder, renaming, unlinking and setting an extended
+        /// attribute fail with `code` (EROFS).
         case readOnly(Int32)
+        /// Setting an extended attribute fails with `code` (ENOTSUP: a file system that
+        /// keeps none, like tmpfs before Linux 6.6; E2BIG: a value too big for it), and so
+        /// does reading one when the code is ENOTSUP.
+        case attributesRefused(Int32)
     }
 
     private let real = PosixCacheFileSystem()
@@ -72,7 +77,7 @@ final class FaultyFileSystem: CacheFileSystem {
             throw CacheFileSystemError(operation: "write", path: path, code: code)
         case .readOnly(let code):
             throw CacheFileSystemError(operation: "open", path: path, code: code)
-        case nil:
+        case nil, .attributesRefused:
             try real.writeNewFile(atPath: path, contents: contents)
         }
     }
@@ -83,7 +88,7 @@ final class FaultyFileSystem: CacheFileSystem {
             throw CacheFileSystemError(operation: "write", path: path, code: code)
         case .readOnly(let code):
             throw CacheFileSystemError(operation: "open", path: path, code: code)
-        case nil:
+        case nil, .attributesRefused:
             try real.writeFile(atPath: path, contents: contents)
         }
     }
@@ -146,6 +151,22 @@ final class FaultyFileSystem: CacheFileSystem {
     func contentsOfDirectory(atPath path: String) throws(CacheFileSystemError) -> [String] {
         try real.contentsOfDirectory(atPath: path)
     }
+
+    func setAttribute(_ name: String, to value: Data, atPath path: String) throws(CacheFileSystemError) {
+        switch current {
+        case .readOnly(let code), .attributesRefused(let code):
+            throw CacheFileSystemError(operation: "fsetxattr", path: path, code: code)
+        case .writeFails, nil:
+            try real.setAttribute(name, to: value, atPath: path)
+        }
+    }
+
+    func attribute(_ name: String, atPath path: String) throws(CacheFileSystemError) -> Data {
+        if case .attributesRefused(let code) = current, code == ENOTSUP {
+            throw CacheFileSystemError(operation: "fgetxattr", path: path, code: code)
+        }
+        return try real.attribute(name, atPath: path)
+    }
 }
 
 enum CacheTesting {
@@ -176,6 +197,22 @@ enum CacheTesting {
             }
         }
         return out
+    }
+
+    /// The bytes the entries under `folder/data` take, as the cache counts them: every
+    /// file's size plus the description each content file carries in its attribute.
+    static func storedBytes(in folder: String) -> Int {
+        let fs = PosixCacheFileSystem()
+        return dataFiles(in: folder).reduce(0) { total, file in
+            let attribute = (try? fs.attribute(EntryDescription.attributeName, atPath: file.key))?.count ?? 0
+            return total + file.value + attribute
+        }
+    }
+
+    /// Files per entry under `cache`'s `data/`: the content file, plus a `.m` description
+    /// file where the file system keeps no extended attributes.
+    static func filesPerEntry(_ cache: DiskCache) -> Int {
+        cache.descriptionsInAttributes ? 1 : 2
     }
 
     /// Whether this process may mount a tmpfs (root in a container with CAP_SYS_ADMIN).

@@ -192,12 +192,12 @@ struct DiskCacheCrashTests {
             for index in acknowledged {
                 #expect(cache.contains(Self.key(index)), "round \(round): acknowledged entry \(index) lost")
             }
-            // The accounting matches the files: content plus sidecar per entry, nothing else.
+            // The accounting matches the files: content plus description per entry, nothing else.
             let stats = cache.statistics
             let files = T.dataFiles(in: folder.path)
             #expect(stats.entries == served)
-            #expect(files.count == 2 * stats.entries, "round \(round)")
-            #expect(files.values.reduce(0, +) == stats.bytes, "round \(round)")
+            #expect(files.count == T.filesPerEntry(cache) * stats.entries, "round \(round)")
+            #expect(T.storedBytes(in: folder.path) == stats.bytes, "round \(round)")
             cache.close()
             next = highest + 1
         }

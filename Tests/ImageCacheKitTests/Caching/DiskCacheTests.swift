@@ -44,7 +44,7 @@ struct DiskCacheTests {
         defer { cache.close() }
         #expect(cache.statistics.entries == 20 && cache.statistics.bytes == before.bytes)
         for i in 0..<20 { #expect(cache.get(T.thumbKey(i))?.bytes == T.bytes(i, count: 500 + i)) }
-        #expect(before.bytes == T.dataFiles(in: folder.path).values.reduce(0, +))
+        #expect(before.bytes == T.storedBytes(in: folder.path))
     }
 
     @Test("the least recently used entries are evicted first to stay under the limit")
@@ -52,7 +52,7 @@ struct DiskCacheTests {
         let folder = TemporaryFolder()
         defer { folder.remove() }
         let clock = CacheTestClock()
-        // Room for about four 10 KB entries with their sidecars.
+        // Room for about four 10 KB entries with their descriptions.
         let cache = try open(folder, limit: 42_000, grace: .seconds(0), clock: clock)
         defer { cache.close() }
         for i in 0..<4 { try cache.put(T.thumbKey(i), bytes: T.bytes(i, count: 10_000), info: T.jpeg) }
@@ -63,7 +63,7 @@ struct DiskCacheTests {
         #expect(cache.contains(T.thumbKey(0)) && cache.contains(T.thumbKey(2)) && cache.contains(T.thumbKey(4)))
         let stats = cache.statistics
         #expect(stats.bytes <= 42_000 && stats.evictions == 1)
-        #expect(T.dataFiles(in: folder.path).count == 2 * stats.entries)
+        #expect(T.dataFiles(in: folder.path).count == T.filesPerEntry(cache) * stats.entries)
     }
 
     @Test("access order survives a restart (batched access times are flushed at close)")
@@ -251,11 +251,11 @@ struct DiskCacheTests {
         #expect(!FileManager.default.fileExists(atPath: stray))
         #expect(!cache.contains(T.thumbKey(1)))
         #expect(cache.contains(T.thumbKey(0)))
-        let files = T.dataFiles(in: folder.path)
-        #expect(files.count == 2 && files.values.reduce(0, +) == cache.statistics.bytes)
+        #expect(T.dataFiles(in: folder.path).count == T.filesPerEntry(cache))
+        #expect(T.storedBytes(in: folder.path) == cache.statistics.bytes)
     }
 
-    @Test("a deleted index is rebuilt from the sidecars, keys and metadata included")
+    @Test("a deleted index is rebuilt from the entries' descriptions, keys and metadata included")
     func indexDeletedIsRebuilt() throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
@@ -369,9 +369,8 @@ struct DiskCacheTests {
         }
         let stats = cache.statistics
         #expect(stats.bytes <= 400_000)
-        let files = T.dataFiles(in: folder.path)
-        #expect(files.count == 2 * stats.entries)
-        #expect(files.values.reduce(0, +) == stats.bytes)
+        #expect(T.dataFiles(in: folder.path).count == T.filesPerEntry(cache) * stats.entries)
+        #expect(T.storedBytes(in: folder.path) == stats.bytes)
     }
 
     @Test("a cache of 100 000 entries opens and serves; the sweep drops the entries without files")
@@ -395,13 +394,13 @@ struct DiskCacheTests {
                 let digest = key.digest
                 let entry = StoredEntry(size: content.count, checksum: DiskCache.checksum(of: content),
                                         contentType: "image/jpeg", width: 64, height: 64, created: Double(i), expires: nil)
-                let sidecar = EntrySidecar(key: key, entry: entry).encoded()
+                let description = EntryDescription(key: key, entry: entry).encoded()
                 if i % 100 == 0 {
                     let file = path + "/data/" + digest.hex.prefix(2) + "/" + digest.hex
                     try fs.writeNewFile(atPath: file, contents: content)
-                    try fs.writeNewFile(atPath: file + ".m", contents: sidecar)
+                    try fs.writeNewFile(atPath: file + EntryDescription.fileSuffix, contents: description)
                 }
-                rows.append(IndexRow(digest: digest, key: key, entry: entry, stored: content.count + sidecar.count,
+                rows.append(IndexRow(digest: digest, key: key, entry: entry, stored: content.count + description.count,
                                      lastAccess: Double(i)))
                 if rows.count == 10_000 {
                     try index.apply(upserts: rows, deletes: [], accessTimes: [:])
@@ -420,6 +419,6 @@ struct DiskCacheTests {
         try await offCooperativePool { big.sweepOrphans() }
         #expect(big.statistics.entries == 1_000)
         #expect(big.get(CacheKey.thumbnail(url: "https://many.test/500.jpg", width: 64))?.bytes == Data("entry 500".utf8))
-        #expect(T.dataFiles(in: folder.path).values.reduce(0, +) == big.statistics.bytes)
+        #expect(T.storedBytes(in: folder.path) == big.statistics.bytes)
     }
 }

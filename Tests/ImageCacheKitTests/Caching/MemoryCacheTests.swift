@@ -136,14 +136,15 @@ struct CacheKeyTests {
         #expect(CacheKey(storedText: "nonsense") == nil)
     }
 
-    @Test("a sidecar encodes and decodes, and a truncated one is refused")
-    func sidecarRoundTrip() {
+    @Test("an entry's description encodes and decodes, and a truncated one is refused")
+    func descriptionRoundTrip() {
         let key = CacheKey.thumbnail(url: "https://img.test/x.png", width: 128)
-        let sidecar = EntrySidecar(key: key, entry: StoredEntry(size: 42, checksum: CacheDigest(of: "x"), contentType: "image/png",
-                                                                width: 128, height: nil, created: 12.5, expires: 99))
-        let data = sidecar.encoded()
-        #expect(EntrySidecar(decoding: data) == sidecar)
-        #expect(EntrySidecar(decoding: data.dropLast()) == nil)
-        #expect(EntrySidecar(decoding: Data("ICE1 garbage".utf8)) == nil)
+        let description = EntryDescription(key: key, entry: StoredEntry(size: 42, checksum: CacheDigest(of: "x"),
+                                                                        contentType: "image/png", width: 128, height: nil,
+                                                                        created: 12.5, expires: 99))
+        let data = description.encoded()
+        #expect(EntryDescription(decoding: data) == description)
+        #expect(EntryDescription(decoding: data.dropLast()) == nil)
+        #expect(EntryDescription(decoding: Data("ICE1 garbage".utf8)) == nil)
     }
 }

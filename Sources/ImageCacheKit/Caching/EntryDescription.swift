@@ -1,21 +1,32 @@
 import Foundation
 
-/// The small self-describing file stored beside each content file (`<digest>.m`).
+/// What the index holds of one entry, kept with its content file so that a missing or
+/// damaged index can be rebuilt from the files alone.
 ///
 /// Content files must be exactly the image (clients open the path), so an entry's key and
-/// metadata cannot live in a header inside it. The sidecar carries what the index holds,
-/// which is what lets a missing or damaged index be rebuilt from the files alone. It is
-/// written in place (no temp file and rename: it is never served) before its content file is
-/// renamed into place, so a published content file always has one; a sidecar torn by a crash
-/// fails to decode (its trailer is missing) and a rebuild drops that entry.
+/// metadata cannot live in a header inside it. Its description lives in the content file's
+/// extended attribute `user.imagecached.entry` (`attributeName`), set on the temp file
+/// before the rename, so a content file in place carries its description with it: one inode
+/// per entry. Where the file system keeps no user attributes (tmpfs before Linux 6.6, some
+/// FUSE and NFS mounts) or refuses one this big, it lives in a file beside the content file
+/// instead (`<digest>.m`, `fileSuffix`), written in place before the entry's index row (it
+/// is never served, so it needs no temp file and rename). A rebuild reads the attribute
+/// first, then the file. Either way a description torn by a crash fails to decode (its
+/// trailer is missing) and a rebuild drops that entry.
 ///
 /// Layout (little-endian): `ICE1`, namespace u8, 3 reserved bytes, content size i64,
 /// SHA-256 of the content (32 bytes), created f64, expires f64 (NaN: never), width i32 and
 /// height i32 (-1: unknown), content type (u16 length + UTF-8), key (u32 length + UTF-8),
-/// and `1ECI` last, so a truncated sidecar is recognised.
-struct EntrySidecar: Equatable {
+/// and `1ECI` last, so a truncated description is recognised.
+struct EntryDescription: Equatable {
     var key: CacheKey
     var entry: StoredEntry
+
+    /// The extended attribute of a content file holding its description.
+    static let attributeName = "user.imagecached.entry"
+    /// The suffix of the file beside a content file holding its description where the
+    /// attribute cannot.
+    static let fileSuffix = ".m"
 
     private static let head: [UInt8] = Array("ICE1".utf8)
     private static let tail: [UInt8] = Array("1ECI".utf8)
@@ -46,7 +57,7 @@ struct EntrySidecar: Equatable {
         self.entry = entry
     }
 
-    /// Parses a sidecar; nil when it is truncated, of another format, or inconsistent.
+    /// Parses a description; nil when it is truncated, of another format, or inconsistent.
     init?(decoding data: Data) {
         let bytes = [UInt8](data)
         var reader = Reader(bytes: bytes)
