@@ -31,6 +31,13 @@ typedef struct {
 int ic_tj_decompress(void *handle, const unsigned char *source, unsigned long size,
                      unsigned char *destination, int width, int pitch, int height,
                      int pixelFormat, int flags, ic_jpeg_warnings *warnings);
+
+/// `tjDecompressToYUVPlanes` (the Y, Cb and Cr planes as the file stores them, at a DCT
+/// scale: no chroma upsampling, no colour conversion), recording every warning into
+/// `warnings`. Same arguments and result.
+int ic_tj_decompress_to_planes(void *handle, const unsigned char *source, unsigned long size,
+                               unsigned char **planes, int width, int *strides, int height,
+                               int flags, ic_jpeg_warnings *warnings);
 #endif
 
 // The module's umbrella header (named after the target) also exports the streaming decoder.

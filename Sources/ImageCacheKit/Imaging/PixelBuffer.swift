@@ -46,3 +46,20 @@ struct PixelBuffer: Sendable {
         return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
     }
 }
+
+extension PixelBuffer {
+    /// The top-left `width` × `height` of the picture (a decoder's padding dropped).
+    func cropped(width: Int, height: Int) -> PixelBuffer {
+        precondition(width <= self.width && height <= self.height, "a crop is inside the picture")
+        if width == self.width && height == self.height { return self }
+        let rowLength = width * channels, sourceRowLength = self.width * channels
+        var cropped = [UInt8]()
+        cropped.reserveCapacity(rowLength * height)
+        pixels.withUnsafeBufferPointer { source in
+            for row in 0..<height {
+                cropped.append(contentsOf: source[(row * sourceRowLength)..<(row * sourceRowLength + rowLength)])
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: channels, pixels: cropped)
+    }
+}

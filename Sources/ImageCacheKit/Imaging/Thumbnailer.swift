@@ -101,7 +101,16 @@ public enum Thumbnailer {
         let header = surveyed.header
         let scaled = try scaledPixels(raw, surveyed: surveyed, codec: header.format.codec, width: width, maxPixels: maxPixels,
                                       fast: fast)
-        let upright = scaled.oriented(header.orientation)
+        let upright: PixelBuffer
+        switch scaled {
+        case .planar(let planes):
+            let planes = planes.oriented(header.orientation)
+            let computed = placeholder ? ImagePlaceholder.of(try planes.rgb()) : nil
+            return Thumbnail(bytes: try JPEGEncoder.encode(planes, quality: quality), width: planes.width,
+                             height: planes.height, format: .jpeg, source: header, placeholder: computed)
+        case .interleaved(let pixels):
+            upright = pixels.oriented(header.orientation)
+        }
         let computed = placeholder ? ImagePlaceholder.of(upright) : nil
         if upright.channels == 4 {
             return Thumbnail(bytes: try PNGEncoder.encode(upright), width: upright.width,
@@ -115,7 +124,7 @@ public enum Thumbnailer {
     /// `makeThumbnail`'s decode by the header's codec, with the survey its cost was read
     /// from: the pixels at the thumbnail's exact size (stored orientation).
     private static func scaledPixels<Codec: ImageCodec>(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, codec: Codec.Type,
-                                                        width: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
+                                                        width: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> ScaledPicture {
         let (storedWidth, storedHeight) = targetSize(of: surveyed.header, width: width)
         return try codec.decodeScaled(raw, header: surveyed.header, survey: try surveyed.survey(of: codec), width: storedWidth,
                                       height: storedHeight, maxPixels: maxPixels, fast: fast)

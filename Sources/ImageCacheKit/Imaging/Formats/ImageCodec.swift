@@ -59,10 +59,12 @@ protocol ImageCodec: SendableMetatype {
                          maxPixels: Int, placeholder: Bool) throws(ImagingError) -> PixelBuffer?
 
     /// Decodes a complete body to exactly `width`×`height` (stored orientation, at most the
-    /// stored size), in sRGB: a thumbnail's pixels before they are turned upright.
+    /// stored size), in sRGB: a thumbnail's pixels before they are turned upright. Interleaved,
+    /// or planar where the format stores YCbCr planes a JPEG thumbnail can be encoded from as
+    /// they are (`ScaledPicture`).
     /// - Parameter fast: a faster, slightly less exact decode where the format has one.
     static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Survey, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer
+                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> ScaledPicture
 
     /// The verifier of a body arriving in chunks, made once its header is read and within
     /// the pixel limit. `held` is the body's start, which carried the header: read here to

@@ -26,9 +26,9 @@ extension WholeBodyCodec {
     }
 
     static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        Resampler.resize(try decodeWhole(body, header: header, maxPixels: maxPixels, thumbnailWidth: width),
-                         width: width, height: height)
+                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> ScaledPicture {
+        .interleaved(Resampler.resize(try decodeWhole(body, header: header, maxPixels: maxPixels, thumbnailWidth: width),
+                                      width: width, height: height))
     }
 
     static func streamingVerifier(header: ImageHeader, held: [UInt8],

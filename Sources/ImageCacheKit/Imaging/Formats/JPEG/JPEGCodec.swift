@@ -54,11 +54,14 @@ enum JPEGCodec: ImageCodec {
         try JPEGDecoder.decode(body, header: header, survey: survey, thumbnailWidth: nil).pixels
     }
 
-    /// At the smallest DCT scale at least twice the target, then Lanczos-3 to the exact size.
+    /// At the smallest DCT scale at least twice the target, then Lanczos-3 to the exact size:
+    /// the file's YCbCr planes where its colours need no profile (`YCbCrPlanes`), else RGB.
     static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        let jpeg = try JPEGDecoder.decode(body, header: header, survey: survey, thumbnailWidth: width, fast: fast)
-        return Resampler.resize(jpeg.pixels, width: width, height: height)
+                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> ScaledPicture {
+        switch try JPEGDecoder.decodeForThumbnail(body, header: header, survey: survey, width: width, fast: fast) {
+        case .planar(let planes): return .planar(planes.resized(width: width, height: height))
+        case .interleaved(let pixels): return .interleaved(Resampler.resize(pixels, width: width, height: height))
+        }
     }
 
     static func streamingVerifier(header: ImageHeader, held: [UInt8],

@@ -30,6 +30,47 @@ enum JPEGDecoder {
     ///     decode, i.e. validation.
     static func decode(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey? = nil,
                        thumbnailWidth: Int?, fast: Bool = false) throws(ImagingError) -> Decoded {
+        try withFrame(bytes, header: header, survey: survey, thumbnailWidth: thumbnailWidth) { (frame) throws(ImagingError) in
+            try interleaved(frame, thumbnailWidth: thumbnailWidth, fast: fast)
+        }
+    }
+
+    /// A thumbnail's decode: the file's own Y, Cb and Cr planes (`YCbCrPlanes`) when it is a
+    /// YCbCr JPEG whose colours need no profile's conversion (which works on RGB), else
+    /// interleaved pixels as `decode` gives them, converted to sRGB.
+    static func decodeForThumbnail(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey?,
+                                   width: Int, fast: Bool) throws(ImagingError) -> ScaledPicture {
+        try withFrame(bytes, header: header, survey: survey, thumbnailWidth: width) { (frame) throws(ImagingError) in
+            if frame.colorspace == Int(TJCS_YCbCr.rawValue), header.components == 3, frame.subsampling >= 0,
+               frame.subsampling != Int(TJSAMP_GRAY.rawValue),
+               frame.metadata.iccProfile.flatMap({ ColourTransformCache.shared.transform(profile: $0, layout: .rgb) }) == nil {
+                return .planar(try planar(frame, fast: fast))
+            }
+            return .interleaved(try interleaved(frame, thumbnailWidth: width, fast: fast).pixels)
+        }
+    }
+
+    /// What every decode reads before its pixels: the checked structure, the frame header
+    /// (TurboJPEG's, checked against the probe's) and the scaled size, with the decompressor.
+    private struct Frame {
+        let handle: tjhandle
+        let bytes: UnsafeRawBufferPointer
+        let metadata: JPEGMetadata
+        let hasEndOfImage: Bool
+        /// TurboJPEG's colour space and subsampling (TJCS, TJSAMP), -1 when it did not say.
+        let colorspace: Int
+        let subsampling: Int
+        /// The frame header's component count.
+        let components: Int
+        let scaledWidth: Int
+        let scaledHeight: Int
+
+        var source: UnsafePointer<UInt8> { bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) }
+    }
+
+    private static func withFrame<R>(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey?,
+                                     thumbnailWidth: Int?,
+                                     _ body: (Frame) throws(ImagingError) -> R) throws(ImagingError) -> R {
         let reader = ByteReader(bytes)
         let metadata = JPEGMetadata(reader)
         guard let scan = metadata.firstScanOffset else {
@@ -54,36 +95,37 @@ enum JPEGDecoder {
             // 4:4:1…) that tjDecompress2 decodes fine; the frame header's component count then
             // decides the output, and any real damage surfaces in the decode itself.
             colorspace = -1
+            subsampling = -1
         }
         let (scaledWidth, scaledHeight) = thumbnailWidth.map {
             thumbnailScale(width: header.storedWidth, height: header.storedHeight, targetWidth: $0)
         } ?? scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
+        return try body(Frame(handle: handle, bytes: bytes, metadata: metadata, hasEndOfImage: hasEndOfImage,
+                              colorspace: Int(colorspace), subsampling: Int(subsampling), components: header.components,
+                              scaledWidth: scaledWidth, scaledHeight: scaledHeight))
+    }
+
+    /// The frame decoded to interleaved pixels: grey, RGB, or CMYK made RGB; converted to sRGB
+    /// through an embedded profile when they are for a thumbnail.
+    private static func interleaved(_ frame: Frame, thumbnailWidth: Int?, fast: Bool) throws(ImagingError) -> Decoded {
+        let (handle, metadata) = (frame.handle, frame.metadata)
+        let (scaledWidth, scaledHeight) = (frame.scaledWidth, frame.scaledHeight)
         let format: TJPF
         let channels: Int
-        switch (Int(colorspace), header.components) {
+        switch (frame.colorspace, frame.components) {
         case (Int(TJCS_CMYK.rawValue), _), (Int(TJCS_YCCK.rawValue), _), (-1, 4): (format, channels) = (TJPF_CMYK, 4)
         case (Int(TJCS_GRAY.rawValue), _), (-1, 1): (format, channels) = (TJPF_GRAY, 1)
         case (-1, 3), (Int(TJCS_RGB.rawValue), _), (Int(TJCS_YCbCr.rawValue), _): (format, channels) = (TJPF_RGB, 3)
-        default:
-            throw ImagingError.decodeFailed("JPEG: \(header.components) colour components are not supported", format: .jpeg)
+        case (_, let components):
+            throw ImagingError.decodeFailed("JPEG: \(components) colour components are not supported", format: .jpeg)
         }
-        var flags = TJFLAG_LIMITSCANS
-        if fast { flags |= TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE }
         var output = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * channels)
         var warnings = ic_jpeg_warnings()
         let rc = output.withUnsafeMutableBufferPointer { target in
-            ic_tj_decompress(handle, source, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0,
-                             Int32(scaledHeight), Int32(format.rawValue), Int32(flags), &warnings)
+            ic_tj_decompress(handle, frame.source, UInt(frame.bytes.count), target.baseAddress, Int32(scaledWidth), 0,
+                             Int32(scaledHeight), Int32(format.rawValue), flags(fast: fast), &warnings)
         }
-        // A warning also returns -1 in TurboJPEG 2.1; a fatal error means no picture, and a
-        // warning that data was missing or corrupt means a picture partly painted grey.
-        if rc != 0 && !TurboJPEGDiagnostics.isWarning(lastMessage(handle)) {
-            throw failure(handle)
-        }
-        if let refusal = TurboJPEGDiagnostics.refusal(warnings, firstMessage: rc == 0 ? "" : lastMessage(handle),
-                                                      hasEndOfImage: hasEndOfImage) {
-            throw ImagingError.decodeFailed("JPEG: \(refusal)", format: .jpeg)
-        }
+        try checkOutcome(rc, warnings: warnings, frame: frame)
         // Pixels for a thumbnail are converted to sRGB through the embedded profile (CMYK
         // through it too); without a usable one they are taken as sRGB, and CMYK is converted
         // the naive way. A validation keeps no pixel: it converts nothing it need not.
@@ -104,6 +146,54 @@ enum JPEGDecoder {
         let pixels = PixelBuffer(width: scaledWidth, height: scaledHeight, channels: channels == 4 ? 3 : channels,
                                  pixels: output)
         return Decoded(pixels: pixels, metadata: metadata)
+    }
+
+    /// The frame decoded to its Y, Cb and Cr planes at the scaled size, each as the file
+    /// subsamples it; the luma cropped to the picture (TurboJPEG pads it to whole chroma samples).
+    private static func planar(_ frame: Frame, fast: Bool) throws(ImagingError) -> YCbCrPlanes {
+        let subsampling = Int32(frame.subsampling)
+        let (width, height) = (frame.scaledWidth, frame.scaledHeight)
+        let sides = [0, 1, 2].map { (Int(tjPlaneWidth(Int32($0), Int32(width), subsampling)),
+                                     Int(tjPlaneHeight(Int32($0), Int32(height), subsampling))) }
+        guard sides.allSatisfy({ $0.0 > 0 && $0.1 > 0 }) else {
+            throw ImagingError.decodeFailed("JPEG: TurboJPEG has no planes for this subsampling", format: .jpeg)
+        }
+        var luma = [UInt8](repeating: 0, count: sides[0].0 * sides[0].1)
+        var blue = [UInt8](repeating: 0, count: sides[1].0 * sides[1].1)
+        var red = [UInt8](repeating: 0, count: sides[2].0 * sides[2].1)
+        var strides = sides.map { Int32($0.0) }
+        var warnings = ic_jpeg_warnings()
+        let rc = luma.withUnsafeMutableBufferPointer { y in
+            blue.withUnsafeMutableBufferPointer { cb in
+                red.withUnsafeMutableBufferPointer { cr in
+                    var planes: [UnsafeMutablePointer<UInt8>?] = [y.baseAddress, cb.baseAddress, cr.baseAddress]
+                    return ic_tj_decompress_to_planes(frame.handle, frame.source, UInt(frame.bytes.count), &planes,
+                                                      Int32(width), &strides, Int32(height), flags(fast: fast), &warnings)
+                }
+            }
+        }
+        try checkOutcome(rc, warnings: warnings, frame: frame)
+        var lumaPlane = PixelBuffer(width: sides[0].0, height: sides[0].1, channels: 1, pixels: luma)
+        if sides[0] != (width, height) { lumaPlane = lumaPlane.cropped(width: width, height: height) }
+        return YCbCrPlanes(luma: lumaPlane,
+                           blue: PixelBuffer(width: sides[1].0, height: sides[1].1, channels: 1, pixels: blue),
+                           red: PixelBuffer(width: sides[2].0, height: sides[2].1, channels: 1, pixels: red))
+    }
+
+    private static func flags(fast: Bool) -> Int32 {
+        fast ? TJFLAG_LIMITSCANS | TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE : TJFLAG_LIMITSCANS
+    }
+
+    /// A warning also returns -1 in TurboJPEG 2.1; a fatal error means no picture, and a
+    /// warning that data was missing or corrupt means a picture partly painted grey.
+    private static func checkOutcome(_ rc: Int32, warnings: ic_jpeg_warnings, frame: Frame) throws(ImagingError) {
+        if rc != 0 && !TurboJPEGDiagnostics.isWarning(lastMessage(frame.handle)) {
+            throw failure(frame.handle)
+        }
+        if let refusal = TurboJPEGDiagnostics.refusal(warnings, firstMessage: rc == 0 ? "" : lastMessage(frame.handle),
+                                                      hasEndOfImage: frame.hasEndOfImage) {
+            throw ImagingError.decodeFailed("JPEG: \(refusal)", format: .jpeg)
+        }
     }
 
     /// Refuses scans that cannot carry every pixel (`JPEGScanSurvey.problem`), and a cut

@@ -56,8 +56,8 @@ enum PNGCodec: ImageCodec {
     }
 
     static func decodeScaled(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: Void, width: Int,
-                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> PixelBuffer {
-        try PNGDecoder.decode(body, scaledTo: width, height: height)
+                             height: Int, maxPixels: Int, fast: Bool) throws(ImagingError) -> ScaledPicture {
+        .interleaved(try PNGDecoder.decode(body, scaledTo: width, height: height))
     }
 
     static func streamingVerifier(header: ImageHeader, held: [UInt8],
