@@ -75,4 +75,47 @@ struct SharedHitBookkeepingTests {
         await node.kill()
         try? FileManager.default.removeItem(atPath: folder)
     }
+
+    @Test("a shared hit's disk entry keeps the image's own SHA-256, computed once by the value's check: read after a reopen, it is verified and served")
+    func sharedEntryChecksum() async throws {
+        let node = try await MemcachedServer.start()
+        let folder = NSTemporaryDirectory() + "shared-sum-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = CacheConfiguration()
+        configuration.shared.servers = [try #require(SharedTierSettings.Server.parse(node.address))]
+        configuration.shared.prefix = "sum-\(UUID().uuidString):"
+        configuration.shared.timeout = .seconds(2)
+        let store = MemcachedSharedStore(settings: configuration.shared, logger: .init(label: "shared-sum-test"))
+        let cache = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
+        let dimensions = try ImageDimensionsStore(directory: folder)
+        let engine = TransferEngine(configuration: configuration)
+        let settings = ImagePipeline.Settings(configuration)
+        let pipeline = ImagePipeline(cache: cache, transfers: engine, registry: PhotoRegistry(), dimensions: dimensions,
+                                     decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2),
+                                     settings: { settings }, shared: store)
+        let thumbnail = SyntheticImages.jpeg(width: 256, height: 192, seed: 9)
+        let url = "http://127.0.0.1:9/shared-sum.jpg"
+        let key = SharedThumbnailValue.key(url: url, size: 256)
+        let value = SharedThumbnailValue(format: .jpeg, width: 256, height: 192, originalWidth: 1024, originalHeight: 768,
+                                         image: thumbnail)
+        let encoded = value.encoded(key: key)
+        #expect(SharedThumbnailValue.decodeVerified(encoded, key: key)?.checksum == SHA256Digest.digest(thumbnail))
+        #expect(await store.store(key, encoded, ttl: .seconds(600)))
+        let delivered = try await withTimeout(seconds: 30) {
+            try await pipeline.load(ThumbnailRequest(image: .url(url), size: 256))
+        }
+        #expect(delivered.source == .shared)
+        try await withTimeout(seconds: 30) { try await cache.publications.wait { $0 >= 1 } }
+        engine.shutdown()
+        dimensions.close()
+        cache.close()
+        await store.shutdown()
+        await node.kill()
+
+        // A new open verifies each entry's checksum on its first read: a wrong one is a miss.
+        let reopened = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
+        defer { reopened.close() }
+        let hit = reopened.disk.get(CacheKey.thumbnail(url: url, width: 256))
+        #expect(hit?.bytes == Data(thumbnail))
+    }
 }

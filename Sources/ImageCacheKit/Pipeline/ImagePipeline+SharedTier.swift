@@ -66,8 +66,8 @@ extension ImagePipeline {
             let found = await store.lookup(key, claim: rejectedOnce ? nil : Self.claimLifetime)
             switch found {
             case .hit(let bytes):
-                if let value = SharedThumbnailValue.decode(bytes, key: key) {
-                    return deliver(value, fetch: fetch, settings: settings)
+                if let (value, checksum) = SharedThumbnailValue.decodeVerified(bytes, key: key) {
+                    return deliver(value, checksum: checksum, fetch: fetch, settings: settings)
                 }
                 tierActivity.rejected.add(1, ordering: .relaxed)
                 logger.warning("a thumbnail in the shared tier failed verification; deleted, fetching it again",
@@ -112,12 +112,13 @@ extension ImagePipeline {
     /// bookkeeping (index row, memory copy, width note) follows on the cache's publisher,
     /// after the answer. A disk that refuses the file sends the fetch to the network path,
     /// which meets the same disk and reports it (`storage_unavailable`).
-    private func deliver(_ value: SharedThumbnailValue, fetch: ThumbnailFetch, settings: Settings) {
+    private func deliver(_ value: SharedThumbnailValue, checksum: [UInt8], fetch: ThumbnailFetch, settings: Settings) {
         work.async { [self] in
             let plan = fetch.plan
             let stored: ThumbnailFetch.Stored, placement: ImageCache.Placement
             do {
-                (stored, placement) = try Self.placeShared(value, plan: plan, cache: cache, dimensions: dimensions, logger: logger)
+                (stored, placement) = try Self.placeShared(value, checksum: checksum, plan: plan, cache: cache,
+                                                           dimensions: dimensions, logger: logger)
             } catch {
                 return network(fetch, settings: settings, tier: nil)
             }

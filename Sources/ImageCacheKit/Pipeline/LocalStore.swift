@@ -39,16 +39,17 @@ extension ImagePipeline {
     /// to the dimensions store (memory only, never waiting for a disk, so a client told the
     /// dimensions finds them in `layout`), and the index row, memory copy and width note are
     /// left to `ImageCache.publishLater`, which the caller starts once the answer is out.
-    /// Nothing decoded it here, so no placeholder is computed. On the work queue.
+    /// Nothing decoded it here, so no placeholder is computed; `checksum` is the image's
+    /// SHA-256 the value's verification computed, the entry's checksum. On the work queue.
     /// - Throws: `cacheWriteFailed` when the disk did not take the file.
-    static func placeShared(_ value: SharedThumbnailValue, plan: FetchPlan, cache: ImageCache,
+    static func placeShared(_ value: SharedThumbnailValue, checksum: [UInt8], plan: FetchPlan, cache: ImageCache,
                             dimensions: ImageDimensionsStore, logger: Logger) throws -> (ThumbnailFetch.Stored, ImageCache.Placement) {
         let bytes = Data(value.image)
         let key = CacheKey.thumbnail(url: plan.url, width: value.width)
         let placement: ImageCache.Placement
         do {
-            placement = try cache.place(key, bytes: bytes, info: CacheEntryInfo(contentType: value.format.mimeType,
-                                                                                 width: value.width, height: value.height))
+            placement = try cache.place(key, bytes: bytes, checksum: CacheDigest(bytes: checksum),
+                                        info: CacheEntryInfo(contentType: value.format.mimeType, width: value.width, height: value.height))
         } catch {
             logger.error("a thumbnail could not be written to the disk cache", metadata: ["reason": "\(error)"])
             throw PipelineError.cacheWriteFailed(error)

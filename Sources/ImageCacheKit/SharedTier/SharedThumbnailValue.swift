@@ -55,6 +55,13 @@ package struct SharedThumbnailValue: Sendable, Equatable {
 
     /// The value in `bytes` if it is a sound one made for `key`; nil otherwise.
     public static func decode(_ bytes: [UInt8], key: String) -> SharedThumbnailValue? {
+        decodeVerified(bytes, key: key)?.value
+    }
+
+    /// `decode`, with the SHA-256 of the image it verified: the disk cache keeps that same
+    /// digest as the entry's checksum, so a shared-tier hit, whose answer waits for its file,
+    /// does not hash the image a second time.
+    package static func decodeVerified(_ bytes: [UInt8], key: String) -> (value: SharedThumbnailValue, checksum: [UInt8])? {
         guard bytes.count > headerBytes, Array(bytes[0..<4]) == magic else { return nil }
         let formatIndex = Int(bytes[4])
         guard formatIndex < ImageFormat.allCases.count else { return nil }
@@ -65,12 +72,13 @@ package struct SharedThumbnailValue: Sendable, Equatable {
         }
         guard Array(bytes[21..<29]) == identity(key) else { return nil }
         let image = Array(bytes[headerBytes...])
-        guard Array(bytes[29..<61]) == SHA256Digest.digest(image) else { return nil }
+        let checksum = SHA256Digest.digest(image)
+        guard Array(bytes[29..<61]) == checksum else { return nil }
         guard numbers.allSatisfy({ $0 > 0 }),
               let header = try? image.withUnsafeBytes({ raw throws(ImagingError) in try ImageHeaderProbe.header(ofComplete: raw) }),
               header.format == format, header.width == numbers[0], header.height == numbers[1] else { return nil }
-        return SharedThumbnailValue(format: format, width: numbers[0], height: numbers[1],
-                                    originalWidth: numbers[2], originalHeight: numbers[3], image: image)
+        return (SharedThumbnailValue(format: format, width: numbers[0], height: numbers[1],
+                                     originalWidth: numbers[2], originalHeight: numbers[3], image: image), checksum)
     }
 
     private static func identity(_ key: String) -> [UInt8] {
