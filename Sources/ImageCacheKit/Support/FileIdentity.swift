@@ -3,8 +3,9 @@ import CLinux
 import Glibc
 #endif
 
-/// Which file a download folder, placeholder, `.part` or saved file is: its device, its inode
-/// number and a generation marker, its birth time.
+/// Which file a name or descriptor leads to: its device, its inode number and a generation
+/// marker, its birth time. Whatever the daemon removes, empties or reuses by name checks it
+/// first: a download's folder, placeholder, `.part` and saved file, a spill file, the socket.
 ///
 /// Why not the inode number alone: ext4, tmpfs and most other file systems hand a freed inode
 /// number to the next file created, so once a job's own file is deleted (by the user, say) the
