@@ -11,24 +11,47 @@ import TestSupport
 /// holds the value; the publisher is held (suspended) to show the answer does not wait for it.
 @Suite("Shared tier: a hit answers before its bookkeeping", .timeLimit(.minutes(2)))
 struct SharedHitBookkeepingTests {
+    /// A pipeline over a real memcached node as its only tier, with its cache and dimensions
+    /// store in `folder`; nothing listens at the test's image URLs, so only the tier answers.
+    private struct Fixture {
+        let configuration: CacheConfiguration
+        let store: MemcachedSharedStore
+        let cache: ImageCache
+        let dimensions: ImageDimensionsStore
+        let engine: TransferEngine
+        let pipeline: ImagePipeline
+
+        init(node: MemcachedServer, folder: String, label: String) throws {
+            var configuration = CacheConfiguration()
+            configuration.network.allowHTTP = true
+            configuration.network.allowedHosts = ["127.0.0.1"]
+            configuration.shared.servers = [try #require(SharedTierSettings.Server.parse(node.address))]
+            configuration.shared.prefix = "\(label)-\(UUID().uuidString):"
+            configuration.shared.timeout = .seconds(2)
+            self.configuration = configuration
+            store = MemcachedSharedStore(settings: configuration.shared, logger: .init(label: label))
+            cache = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
+            dimensions = try ImageDimensionsStore(directory: folder)
+            engine = TransferEngine(configuration: configuration)
+            let settings = ImagePipeline.Settings(configuration)
+            pipeline = ImagePipeline(cache: cache, transfers: engine, registry: PhotoRegistry(), dimensions: dimensions,
+                                     decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2),
+                                     settings: { settings }, shared: store)
+        }
+
+        func close() async {
+            engine.shutdown()
+            dimensions.close()
+            cache.close()
+            await store.shutdown()
+        }
+    }
     @Test("the path is answered, complete, while the bookkeeping is held; released, it runs, with the path's grace and the size recorded once")
     func answersBeforeBookkeeping() async throws {
         let node = try await MemcachedServer.start()
         let folder = NSTemporaryDirectory() + "shared-hit-\(UUID().uuidString)"
-        var configuration = CacheConfiguration()
-        configuration.network.allowHTTP = true
-        configuration.network.allowedHosts = ["127.0.0.1"]
-        configuration.shared.servers = [try #require(SharedTierSettings.Server.parse(node.address))]
-        configuration.shared.prefix = "hit-\(UUID().uuidString):"
-        configuration.shared.timeout = .seconds(2)
-        let store = MemcachedSharedStore(settings: configuration.shared, logger: .init(label: "shared-hit-test"))
-        let cache = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
-        let dimensions = try ImageDimensionsStore(directory: folder)
-        let engine = TransferEngine(configuration: configuration)
-        let settings = ImagePipeline.Settings(configuration)
-        let pipeline = ImagePipeline(cache: cache, transfers: engine, registry: PhotoRegistry(), dimensions: dimensions,
-                                     decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2),
-                                     settings: { settings }, shared: store)
+        let fixture = try Fixture(node: node, folder: folder, label: "hit")
+        let (store, cache, dimensions, pipeline) = (fixture.store, fixture.cache, fixture.dimensions, fixture.pipeline)
 
         // An original narrower than twice the size: delivered at its own width, with a width
         // note. Nothing listens at its URL: only the tier can answer.
@@ -68,10 +91,7 @@ struct SharedHitBookkeepingTests {
         dimensions.flush()
         #expect(dimensions.writtenRecords.value == 1)
 
-        engine.shutdown()
-        dimensions.close()
-        cache.close()
-        await store.shutdown()
+        await fixture.close()
         await node.kill()
         try? FileManager.default.removeItem(atPath: folder)
     }
@@ -81,18 +101,8 @@ struct SharedHitBookkeepingTests {
         let node = try await MemcachedServer.start()
         let folder = NSTemporaryDirectory() + "shared-sum-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var configuration = CacheConfiguration()
-        configuration.shared.servers = [try #require(SharedTierSettings.Server.parse(node.address))]
-        configuration.shared.prefix = "sum-\(UUID().uuidString):"
-        configuration.shared.timeout = .seconds(2)
-        let store = MemcachedSharedStore(settings: configuration.shared, logger: .init(label: "shared-sum-test"))
-        let cache = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
-        let dimensions = try ImageDimensionsStore(directory: folder)
-        let engine = TransferEngine(configuration: configuration)
-        let settings = ImagePipeline.Settings(configuration)
-        let pipeline = ImagePipeline(cache: cache, transfers: engine, registry: PhotoRegistry(), dimensions: dimensions,
-                                     decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2),
-                                     settings: { settings }, shared: store)
+        let fixture = try Fixture(node: node, folder: folder, label: "sum")
+        let (store, cache) = (fixture.store, fixture.cache)
         let thumbnail = SyntheticImages.jpeg(width: 256, height: 192, seed: 9)
         let url = "http://127.0.0.1:9/shared-sum.jpg"
         let key = SharedThumbnailValue.key(url: url, size: 256)
@@ -102,18 +112,15 @@ struct SharedHitBookkeepingTests {
         #expect(SharedThumbnailValue.decodeVerified(encoded, key: key)?.checksum == SHA256Digest.digest(thumbnail))
         #expect(await store.store(key, encoded, ttl: .seconds(600)))
         let delivered = try await withTimeout(seconds: 30) {
-            try await pipeline.load(ThumbnailRequest(image: .url(url), size: 256))
+            try await fixture.pipeline.load(ThumbnailRequest(image: .url(url), size: 256))
         }
         #expect(delivered.source == .shared)
         try await withTimeout(seconds: 30) { try await cache.publications.wait { $0 >= 1 } }
-        engine.shutdown()
-        dimensions.close()
-        cache.close()
-        await store.shutdown()
+        await fixture.close()
         await node.kill()
 
         // A new open verifies each entry's checksum on its first read: a wrong one is a miss.
-        let reopened = try ImageCache(configuration: configuration.cache, directory: folder + "/cache")
+        let reopened = try ImageCache(configuration: fixture.configuration.cache, directory: folder + "/cache")
         defer { reopened.close() }
         let hit = reopened.disk.get(CacheKey.thumbnail(url: url, width: 256))
         #expect(hit?.bytes == Data(thumbnail))
