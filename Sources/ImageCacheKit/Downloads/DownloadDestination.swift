@@ -182,9 +182,7 @@ package enum DownloadDestination {
         if let photo, let name = sanitise(photo.replacingOccurrences(of: ":", with: "-")) {
             stem = name
         } else {
-            let path = URLComponents(string: url)?.path ?? ""
-            let component = path.split(separator: "/").last.map(String.init) ?? ""
-            stem = sanitise((component as NSString).deletingPathExtension) ?? "image"
+            stem = sanitise(split(lastPathComponent(of: url)).stem) ?? "image"
         }
         var cut = stem
         while cut.utf8.count > maxNameBytes - 5 { cut.removeLast() }
@@ -195,9 +193,16 @@ package enum DownloadDestination {
     /// path ends with when it names a format the daemon reads, else JPEG's (what providers
     /// serve). Corrected once the format is known.
     package static func guessedExtension(url: String) -> String {
-        let path = URLComponents(string: url)?.path ?? ""
-        let named = ImageFormat.named(byExtension: (path as NSString).pathExtension)
+        let named = split(lastPathComponent(of: url)).ext.flatMap { ImageFormat.named(byExtension: $0) }
         return (named ?? .jpeg).fileExtension
+    }
+
+    /// The last component of a URL's path ("" when it has none). Split here, by this type's
+    /// own rules, never by Foundation's path-extension calls: `NSString.pathExtension` traps on
+    /// some hostile paths (a fuzzed URL found one), and a URL is outside input.
+    private static func lastPathComponent(of url: String) -> String {
+        let path = URLComponents(string: url)?.path ?? ""
+        return path.split(separator: "/").last.map(String.init) ?? ""
     }
 
     /// Splits a chosen name into stem and extension, so numbering goes before the extension

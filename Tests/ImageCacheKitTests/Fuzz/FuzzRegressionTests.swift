@@ -150,6 +150,23 @@ struct FuzzRegressionTests {
         #expect(try DownloadDestination.checkedName("photo \u{301}.jpg") == "photo \u{301}.jpg".precomposedStringWithCanonicalMapping)
     }
 
+    @Test("a URL whose path traps Foundation's path-extension parsing gives a default name and extension, no trap")
+    func urlPathExtensionTrap() throws {
+        // Not UTF-8: decoded as the fuzz target decodes it, with replacement characters.
+        let url = String(decoding: try Self.input("filename-url-path-extension-trap"), as: UTF8.self)
+        #expect(DownloadDestination.guessedExtension(url: url) == "jpg")
+        let stem = DownloadDestination.defaultStem(photo: nil, url: url)
+        #expect(!stem.isEmpty && !stem.contains("/"))
+        // The same rules on ordinary URLs: the path's own extension when the daemon reads it.
+        #expect(DownloadDestination.guessedExtension(url: "https://e.test/a/photo.PNG?x=1") == "png")
+        #expect(DownloadDestination.guessedExtension(url: "https://e.test/a/photo.webp") == "webp")
+        #expect(DownloadDestination.guessedExtension(url: "https://e.test/a/.png") == "jpg")
+        #expect(DownloadDestination.guessedExtension(url: "https://e.test/a.png/photo") == "jpg")
+        #expect(DownloadDestination.defaultStem(photo: nil, url: "https://e.test/a/photo.jpeg") == "photo")
+        #expect(DownloadDestination.defaultStem(photo: nil, url: "https://e.test/a/archive.tar.gz") == "archive.tar")
+        #expect(DownloadDestination.defaultStem(photo: nil, url: "https://e.test/") == "image")
+    }
+
     @Test("an ftyp box over 4 KiB is refused whole as in part, whatever brands it lists further in")
     func largeBrandBox() throws {
         let bytes = try Self.input("image-header-ftyp-over-4k")
