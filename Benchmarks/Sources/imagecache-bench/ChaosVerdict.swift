@@ -99,7 +99,7 @@ struct ChaosVerdict {
                                 + (downloads.mismatched.isEmpty ? "" : ": " + downloads.mismatched.prefix(3).joined(separator: "; ")),
                             passed: downloads.mismatched.isEmpty && downloads.finished > 0 && downloads.unknown == 0))
         checks.append(Check(name: "every cache entry decodable after the run", bound: "every JPEG/PNG under data/ decodes (Thumbnailer.validate)",
-                            measured: "\(entries.images) images, \(entries.decodable) decodable, \(entries.others) other files (sidecars, search pages, photo records)"
+                            measured: "\(entries.images) images, \(entries.decodable) decodable, \(entries.others) other files (search pages, photo records; .m descriptions where the file system keeps no attributes)"
                                 + (entries.failures.isEmpty ? "" : ": " + entries.failures.prefix(3).joined(separator: "; ")),
                             passed: entries.images > 0 && entries.failures.isEmpty))
         let reports = daemonLog.split(separator: "\n").filter {
