@@ -41,12 +41,15 @@ enum JPEGDecoder {
     static func decodeForThumbnail(_ bytes: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey?,
                                    width: Int, fast: Bool) throws(ImagingError) -> ScaledPicture {
         try withFrame(bytes, header: header, survey: survey, thumbnailWidth: width) { (frame) throws(ImagingError) in
-            if frame.colorspace == Int(TJCS_YCbCr.rawValue), header.components == 3, frame.subsampling >= 0,
-               frame.subsampling != Int(TJSAMP_GRAY.rawValue),
-               frame.metadata.iccProfile.flatMap({ ColourTransformCache.shared.transform(profile: $0, layout: .rgb) }) == nil {
+            guard frame.colorspace == Int(TJCS_YCbCr.rawValue), header.components == 3, frame.subsampling >= 0,
+                  frame.subsampling != Int(TJSAMP_GRAY.rawValue) else {
+                return .interleaved(try interleaved(frame, thumbnailWidth: width, fast: fast).pixels)
+            }
+            // Looked up once: a profile too big for the cache builds a transform per call.
+            guard let transform = frame.metadata.iccProfile.flatMap({ ColourTransformCache.shared.transform(profile: $0, layout: .rgb) }) else {
                 return .planar(try planar(frame, fast: fast))
             }
-            return .interleaved(try interleaved(frame, thumbnailWidth: width, fast: fast).pixels)
+            return .interleaved(try interleaved(frame, thumbnailWidth: width, fast: fast, rgbTransform: transform).pixels)
         }
     }
 
@@ -107,7 +110,9 @@ enum JPEGDecoder {
 
     /// The frame decoded to interleaved pixels: grey, RGB, or CMYK made RGB; converted to sRGB
     /// through an embedded profile when they are for a thumbnail.
-    private static func interleaved(_ frame: Frame, thumbnailWidth: Int?, fast: Bool) throws(ImagingError) -> Decoded {
+    /// `rgbTransform`: the frame's RGB transform when the caller looked it up already.
+    private static func interleaved(_ frame: Frame, thumbnailWidth: Int?, fast: Bool,
+                                    rgbTransform: ColourTransform? = nil) throws(ImagingError) -> Decoded {
         let (handle, metadata) = (frame.handle, frame.metadata)
         let (scaledWidth, scaledHeight) = (frame.scaledWidth, frame.scaledHeight)
         let format: TJPF
@@ -133,7 +138,7 @@ enum JPEGDecoder {
         let layout: ColourTransform.Layout = channels == 4 ? .cmyk(inverted: metadata.hasAdobeMarker)
             : (channels == 1 ? .grey : .rgb)
         let transform = thumbnailWidth == nil ? nil
-            : metadata.iccProfile.flatMap { ColourTransformCache.shared.transform(profile: $0, layout: layout) }
+            : rgbTransform ?? metadata.iccProfile.flatMap { ColourTransformCache.shared.transform(profile: $0, layout: layout) }
         if let transform {
             if channels == 4 {
                 output = transform.converted(output, pixelCount: pixelCount)
