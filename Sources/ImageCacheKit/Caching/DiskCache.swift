@@ -185,6 +185,17 @@ public final class DiskCache: Sendable {
 
     // MARK: Reading
 
+    /// Whether the index, in memory, has no entry under any of `digests` (an expired one
+    /// counts as an entry: `get` decides it); nothing is marked used or counted. Reads no file.
+    func holdsNone(of digests: [CacheDigest]) -> Bool {
+        state.withLock { s in s.closed || digests.allSatisfy { !s.list.contains($0) } }
+    }
+
+    /// Counts misses for reads a caller answered from `holdsNone` instead of making them.
+    func countMisses(_ count: Int) {
+        state.withLock { $0.misses += count }
+    }
+
     /// Looks `key` up. Returns nil on a miss, which includes an expired entry unless
     /// `allowStale` (then `isStale` is true), a content file gone missing, and a content file
     /// whose checksum does not match on its first read since open (that entry is dropped).

@@ -127,6 +127,17 @@ public final class ImageCache: Sendable {
         return result
     }
 
+    /// Whether neither tier has anything under `keys`, from their indexes in memory with no
+    /// I/O: a miss the caller may take without a trip to a thread that may block. The misses
+    /// `get` would have counted for each key in each tier are counted, so `stats` reads the
+    /// same either way; any key present (expired or not) answers false, for `get` to decide.
+    package func holdsNone(of keys: [CacheKey]) -> Bool {
+        guard memory.holdsNone(of: keys), disk.holdsNone(of: keys.map(\.digest)) else { return false }
+        memory.countMisses(keys.count)
+        disk.countMisses(keys.count)
+        return true
+    }
+
     /// A memory hit whose disk copy is known, with no I/O at all: what an event loop may
     /// call to answer a request inline. nil on anything else (a miss, an expired entry, a disk
     /// copy not yet verified): the caller then takes the ordinary road (`get`).

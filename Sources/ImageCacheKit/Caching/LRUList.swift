@@ -66,6 +66,11 @@ struct LRUList<Key: Hashable, Value> {
         return used
     }
 
+    /// Whether `key` has an entry, without changing its place in the order.
+    func contains(_ key: Key) -> Bool {
+        slots[key] != nil
+    }
+
     /// The value for `key` without changing its place in the order.
     func peek(_ key: Key) -> Value? {
         guard let index = slots[key] else { return nil }

@@ -94,6 +94,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         state.withLock { $0.list.removeAll() }
     }
 
+    /// Whether no value is kept under any of `keys`, without marking one used or counting:
+    /// the index check that lets a caller skip reads it knows would miss (`countMisses`).
+    package func holdsNone(of keys: [Key]) -> Bool {
+        state.withLock { state in keys.allSatisfy { !state.list.contains($0) } }
+    }
+
+    /// Counts misses for reads a caller answered from `holdsNone` instead of making them, so
+    /// the counters read the same either way.
+    package func countMisses(_ count: Int) {
+        state.withLock { $0.misses += count }
+    }
+
     /// Changes the bounds (a SIGHUP with a new `memory_limit`), evicting at once if needed.
     package func setLimits(costLimit: Int, countLimit: Int?) {
         var evicted: [Value] = []

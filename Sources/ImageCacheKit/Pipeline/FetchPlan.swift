@@ -68,6 +68,13 @@ struct FetchPlan: Sendable, Hashable {
         return CacheKey.thumbnail(url: url, width: knownWidth)
     }
 
+    /// The keys a lookup reads in their order, before any note: the exact size, then the
+    /// width the provider said its image has.
+    var entryKeys: [CacheKey] {
+        guard let knownWidthKey else { return [sizedKey] }
+        return [sizedKey, knownWidthKey]
+    }
+
     /// The note recording the delivered width when it is not `size`.
     var widthNoteKey: CacheKey { CacheKey.thumbnailWidthNote(url: url, size: size) }
 

@@ -152,21 +152,26 @@ public final class ImagePipeline: Sendable {
     /// The disk tier's answer for `plan`, read on `BlockingIO`'s read lane: a cold read held
     /// one of the cooperative pool's two threads for as long as the disk took, and every
     /// handler of the daemon with it.
+    ///
+    /// A thumbnail the cache has never held is known from the indexes in memory, so its miss
+    /// (every network fetch's, every shared-tier hit's) takes no trip to that lane and back.
     func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
-        await BlockingIO.read { [self] in
+        if cache.holdsNone(of: plan.entryKeys + [plan.widthNoteKey]) { return nil }
+        return await BlockingIO.read { [self] in
             firstHit(plan, wantsBytes: wantsBytes) { key, isNote in
                 cache.get(key, wantBytes: isNote || wantsBytes, wantPath: !isNote)
             }
         }
     }
 
-    /// The one order of a plan's keys in a tier (`read`): the exact size, then the width the
-    /// provider said its image has, then the width the note remembers for the URL (`isNote`:
-    /// the read is of that note, whose bytes are wanted and whose path is not).
+    /// The one order of a plan's keys in a tier (`read`): its entry keys (the exact size,
+    /// then the width the provider said its image has), then the width the note remembers for
+    /// the URL (`isNote`: the read is of that note, whose bytes are wanted and whose path is not).
     private func firstHit(_ plan: FetchPlan, wantsBytes: Bool,
                           read: (CacheKey, _ isNote: Bool) -> CacheHit?) -> ThumbnailDelivery? {
-        if let hit = deliver(read(plan.sizedKey, false), wantsBytes: wantsBytes) { return hit }
-        if let key = plan.knownWidthKey, let hit = deliver(read(key, false), wantsBytes: wantsBytes) { return hit }
+        for key in plan.entryKeys {
+            if let hit = deliver(read(key, false), wantsBytes: wantsBytes) { return hit }
+        }
         guard let note = read(plan.widthNoteKey, true)?.bytes.flatMap({ String(data: $0, encoding: .utf8) }),
               let width = Int(note), width != plan.size else { return nil }
         return deliver(read(CacheKey.thumbnail(url: plan.url, width: width), false), wantsBytes: wantsBytes)

@@ -177,6 +177,43 @@ struct ImageCacheTests {
         #expect(stale.isStale && stale.source == .disk && stale.bytes == Data(#"{"photos":[]}"#.utf8))
     }
 
+    @Test("holdsNone answers a miss from the indexes alone, counted as get counts it; any key held, expired or not, leaves it to get")
+    func missesKnownWithoutReading() throws {
+        let folder = TemporaryFolder(), twin = TemporaryFolder()
+        defer { folder.remove(); twin.remove() }
+        let clock = CacheTestClock()
+        var cache = try open(folder, clock: clock)
+        let reference = try open(twin, clock: clock)
+        defer { reference.close() }
+        let keys = [T.thumbKey(1), T.thumbKey(2), T.thumbKey(3)]
+        #expect(cache.holdsNone(of: keys))
+        for key in keys { #expect(reference.get(key) == nil) }
+        // The misses it answered read as get's would have.
+        #expect(cache.statistics.memory.misses == reference.statistics.memory.misses)
+        #expect(cache.statistics.disk.misses == reference.statistics.disk.misses)
+        #expect(cache.statistics.disk.misses == keys.count)
+
+        cache.put(keys[2], bytes: T.bytes(2), info: T.jpeg)
+        let before = cache.statistics
+        // One key held: not answered, nothing counted (get will count what it finds).
+        #expect(!cache.holdsNone(of: keys))
+        #expect(cache.statistics.disk.misses == before.disk.misses && cache.statistics.memory.misses == before.memory.misses)
+        #expect(cache.holdsNone(of: Array(keys.prefix(2))))
+        #expect(cache.statistics.disk.misses == before.disk.misses + 2)
+        // After a restart the entry is on disk only (no memory tier): still held.
+        cache.close()
+        cache = try open(folder, clock: clock, memoryLimit: 0)
+        #expect(!cache.holdsNone(of: [keys[2]]))
+        #expect(cache.get(keys[2])?.source == .disk)
+        // An expired entry is still held: get decides it (a miss unless stale reads are allowed).
+        let page = CacheKey.searchPage(provider: "unsplash", query: "lake", page: 1, perPage: 30, safe: true)
+        cache.putSearchPage(page, json: Data(#"{"photos":[]}"#.utf8))
+        clock.advance(by: 3601)
+        #expect(!cache.holdsNone(of: [page]))
+        #expect(cache.searchPage(page, allowStale: true)?.isStale == true)
+        cache.close()
+    }
+
     @Test("evict and clear empty both tiers")
     func evictAndClear() throws {
         let folder = TemporaryFolder()
