@@ -80,9 +80,7 @@ public final class ThumbnailMethods: MethodFamily {
         let ticket = job.ticket
         let logger = context.logger
         let events: @Sendable (ThumbnailEvent) -> Void = { event in
-            if let message = Self.notification(for: event, params: params) {
-                slots.notify(message, for: ticket)
-            }
+            slots.notify(Self.notification(for: event, params: params), for: ticket)
         }
         var journey = job.journey
         let outcome: Result<ThumbnailDelivery, any Error>
@@ -161,18 +159,15 @@ public final class ThumbnailMethods: MethodFamily {
     }
 
     /// `thumbnail.progress` or `thumbnail.dimensions` for a pipeline event.
-    static func notification(for event: ThumbnailEvent, params: ThumbnailShowParams) -> OutboundMessage? {
+    static func notification(for event: ThumbnailEvent, params: ThumbnailShowParams) -> OutboundMessage {
         let photo = params.image.photoID
         switch event {
         case .progress(let received, let total):
-            return try? MessageEncoder.notification(
-                method: NotificationName.thumbnailProgress.rawValue,
-                params: ThumbnailProgress(slot: params.slot, view: params.view, photo: photo, received: received, total: total))
+            return MessageEncoder.notification(ThumbnailProgress(slot: params.slot, view: params.view, photo: photo,
+                                                                 received: received, total: total))
         case .dimensions(let width, let height, let blurHash, let color):
-            return try? MessageEncoder.notification(
-                method: NotificationName.thumbnailDimensions.rawValue,
-                params: ThumbnailDimensions(slot: params.slot, view: params.view, photo: photo, width: width, height: height,
-                                            blurHash: blurHash, color: color))
+            return MessageEncoder.notification(ThumbnailDimensions(slot: params.slot, view: params.view, photo: photo,
+                                                                   width: width, height: height, blurHash: blurHash, color: color))
         }
     }
 }

@@ -136,6 +136,21 @@ enum MessageEncoder {
         }
     }
 
+    /// A notification whose params write their JSON themselves (`SlotNotificationJSON`),
+    /// straight into the line's buffer.
+    static func notification<P: RPCNotificationPayload & SlotNotificationJSON>(_ params: P) -> OutboundMessage {
+        let method = P.name.rawValue
+        var buffer = ByteBuffer()
+        buffer.writeJSON(bound: 48 + JSONWriter.stringBound(method) + params.jsonBound) { writer in
+            writer.raw(#"{"jsonrpc":"2.0","method":"#)
+            writer.string(method)
+            writer.raw(#","params":"#)
+            params.writeJSON(to: &writer)
+            writer.raw("}\n")
+        }
+        return OutboundMessage(bytes: buffer, priority: .forNotification(method: method))
+    }
+
     /// A notification from the daemon.
     static func notification<P: Encodable>(method: String, params: P) throws -> OutboundMessage {
         let data = try encoder.encode(NotificationEnvelope(method: method, params: params))
