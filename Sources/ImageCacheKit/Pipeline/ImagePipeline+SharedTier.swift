@@ -108,7 +108,8 @@ extension ImagePipeline {
     }
 
     /// Answers the fetch with a verified shared value, from the work queue (the file write
-    /// blocks): the file is written, the demands get its path at once, and the entry's
+    /// blocks): the file is written, the demands get its path (and each its
+    /// `thumbnail.dimensions` just before, see `fetch`) at once, and the entry's
     /// bookkeeping (index row, memory copy, width note) follows on the cache's publisher,
     /// after the answer. A disk that refuses the file sends the fetch to the network path,
     /// which meets the same disk and reports it (`storage_unavailable`).
@@ -123,7 +124,6 @@ extension ImagePipeline {
                 return network(fetch, settings: settings, tier: nil)
             }
             lookups.record(.shared)
-            fetch.announce(width: value.originalWidth, height: value.originalHeight, format: value.format)
             logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
             fetch.finish(.success(stored))
             forget(fetch)

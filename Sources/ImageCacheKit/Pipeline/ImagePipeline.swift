@@ -216,6 +216,12 @@ public final class ImagePipeline: Sendable {
             throw Self.cancelled
         }
         withdraw(id, from: fetch)
+        if stored.source == .shared, let events {
+            // No header was read: the size the value recorded reaches each demand here, just
+            // before its answer, so the two leave together (one wake-up of the client's loop).
+            events(plan.dimensionsEvent(copyWidth: stored.originalWidth, copyHeight: stored.originalHeight,
+                                        placeholder: plan.placeholder(computed: nil)))
+        }
         return ThumbnailDelivery(path: stored.path, width: stored.width, height: stored.height, bytes: stored.bytes.count,
                                  mime: stored.mime, source: stored.source, data: wantsBytes ? stored.bytes : nil)
     }

@@ -179,19 +179,6 @@ final class ThumbnailFetch: Sendable {
         send(.progress(received: 0, total: nil))
     }
 
-    /// Tells every demand the original's size learnt from a shared-tier value (no header
-    /// is probed then), and keeps it for demands that join later.
-    func announce(width: Int, height: Int, format: ImageFormat) {
-        let header = ImageHeader(format: format, storedWidth: width, storedHeight: height, orientation: .up,
-                                 hasAlpha: false, isProgressive: false, components: 3)
-        let placeholder = plan.placeholder(computed: nil)
-        state.withLock {
-            $0.header = header
-            $0.placeholder = placeholder
-        }
-        send(plan.dimensionsEvent(copyWidth: width, copyHeight: height, placeholder: placeholder))
-    }
-
     /// Whether the original's size this fetch learnt is already in the dimensions store (the
     /// probe read it from the header and recorded it).
     var sizeRecorded: Bool { state.withLock { $0.sizeRecorded } }

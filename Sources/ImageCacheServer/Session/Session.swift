@@ -202,6 +202,12 @@ public final class Session: Sendable {
         channel.writeAndFlush(message, promise: nil)
     }
 
+    /// Queues lines in their order and flushes once: one write to the socket for all of them.
+    func send(_ messages: [OutboundMessage]) {
+        for message in messages { channel.write(message, promise: nil) }
+        channel.flush()
+    }
+
     // MARK: Lifetime
 
     /// Runs `handler` once when the session ends (at once if it already has). Whatever a

@@ -56,8 +56,11 @@ final class SlotTable: Sendable {
         /// Slots with a request still pending (loading or held); delivered slots leave.
         var entries = Entries()
         var fling = FlingDetector<ContinuousClock.Instant>()
-        /// Messages queued on the event loop and not written yet.
-        var queuedOnLoop = 0
+        /// Lines decided off the event loop and not written yet, in the order decided: the
+        /// one turn of the loop queued for the first writes all of them, so lines decided
+        /// back to back (a shared-tier answer's `thumbnail.dimensions` and its result) cost
+        /// one wake-up of the loop and one write.
+        var outbox: [OutboundMessage] = []
     }
 
     private let state = LockedState(State())
@@ -196,14 +199,17 @@ final class SlotTable: Sendable {
     /// nothing of ours still queued there, it is returned for the caller to `write` once the
     /// lock is released: nothing decided before it can be pending, and nothing decided after it
     /// can be written before it (other threads queue behind the loop's current work). Otherwise
-    /// it is queued on the loop, which writes queued lines in the order they were decided.
+    /// it joins the outbox, which the loop writes in the order the lines were decided.
     private func route(_ message: OutboundMessage, _ state: inout State) -> OutboundMessage? {
         let session = self.session
-        if state.queuedOnLoop == 0, session.channel.eventLoop.inEventLoop { return message }
-        state.queuedOnLoop += 1
+        if state.outbox.isEmpty, session.channel.eventLoop.inEventLoop { return message }
+        state.outbox.append(message)
+        // The loop's turn queued for an earlier line, not run yet, writes this one too.
+        guard state.outbox.count == 1 else { return nil }
         session.channel.eventLoop.execute { [self] in
-            session.send(message)
-            self.state.withLock { $0.queuedOnLoop -= 1 }
+            var lines: [OutboundMessage] = []
+            self.state.withLock { swap(&lines, &$0.outbox) }
+            session.send(lines)
         }
         return nil
     }
