@@ -270,7 +270,9 @@ public final class ImagePipeline: Sendable {
     private func start(_ fetch: ThumbnailFetch) {
         let current = settings()
         if let shared, current.shareImages.contains(fetch.plan.shareSource) {
-            Task { await startThroughTier(fetch, tier: shared, settings: current) }
+            // Run at once up to the tier's round trip: a shared hit is answered without first
+            // waiting for a thread of the pool to pick the task up.
+            Task.immediate { await startThroughTier(fetch, tier: shared, settings: current) }
         } else {
             lookups.record(.network)
             startTransfer(fetch, settings: current, tier: nil)
