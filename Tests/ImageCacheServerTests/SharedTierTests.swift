@@ -129,6 +129,35 @@ struct SharedTierTests {
         }
     }
 
+    @Test("a shared-tier answer is preceded by one thumbnail.dimensions with the original's size, for its slot")
+    func sharedHitDimensions() async throws {
+        try await FleetFixture.with(hosts: 2, nodes: 1) { fleet in
+            let urls = fleet.serveImages(3, name: "dims", width: 400, height: 300)
+            let a = try await fleet.hosts[0].connect()
+            let items = try await a.prefetchAll(1, urls: urls, size: 96)
+            #expect(items.allSatisfy { $0["ok"] as? Bool == true })
+            try await fleet.hosts[0].waitForTierWrites(urls.count)
+            let b = try await fleet.hosts[1].connect()
+            for (index, url) in urls.enumerated() {
+                let id = 10 + index
+                try await b.send(rpcLine(id, "thumbnail.show", ["slot": index, "view": "grid", "url": url, "size": 96]))
+                let messages = try await b.collect { $0.last?["id"] as? Int == id }
+                let answer = try #require(messages.last?.resultObject)
+                #expect(answer["source"] as? String == "shared")
+                let notes = messages.dropLast()
+                #expect(notes.count == 1, "\(notes)")
+                let note = try #require(notes.first)
+                #expect(note["method"] as? String == "thumbnail.dimensions")
+                let params = try #require(note["params"] as? [String: Any])
+                #expect(params["slot"] as? Int == index && params["view"] as? String == "grid")
+                #expect(params["width"] as? Int == 400 && params["height"] as? Int == 300)
+            }
+            #expect(fleet.images.counters.totalRequests == urls.count)
+            await a.close()
+            await b.close()
+        }
+    }
+
     @Test("a corrupt value planted in memcached is never served: refused, deleted, fetched again, replaced")
     func corruptValue() async throws {
         try await FleetFixture.with(hosts: 2, nodes: 1) { fleet in
