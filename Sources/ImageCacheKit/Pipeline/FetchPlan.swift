@@ -75,6 +75,10 @@ struct FetchPlan: Sendable, Hashable {
         return [sizedKey, knownWidthKey]
     }
 
+    /// Every key a lookup reads before following a note: whether the cache holds any of
+    /// them decides a miss from the indexes alone (`ImageCache.holdsNone`).
+    var indexKeys: [CacheKey] { entryKeys + [widthNoteKey] }
+
     /// The note recording the delivered width when it is not `size`.
     var widthNoteKey: CacheKey { CacheKey.thumbnailWidthNote(url: url, size: size) }
 

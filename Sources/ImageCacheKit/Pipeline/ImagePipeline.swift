@@ -156,7 +156,7 @@ public final class ImagePipeline: Sendable {
     /// A thumbnail the cache has never held is known from the indexes in memory, so its miss
     /// (every network fetch's, every shared-tier hit's) takes no trip to that lane and back.
     func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
-        if cache.holdsNone(of: plan.entryKeys + [plan.widthNoteKey]) { return nil }
+        if cache.holdsNone(of: plan.indexKeys) { return nil }
         return await BlockingIO.read { [self] in
             firstHit(plan, wantsBytes: wantsBytes) { key, isNote in
                 cache.get(key, wantBytes: isNote || wantsBytes, wantPath: !isNote)
@@ -195,12 +195,27 @@ public final class ImagePipeline: Sendable {
         return try await journey.deliver(events: events)
     }
 
-    /// Joins the running fetch for the plan or starts one, and waits for it as one demand:
-    /// the last step of a journey. Cancelling the calling task withdraws the demand.
-    func fetch(_ plan: FetchPlan, priority: TransferPriority, wantsBytes: Bool,
-               events: (@Sendable (ThumbnailEvent) -> Void)?) async throws -> ThumbnailDelivery {
+    /// One demand on the fetch for its plan's image and width, joined and not yet waited
+    /// for: what a journey holds between joining (possibly on an event loop) and waiting (in
+    /// its task, `wait(for:)`, which withdraws it whatever happens).
+    struct Demand: Sendable {
+        let fetch: ThumbnailFetch
+        let id: UInt64
+        let plan: FetchPlan
+        let events: (@Sendable (ThumbnailEvent) -> Void)?
+    }
+
+    /// Joins the running fetch for the plan or starts one, as one demand. Never waits or
+    /// blocks: an event loop may call it.
+    func join(_ plan: FetchPlan, priority: TransferPriority, events: (@Sendable (ThumbnailEvent) -> Void)?) -> Demand {
         let id = nextDemand.add(1, ordering: .relaxed).newValue
-        let fetch = join(plan, demand: id, priority: priority, events: events)
+        return Demand(fetch: join(plan, demand: id, priority: priority, events: events), id: id, plan: plan, events: events)
+    }
+
+    /// Waits for a joined demand's fetch: the last step of a journey. The demand is withdrawn
+    /// on every way out; cancelling the calling task withdraws it at once.
+    func wait(for demand: Demand, wantsBytes: Bool) async throws -> ThumbnailDelivery {
+        let (fetch, id, plan, events) = (demand.fetch, demand.id, demand.plan, demand.events)
         let stored: ThumbnailFetch.Stored
         do {
             stored = try await withTaskCancellationHandler {

@@ -8,7 +8,8 @@ import ImageCacheProtocol
 /// before the network, decodes, stores and records the original's size once for every demand.
 ///
 /// The steps are separate so that a caller can stop between them without any being repeated:
-/// the daemon's event loop answers a memory hit with no task (`memoryHit()`), a prefetch learns
+/// the daemon's event loop answers a memory hit with no task (`memoryHit()`) and joins the
+/// fetch of a miss it can tell from the indexes before the task starts (`joinNow`), a prefetch learns
 /// whether the image is cached before it queues (`cached()`), and `deliver` goes on from where
 /// the walk stopped. A journey belongs to one task at a time (it is a value: each step mutates
 /// it).
@@ -35,6 +36,8 @@ package struct ThumbnailJourney: Sendable {
     /// Set once the image is resolved (a photo id through the registry).
     private var plan: FetchPlan?
     private var looked = Looked.nothing
+    /// The demand `joinNow` joined, which `deliver` waits for.
+    private var joined: ImagePipeline.Demand?
 
     /// A journey for a contract reference, resolved on its first step that needs it.
     init(pipeline: ImagePipeline, reference: ImageReference, size: Int, priority: TransferPriority, wantsBytes: Bool) {
@@ -73,6 +76,22 @@ package struct ThumbnailJourney: Sendable {
         return pipeline.counted(pipeline.memoryLookup(plan, wantsBytes: wantsBytes))
     }
 
+    /// Joins (or starts) the fetch at once when the miss is known with no I/O and no waiting:
+    /// the memory tier was looked at (`memoryHit`, nil) and the disk's index, in memory, holds
+    /// none of the plan's keys. The daemon's event loop calls it when a show arrives and no
+    /// fling hold applies, so a shared-tier hit's round trip, or a transfer, begins while the
+    /// request's task is still being scheduled. The demand is this journey's: the caller must
+    /// go on to `deliver`, which waits for it and withdraws it whatever happens (a task
+    /// cancelled before it ran withdraws it there, and its fetch stops if nobody else wants
+    /// it). Returns false, joining nothing, when the miss is not known so cheaply.
+    package mutating func joinNow(events: (@Sendable (ThumbnailEvent) -> Void)?) -> Bool {
+        guard looked == .memory, joined == nil, let plan,
+              pipeline.cache.holdsNone(of: plan.indexKeys) else { return false }
+        looked = .disk
+        joined = pipeline.join(plan, priority: priority, events: events)
+        return true
+    }
+
     /// Memory, then the cache's own lookup (memory's slower road: a copy whose file must be
     /// checked or written back; then the disk), each unless already walked; never the network.
     /// nil on a miss.
@@ -86,7 +105,7 @@ package struct ThumbnailJourney: Sendable {
     }
 
     /// The rest of the walk: the tiers not yet looked at, then `beforeFetch`, then the shared
-    /// fetch for this image and width.
+    /// fetch for this image and width; or, after `joinNow`, the wait for the fetch it joined.
     ///
     /// Cancelling the calling task withdraws this demand at once (throwing `cancelled`); the
     /// fetch goes on while other demands remain, and stops (bytes and all) when none does.
@@ -97,6 +116,10 @@ package struct ThumbnailJourney: Sendable {
     ///   cancelled), or what `beforeFetch` throws.
     package mutating func deliver(events: (@Sendable (ThumbnailEvent) -> Void)? = nil,
                                   beforeFetch: BeforeFetch? = nil) async throws -> ThumbnailDelivery {
+        if let joined {
+            self.joined = nil
+            return try await pipeline.wait(for: joined, wantsBytes: wantsBytes)
+        }
         if let hit = try await cached() { return hit }
         let plan = try await resolved()
         if let beforeFetch, try await beforeFetch(),
@@ -105,7 +128,7 @@ package struct ThumbnailJourney: Sendable {
         }
         // A demand withdrawn by now never starts a transfer it would cancel at once.
         guard !Task.isCancelled else { throw Cancellation.request }
-        return try await pipeline.fetch(plan, priority: priority, wantsBytes: wantsBytes, events: events)
+        return try await pipeline.wait(for: pipeline.join(plan, priority: priority, events: events), wantsBytes: wantsBytes)
     }
 
     /// The plan, resolving the photo id through the registry the first time.

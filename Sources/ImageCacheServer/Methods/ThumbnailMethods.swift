@@ -44,6 +44,12 @@ public final class ThumbnailMethods: MethodFamily {
                 _ = slots.finish(ticket, success: { id in Self.answer(id: id, shown) })
                 return .sent
             }
+            // A miss the indexes tell at once, with no fling to hold it, joins its fetch here:
+            // the fetch (a shared-tier hit's round trip) starts while the task is scheduled.
+            // The task's `deliver` then waits for it, and withdraws it whatever happens.
+            if !ticket.arrivedDuringFling {
+                _ = journey.joinNow(events: Self.events(params: params, slots: slots, ticket: ticket))
+            }
             return .run(ShowJob(params: params, ticket: ticket, slots: slots, journey: journey))
         }, run: { [self] job, context in
             await show(job, context: context)
@@ -79,9 +85,7 @@ public final class ThumbnailMethods: MethodFamily {
         let slots = job.slots
         let ticket = job.ticket
         let logger = context.logger
-        let events: @Sendable (ThumbnailEvent) -> Void = { event in
-            slots.notify(Self.notification(for: event, params: params), for: ticket)
-        }
+        let events = Self.events(params: params, slots: slots, ticket: ticket)
         var journey = job.journey
         let outcome: Result<ThumbnailDelivery, any Error>
         do {
@@ -156,6 +160,12 @@ public final class ThumbnailMethods: MethodFamily {
             break
         }
         return Shown(result: result)
+    }
+
+    /// Where a show's fetch events go: its slot's notifications, sent only while the slot is
+    /// still this request's.
+    static func events(params: ThumbnailShowParams, slots: SlotTable, ticket: SlotTicket) -> @Sendable (ThumbnailEvent) -> Void {
+        { event in slots.notify(notification(for: event, params: params), for: ticket) }
     }
 
     /// `thumbnail.progress` or `thumbnail.dimensions` for a pipeline event.

@@ -103,6 +103,60 @@ struct ThumbnailJourneyTests {
         }
     }
 
+    @Test("joinNow starts the fetch of a miss the indexes tell, before any task waits; deliver waits for it and never reaches the hook")
+    func joinedAtOnce() async throws {
+        try await PipelineFixture.with { f in
+            let body = SyntheticImages.jpeg(width: 1200, height: 900)
+            let image = f.serve("/early.jpg", body, faults: [.stall(afterBytes: 4096)])
+            let log = ThumbnailEventLog()
+            var journey = f.pipeline.journey(ThumbnailRequest(image: image, size: 256))
+            let beforeMemory = journey.joinNow(events: log.handler)
+            #expect(!beforeMemory, "the memory step comes first")
+            let hit = journey.memoryHit()
+            #expect(hit == nil)
+            let joined = journey.joinNow(events: log.handler)
+            #expect(joined)
+            let twice = journey.joinNow(events: log.handler)
+            #expect(!twice, "one demand per journey")
+            // Nobody waits yet, and the bytes already flow: the header's dimensions arrive.
+            let arrived = try await withTimeout(seconds: 30) { await log.waitFor { $0 == .dimensions(width: 1200, height: 900) } }
+            #expect(arrived)
+            #expect(f.pipeline.activeFetches == 1)
+            // A task cancelled before it waits withdraws the demand: the fetch, wanted by no one, stops.
+            let walked = journey
+            let waiting = Task {
+                var journey = walked
+                return try await journey.deliver(beforeFetch: { Issue.record("the hook ran for a joined demand"); return false })
+            }
+            waiting.cancel()
+            #expect(await rpcError { _ = try await waiting.value }?.kind == .cancelled)
+            #expect(f.pipeline.activeFetches == 0)
+            #expect(f.server.counters.completed("/early.jpg") == 0)
+        }
+    }
+
+    @Test("joinNow leaves a thumbnail the cache holds to the lookup, and a joined demand delivers the fetched thumbnail once")
+    func joinNowOnlyOnMisses() async throws {
+        try await PipelineFixture.with { f in
+            let image = f.serve("/joined.jpg", SyntheticImages.jpeg(width: 800, height: 600))
+            let gate = Gate()
+            var journey = f.pipeline.journey(ThumbnailRequest(image: image, size: 256))
+            let missed = journey.memoryHit() == nil
+            let joined = journey.joinNow(events: nil)
+            #expect(missed && joined)
+            let delivery = try await journey.deliver(beforeFetch: gate.hook)
+            #expect(delivery.source == .network && delivery.width == 256)
+            #expect(gate.calls == 0)
+            var again = f.pipeline.journey(ThumbnailRequest(image: image, size: 256))
+            let hit = again.memoryHit()
+            #expect(hit?.source == .memory)
+            let joinedAgain = again.joinNow(events: nil)
+            #expect(!joinedAgain, "the cache holds it")
+            #expect(f.server.counters.requests("/joined.jpg") == 1)
+            #expect(f.pipeline.activeFetches == 0)
+        }
+    }
+
     @Test("each step is walked once: after both tiers were read, they are not read again")
     func tiersReadOnce() async throws {
         try await PipelineFixture.with { f in
