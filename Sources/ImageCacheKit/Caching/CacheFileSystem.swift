@@ -51,6 +51,32 @@ public protocol CacheFileSystem: Sendable {
     /// descriptor of that file (a symlink there is refused, not followed). Fails with ENODATA
     /// when the file has no such attribute, ENOTSUP where the file system keeps none.
     func attribute(_ name: String, atPath path: String) throws(CacheFileSystemError) -> Data
+    /// Writes `contents` to `path` (created, which must not exist, when `exclusive`; else
+    /// truncated), then sets its extended attribute `attribute.name` to `attribute.value`.
+    /// A write that fails throws (the file removed); an attribute that fails is returned (the
+    /// file written either way), with the codes `setAttribute` would throw.
+    func writeFile(atPath path: String, contents: Data, exclusive: Bool,
+                   attribute: (name: String, value: Data)) throws(CacheFileSystemError) -> CacheFileSystemError?
+}
+
+extension CacheFileSystem {
+    /// The write and the attribute as two steps: what a file system seam that fails them one
+    /// by one (the tests') does; the real one sets the attribute through the descriptor that
+    /// wrote the file.
+    public func writeFile(atPath path: String, contents: Data, exclusive: Bool,
+                          attribute: (name: String, value: Data)) throws(CacheFileSystemError) -> CacheFileSystemError? {
+        if exclusive {
+            try writeNewFile(atPath: path, contents: contents)
+        } else {
+            try writeFile(atPath: path, contents: contents)
+        }
+        do throws(CacheFileSystemError) {
+            try setAttribute(attribute.name, to: attribute.value, atPath: path)
+            return nil
+        } catch {
+            return error
+        }
+    }
 }
 
 /// The real file system, through POSIX calls (cheaper than `FileManager` on the hot path).
@@ -74,14 +100,24 @@ public struct PosixCacheFileSystem: CacheFileSystem {
     }
 
     public func writeNewFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
-        try writeAll(path, contents, flags: O_EXCL)
+        _ = try writeAll(path, contents, flags: O_EXCL, attribute: nil)
     }
 
     public func writeFile(atPath path: String, contents: Data) throws(CacheFileSystemError) {
-        try writeAll(path, contents, flags: O_TRUNC)
+        _ = try writeAll(path, contents, flags: O_TRUNC, attribute: nil)
     }
 
-    private func writeAll(_ path: String, _ contents: Data, flags: Int32) throws(CacheFileSystemError) {
+    /// One descriptor for the write and the attribute: on ext4, opening the file again by
+    /// path and closing it cost as much as setting the attribute itself.
+    public func writeFile(atPath path: String, contents: Data, exclusive: Bool,
+                          attribute: (name: String, value: Data)) throws(CacheFileSystemError) -> CacheFileSystemError? {
+        try writeAll(path, contents, flags: exclusive ? O_EXCL : O_TRUNC, attribute: attribute)
+    }
+
+    /// Writes the whole file, then sets `attribute` through the same descriptor when there
+    /// is one; returns the attribute's failure.
+    private func writeAll(_ path: String, _ contents: Data, flags: Int32,
+                          attribute: (name: String, value: Data)?) throws(CacheFileSystemError) -> CacheFileSystemError? {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0o644)
         guard fd >= 0 else { throw CacheFileSystemError(operation: "open", path: path, code: errno) }
         var failure: Int32 = 0
@@ -97,11 +133,17 @@ public struct PosixCacheFileSystem: CacheFileSystem {
                 offset += n
             }
         }
+        var attributeFailure: CacheFileSystemError?
+        if failure == 0, let attribute {
+            let done = attribute.value.withUnsafeBytes { raw in fsetxattr(fd, attribute.name, raw.baseAddress, raw.count, 0) }
+            if done != 0 { attributeFailure = CacheFileSystemError(operation: "fsetxattr", path: path, code: errno) }
+        }
         if close(fd) != 0 && failure == 0 { failure = errno }
         if failure != 0 {
             unlink(path)
             throw CacheFileSystemError(operation: "write", path: path, code: failure)
         }
+        return attributeFailure
     }
 
     public func rename(_ source: String, to destination: String) throws(CacheFileSystemError) {

@@ -45,34 +45,43 @@ extension DiskCache {
         }
     }
 
-    /// Gives the temp file of a placement its description, when this cache keeps them in
-    /// attributes. Returns the description to write as a file at publication instead (nil:
-    /// the attribute holds it), which is the case where attributes are off or the file
-    /// system refuses this one (too big for it, or no attributes at all: then they are
-    /// turned off for the entries after it).
+    /// Writes the temp file of a placement (created when `exclusive`, else an empty spare
+    /// truncated) and gives it its description, when this cache keeps them in attributes,
+    /// through the descriptor that wrote it. Returns the description to write as a file at
+    /// publication instead (nil: the attribute holds it), which is the case where attributes
+    /// are off or the file system refuses this one (too big for it, or no attributes at all:
+    /// then they are turned off for the entries after it).
     ///
     /// On the temp file, before the rename, rather than on the placed file in `publish`: the
     /// content file is then never in place without its description (one rename makes both
-    /// visible, and a rebuild finds a placed file complete), and the call costs microseconds:
-    /// on a churned ext4, `open` + `fsetxattr` + `close` of a new 200-byte value on a new file
-    /// took 9–10 µs at the median and 12–14 µs at the 99th percentile, where creating and
-    /// writing a `.m` file took 17–600 µs at the median and up to 0.7 ms at the 99th
-    /// (measured). That is affordable on the path a shared-tier hit's answer waits for, and
-    /// it leaves the publisher no file to create.
-    func describe(_ tempFile: String, with description: Data) throws(CacheFileSystemError) -> Data? {
-        guard descriptionsInAttributes else { return description }
-        do throws(CacheFileSystemError) {
-            try fileSystem.setAttribute(EntryDescription.attributeName, to: description, atPath: tempFile)
-            return nil
-        } catch where Self.refusesAttributes(error.code) {
+    /// visible, and a rebuild finds a placed file complete), and the attribute costs
+    /// microseconds: on a churned ext4, `open` + `fsetxattr` + `close` of a new 200-byte value
+    /// on a new file took 9–10 µs at the median and 12–14 µs at the 99th percentile (through
+    /// the writing descriptor, the open and close are saved too), where creating and writing
+    /// a `.m` file took 17–600 µs at the median and up to 0.7 ms at the 99th (measured). That
+    /// is affordable on the path a shared-tier hit's answer waits for, and it leaves the
+    /// publisher no file to create.
+    func writeDescribed(_ tempFile: String, contents: Data, exclusive: Bool,
+                        description: Data) throws(CacheFileSystemError) -> Data? {
+        guard descriptionsInAttributes else {
+            if exclusive {
+                try fileSystem.writeNewFile(atPath: tempFile, contents: contents)
+            } else {
+                try fileSystem.writeFile(atPath: tempFile, contents: contents)
+            }
+            return description
+        }
+        guard let error = try fileSystem.writeFile(atPath: tempFile, contents: contents, exclusive: exclusive,
+                                                   attribute: (EntryDescription.attributeName, description)) else { return nil }
+        if Self.refusesAttributes(error.code) {
             if attributesKept.exchange(false, ordering: .relaxed) {
                 logger.notice("cache entries now described in a .m file beside their content file: the file system refused an extended attribute",
                               metadata: ["folder": "\(directory)", "error": "\(error)"])
             }
             return description
-        } catch where Self.refusesThisAttribute(error.code) {
-            return description
         }
+        if Self.refusesThisAttribute(error.code) { return description }
+        throw error
     }
 
     /// The description of the content file `name` in `folder`, from its attribute or else

@@ -85,12 +85,7 @@ extension DiskCache {
         switch content {
         case .bytes(let data):
             do {
-                if made != nil {
-                    try fileSystem.writeFile(atPath: tempContent, contents: data)
-                } else {
-                    try fileSystem.writeNewFile(atPath: tempContent, contents: data)
-                }
-                descriptionFile = try describe(tempContent, with: description)
+                descriptionFile = try writeDescribed(tempContent, contents: data, exclusive: made == nil, description: description)
             } catch {
                 try? fileSystem.removeFile(atPath: tempContent)
                 throw .fileSystem(error)

@@ -52,6 +52,31 @@ struct DiskCacheDescriptionTests {
         try? PosixCacheFileSystem().attribute(EntryDescription.attributeName, atPath: path)
     }
 
+    @Test("the real file system writes a file and its attribute through one descriptor; a refused attribute leaves the file written and says why",
+          .enabled(if: attributesHere, "needs user extended attributes in the temp folder"))
+    func writeWithAttribute() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let fs = PosixCacheFileSystem()
+        let path = folder.path + "/entry"
+        let refused = try fs.writeFile(atPath: path, contents: T.bytes(1), exclusive: true,
+                                       attribute: (EntryDescription.attributeName, Data("described".utf8)))
+        #expect(refused == nil)
+        #expect(try fs.readFile(atPath: path) == T.bytes(1))
+        #expect(attribute(of: path) == Data("described".utf8))
+        // Exclusive: an existing file is left as it was.
+        #expect(throws: CacheFileSystemError.self) {
+            _ = try fs.writeFile(atPath: path, contents: T.bytes(2), exclusive: true,
+                                 attribute: (EntryDescription.attributeName, Data("other".utf8)))
+        }
+        #expect(try fs.readFile(atPath: path) == T.bytes(1))
+        // Truncating a spare, with an attribute no file system takes (no namespace): written, and the refusal returned.
+        let failure = try fs.writeFile(atPath: path, contents: T.bytes(3, count: 50), exclusive: false,
+                                       attribute: ("no-namespace", Data("x".utf8)))
+        #expect(failure?.operation == "fsetxattr" && failure?.code == EOPNOTSUPP && failure?.path == path)
+        #expect(try fs.readFile(atPath: path) == T.bytes(3, count: 50))
+    }
+
     @Test("an entry is one file, its description in an attribute; a lost index is rebuilt from the attributes",
           .enabled(if: attributesHere, "needs user extended attributes in the temp folder"))
     func oneFilePerEntry() throws {
