@@ -107,28 +107,30 @@ extension ImagePipeline {
         startTransfer(fetch, settings: settings, tier: tier)
     }
 
-    /// Answers the fetch with a verified shared value, from the work queue (the file write
-    /// blocks): the file is written, the demands get its path (and each its
+    /// Answers the fetch with a verified shared value, on the work queue (the file write
+    /// blocks; the tier's task prefers that queue, so it is there already after the tier's
+    /// answer): the file is written, the demands get its path (and each its
     /// `thumbnail.dimensions` just before, see `fetch`) at once, and the entry's
     /// bookkeeping (index row, memory copy, width note) follows on the cache's publisher,
     /// after the answer. A disk that refuses the file sends the fetch to the network path,
     /// which meets the same disk and reports it (`storage_unavailable`).
     private func deliver(_ value: SharedThumbnailValue, checksum: [UInt8], fetch: ThumbnailFetch, settings: Settings) {
-        work.async { [self] in
-            let plan = fetch.plan
-            let stored: ThumbnailFetch.Stored, placement: ImageCache.Placement
-            do {
-                (stored, placement) = try Self.placeShared(value, checksum: checksum, plan: plan, cache: cache,
-                                                           dimensions: dimensions, logger: logger)
-            } catch {
-                return network(fetch, settings: settings, tier: nil)
-            }
-            lookups.record(.shared)
-            logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
-            fetch.finish(.success(stored))
-            forget(fetch)
-            cache.publishLater(placement, notes: Self.widthNote(value.width, plan: plan).map { [$0] } ?? [])
+        guard work.isCurrent else {
+            return work.async { [self] in deliver(value, checksum: checksum, fetch: fetch, settings: settings) }
         }
+        let plan = fetch.plan
+        let stored: ThumbnailFetch.Stored, placement: ImageCache.Placement
+        do {
+            (stored, placement) = try Self.placeShared(value, checksum: checksum, plan: plan, cache: cache,
+                                                       dimensions: dimensions, logger: logger)
+        } catch {
+            return network(fetch, settings: settings, tier: nil)
+        }
+        lookups.record(.shared)
+        logger.debug("thumbnail from the shared tier", metadata: ["bytes": "\(value.image.count)"])
+        fetch.finish(.success(stored))
+        forget(fetch)
+        cache.publishLater(placement, notes: Self.widthNote(value.width, plan: plan).map { [$0] } ?? [])
     }
 
     /// After a network fetch that went through the tier: the thumbnail to the tier in the

@@ -82,7 +82,8 @@ public final class ImagePipeline: Sendable {
     /// `activeDemands`, as the tests do to know a second party has joined a fetch.
     package let demandChanges = Observed(0)
     private let nextDemand = Atomic<UInt64>(0)
-    let work = DispatchQueue(label: "imagecached.pipeline", attributes: .concurrent)
+    /// Decodes, file writes and the shared tier's task: work that may block, off the pool.
+    let work = WorkQueue(label: "imagecached.pipeline")
 
     /// - Parameters:
     ///   - settings: read at each fetch (the daemon passes its configuration store's current).
@@ -285,9 +286,9 @@ public final class ImagePipeline: Sendable {
     private func start(_ fetch: ThumbnailFetch) {
         let current = settings()
         if let shared, current.shareImages.contains(fetch.plan.shareSource) {
-            // Run at once up to the tier's round trip: a shared hit is answered without first
-            // waiting for a thread of the pool to pick the task up.
-            Task.immediate { await startThroughTier(fetch, tier: shared, settings: current) }
+            // Run at once up to the tier's round trip (no wait for a pool thread to pick the
+            // task up), then on the work queue, where a hit's file is written.
+            Task.immediate(executorPreference: work) { await startThroughTier(fetch, tier: shared, settings: current) }
         } else {
             lookups.record(.network)
             startTransfer(fetch, settings: current, tier: nil)
