@@ -152,13 +152,9 @@ public final class ImagePipeline: Sendable {
 
     /// The disk tier's answer for `plan`, read on `BlockingIO`'s read lane: a cold read held
     /// one of the cooperative pool's two threads for as long as the disk took, and every
-    /// handler of the daemon with it.
-    ///
-    /// A thumbnail the cache has never held is known from the indexes in memory, so its miss
-    /// (every network fetch's, every shared-tier hit's) takes no trip to that lane and back.
+    /// handler of the daemon with it. (A journey asks the indexes first, `ThumbnailJourney`.)
     func diskLookup(_ plan: FetchPlan, wantsBytes: Bool) async -> ThumbnailDelivery? {
-        if cache.holdsNone(of: plan.indexKeys) { return nil }
-        return await BlockingIO.read { [self] in
+        await BlockingIO.read { [self] in
             firstHit(plan, wantsBytes: wantsBytes) { key, isNote in
                 cache.get(key, wantBytes: isNote || wantsBytes, wantPath: !isNote)
             }

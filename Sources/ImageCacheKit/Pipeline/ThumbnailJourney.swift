@@ -38,6 +38,8 @@ package struct ThumbnailJourney: Sendable {
     private var looked = Looked.nothing
     /// The demand `joinNow` joined, which `deliver` waits for.
     private var joined: ImagePipeline.Demand?
+    /// What the cache's indexes said of the plan's keys, once asked (`indexesHoldNone`).
+    private var heldNone: Bool?
 
     /// A journey for a contract reference, resolved on its first step that needs it.
     init(pipeline: ImagePipeline, reference: ImageReference, size: Int, priority: TransferPriority, wantsBytes: Bool) {
@@ -85,8 +87,7 @@ package struct ThumbnailJourney: Sendable {
     /// cancelled before it ran withdraws it there, and its fetch stops if nobody else wants
     /// it). Returns false, joining nothing, when the miss is not known so cheaply.
     package mutating func joinNow(events: (@Sendable (ThumbnailEvent) -> Void)?) -> Bool {
-        guard looked == .memory, joined == nil, let plan,
-              pipeline.cache.holdsNone(of: plan.indexKeys) else { return false }
+        guard looked == .memory, joined == nil, let plan, indexesHoldNone(plan) else { return false }
         looked = .disk
         joined = pipeline.join(plan, priority: priority, events: events)
         return true
@@ -101,7 +102,20 @@ package struct ThumbnailJourney: Sendable {
         if looked < .memory, let hit = memoryHit() { return hit }
         guard looked < .disk else { return nil }
         looked = .disk
+        // A thumbnail the cache never held misses with no trip to the read lane and back.
+        if indexesHoldNone(plan) { return nil }
         return pipeline.counted(await pipeline.diskLookup(plan, wantsBytes: wantsBytes))
+    }
+
+    /// Whether the cache's indexes, in memory, hold none of the plan's keys: a miss known
+    /// with no I/O (`ImageCache.holdsNone`, which counts the misses the reads would have).
+    /// Asked once per journey: a disk hit pays for the question once, and the misses are
+    /// counted once.
+    private mutating func indexesHoldNone(_ plan: FetchPlan) -> Bool {
+        if let heldNone { return heldNone }
+        let none = pipeline.cache.holdsNone(of: plan.indexKeys)
+        heldNone = none
+        return none
     }
 
     /// The rest of the walk: the tiers not yet looked at, then `beforeFetch`, then the shared
