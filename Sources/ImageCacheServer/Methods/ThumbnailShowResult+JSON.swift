@@ -1,7 +1,7 @@
 import Foundation
 import ImageCacheKit
 
-extension ThumbnailShowResult {
+extension ThumbnailShowResult: JSONWritable {
     /// Writes the result's JSON by hand, in the order `encode(to:)` uses, straight into the
     /// response's buffer.
     ///

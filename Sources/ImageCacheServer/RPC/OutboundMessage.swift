@@ -136,9 +136,9 @@ enum MessageEncoder {
         }
     }
 
-    /// A notification whose params write their JSON themselves (`SlotNotificationJSON`),
-    /// straight into the line's buffer.
-    static func notification<P: RPCNotificationPayload & SlotNotificationJSON>(_ params: P) -> OutboundMessage {
+    /// A notification whose params write their JSON themselves (`JSONWritable`), straight
+    /// into the line's buffer.
+    static func notification<P: RPCNotificationPayload & JSONWritable>(_ params: P) -> OutboundMessage {
         let method = P.name.rawValue
         var buffer = ByteBuffer()
         buffer.writeJSON(bound: 48 + JSONWriter.stringBound(method) + params.jsonBound) { writer in
