@@ -52,11 +52,11 @@ public protocol CacheFileSystem: Sendable {
     /// when the file has no such attribute, ENOTSUP where the file system keeps none.
     func attribute(_ name: String, atPath path: String) throws(CacheFileSystemError) -> Data
     /// Writes `contents` to `path` (created, which must not exist, when `exclusive`; else
-    /// truncated), then sets its extended attribute `attribute.name` to `attribute.value`.
-    /// A write that fails throws (the file removed); an attribute that fails is returned (the
-    /// file written either way), with the codes `setAttribute` would throw.
+    /// truncated), then, when given, sets its extended attribute `attribute.name` to
+    /// `attribute.value`. A write that fails throws (the file removed); an attribute that
+    /// fails is returned (the file written either way), with the codes `setAttribute` would throw.
     func writeFile(atPath path: String, contents: Data, exclusive: Bool,
-                   attribute: (name: String, value: Data)) throws(CacheFileSystemError) -> CacheFileSystemError?
+                   attribute: (name: String, value: Data)?) throws(CacheFileSystemError) -> CacheFileSystemError?
 }
 
 extension CacheFileSystem {
@@ -64,12 +64,13 @@ extension CacheFileSystem {
     /// by one (the tests') does; the real one sets the attribute through the descriptor that
     /// wrote the file.
     public func writeFile(atPath path: String, contents: Data, exclusive: Bool,
-                          attribute: (name: String, value: Data)) throws(CacheFileSystemError) -> CacheFileSystemError? {
+                          attribute: (name: String, value: Data)?) throws(CacheFileSystemError) -> CacheFileSystemError? {
         if exclusive {
             try writeNewFile(atPath: path, contents: contents)
         } else {
             try writeFile(atPath: path, contents: contents)
         }
+        guard let attribute else { return nil }
         do throws(CacheFileSystemError) {
             try setAttribute(attribute.name, to: attribute.value, atPath: path)
             return nil
@@ -110,7 +111,7 @@ public struct PosixCacheFileSystem: CacheFileSystem {
     /// One descriptor for the write and the attribute: on ext4, opening the file again by
     /// path and closing it cost as much as setting the attribute itself.
     public func writeFile(atPath path: String, contents: Data, exclusive: Bool,
-                          attribute: (name: String, value: Data)) throws(CacheFileSystemError) -> CacheFileSystemError? {
+                          attribute: (name: String, value: Data)?) throws(CacheFileSystemError) -> CacheFileSystemError? {
         try writeAll(path, contents, flags: exclusive ? O_EXCL : O_TRUNC, attribute: attribute)
     }
 

@@ -63,16 +63,9 @@ extension DiskCache {
     /// publisher no file to create.
     func writeDescribed(_ tempFile: String, contents: Data, exclusive: Bool,
                         description: Data) throws(CacheFileSystemError) -> Data? {
-        guard descriptionsInAttributes else {
-            if exclusive {
-                try fileSystem.writeNewFile(atPath: tempFile, contents: contents)
-            } else {
-                try fileSystem.writeFile(atPath: tempFile, contents: contents)
-            }
-            return description
-        }
+        let attribute = descriptionsInAttributes ? (name: EntryDescription.attributeName, value: description) : nil
         guard let error = try fileSystem.writeFile(atPath: tempFile, contents: contents, exclusive: exclusive,
-                                                   attribute: (EntryDescription.attributeName, description)) else { return nil }
+                                                   attribute: attribute) else { return attribute == nil ? description : nil }
         if Self.refusesAttributes(error.code) {
             if attributesKept.exchange(false, ordering: .relaxed) {
                 logger.notice("cache entries now described in a .m file beside their content file: the file system refused an extended attribute",
