@@ -155,6 +155,26 @@ struct DiskCacheDescriptionTests {
         #expect(T.dataFiles(in: folder.path).isEmpty)
     }
 
+    @Test("an attribute that fails for another reason (EIO) fails that put and leaves no file; attributes stay on for the next",
+          .enabled(if: attributesHere, "needs user extended attributes in the temp folder"))
+    func attributeFailsOtherwise() throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let fs = FaultyFileSystem()
+        let cache = try open(folder, fileSystem: fs)
+        defer { cache.close() }
+        fs.inject(.attributesRefused(EIO))
+        #expect(throws: CacheWriteError.self) { try cache.put(T.thumbKey(0), bytes: T.bytes(0), info: T.jpeg) }
+        #expect(T.dataFiles(in: folder.path).isEmpty)
+        let temporary = (try? FileManager.default.contentsOfDirectory(atPath: cache.tempDirectory)) ?? []
+        #expect(temporary.filter { !$0.hasPrefix("spare.") }.isEmpty, "\(temporary)")
+        #expect(cache.descriptionsInAttributes && cache.statistics.entries == 0)
+        fs.inject(nil)
+        let path = try cache.put(T.thumbKey(1), bytes: T.bytes(1), info: T.jpeg)
+        #expect(attribute(of: path) != nil && descriptionFiles(in: folder).isEmpty)
+        #expect(cache.get(T.thumbKey(1))?.bytes == T.bytes(1))
+    }
+
     @Test("a description too big for the file system's attributes goes in a .m file for that entry alone",
           .enabled(if: attributesHere, "needs user extended attributes in the temp folder"))
     func tooBigForAnAttribute() throws {
