@@ -6,6 +6,12 @@ import Synchronization
 /// One memcached server: a few pipelined connections, made on first use and remade after
 /// they end, and the node's health.
 ///
+/// A request made on one of NIO's event loops goes over a connection of that loop's own
+/// (made on its first request there): it is written at once, and its answer is read and
+/// settled on the same thread, so a caller on a loop (the daemon answering a client) waits
+/// for the server alone, not also for another loop's thread to wake. Requests from anywhere
+/// else share the node's round-robin connections on the client's group.
+///
 /// Health is a count of consecutive failures (time-out, refused connection, closed
 /// connection, protocol error). At `ejectAfter` the node is ejected: for `retryAfter` every
 /// operation on it answers `.ejected` at once without touching the network, so a dead node
@@ -30,12 +36,22 @@ final class MemcachedNode: Sendable {
 
     private struct State {
         var slots: [Slot?]
+        /// The connections of the event loops that made requests, by loop.
+        var onLoops: [ObjectIdentifier: Slot] = [:]
         var next = 0
         var generation: UInt64 = 0
         var failures = 0
         var ejectedUntil: NIODeadline?
         var probing = false
         var shutDown = false
+
+        /// Empties every slot and every loop's connection, returning them (to be closed).
+        mutating func removeAll() -> [Slot] {
+            let open = slots.compactMap { $0 } + onLoops.values
+            slots = Array(repeating: nil, count: slots.count)
+            onLoops = [:]
+            return open
+        }
     }
 
     /// The node's figures, from atomics (read by `stats` without waiting).
@@ -81,7 +97,7 @@ final class MemcachedNode: Sendable {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: MetaResponse.self)
         let timeoutAmount = settings.timeAmount
-        loop.execute { [self] in
+        let send: @Sendable () -> Void = { [self] in
             let timeout = loop.scheduleTask(in: timeoutAmount) { promise.fail(MemcachedFailure.timeout) }
             promise.futureResult.whenComplete { _ in timeout.cancel() }
             if isNew {
@@ -104,6 +120,7 @@ final class MemcachedNode: Sendable {
                 }
             }
         }
+        if loop.inEventLoop { send() } else { loop.execute(send) }
         let result: Result<MetaResponse, MemcachedFailure>
         do {
             result = .success(try await promise.futureResult.get())
@@ -138,31 +155,40 @@ final class MemcachedNode: Sendable {
                 guard s.ejectedUntil == nil, s.failures >= settings.ejectAfter else { return [] }
                 s.ejectedUntil = .now() + settings.retryAmount
                 counters.ejections.add(1, ordering: .relaxed)
-                let open = s.slots.compactMap { $0 }
-                s.slots = Array(repeating: nil, count: s.slots.count)
-                return open
+                return s.removeAll()
             }
             for slot in stale { slot.channel.whenSuccess { $0.close(promise: nil) } }
         }
     }
 
-    /// A connection for the next request, round robin over the slots; made when the slot is
-    /// empty (a connect attempt in progress is shared).
+    /// A connection for the next request: the calling event loop's own, or, off the loops,
+    /// the next of the round-robin slots; made when missing (a connect attempt in progress is
+    /// shared).
     /// (Callbacks on the new connection are registered by the caller, outside the lock.)
     private func connection() -> (UInt64, EventLoopFuture<any Channel>, Bool) {
-        state.withLock { s in
+        let caller = MultiThreadedEventLoopGroup.currentEventLoop
+        return state.withLock { s in
+            if let caller {
+                let id = ObjectIdentifier(caller)
+                if let slot = s.onLoops[id] { return (slot.generation, slot.channel, false) }
+                s.generation &+= 1
+                let generation = s.generation
+                let future = connect(on: caller)
+                s.onLoops[id] = Slot(generation: generation, channel: future)
+                return (generation, future, true)
+            }
             let index = s.next % s.slots.count
             s.next = (s.next &+ 1) % s.slots.count
             if let slot = s.slots[index] { return (slot.generation, slot.channel, false) }
             s.generation &+= 1
             let generation = s.generation
-            let future = connect()
+            let future = connect(on: group)
             s.slots[index] = Slot(generation: generation, channel: future)
             return (generation, future, true)
         }
     }
 
-    private func connect() -> EventLoopFuture<any Channel> {
+    private func connect(on group: any EventLoopGroup) -> EventLoopFuture<any Channel> {
         let maxValue = settings.maxValueBytes + 1024
         let future = ClientBootstrap(group: group)
             .connectTimeout(settings.timeAmount)
@@ -181,6 +207,7 @@ final class MemcachedNode: Sendable {
     private func forget(_ generation: UInt64) {
         state.withLock { s in
             for index in s.slots.indices where s.slots[index]?.generation == generation { s.slots[index] = nil }
+            s.onLoops = s.onLoops.filter { $0.value.generation != generation }
         }
     }
 
@@ -194,9 +221,7 @@ final class MemcachedNode: Sendable {
     func shutdown() async {
         let open: [Slot] = state.withLock { s in
             s.shutDown = true
-            let open = s.slots.compactMap { $0 }
-            s.slots = Array(repeating: nil, count: s.slots.count)
-            return open
+            return s.removeAll()
         }
         for slot in open {
             if let channel = try? await slot.channel.get() { try? await channel.close() }
