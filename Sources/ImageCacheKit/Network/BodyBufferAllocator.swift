@@ -26,9 +26,12 @@ import Glibc
 /// so they measure what the daemon runs.
 public enum BodyBufferAllocator {
     /// Allocations up to this size come from the heap instead of their own `mmap`: above the
-    /// 1 MB bodies of the benchmark and most decode buffers; larger ones are still mapped and
-    /// unmapped on their own.
-    package static let heapAllocationLimit: Int32 = 4 << 20
+    /// 1 MB bodies of the benchmark and the decode buffers of photos up to about 16 MP, the
+    /// largest being a progressive JPEG's coefficients (128 B per 8×8 block of a component: a
+    /// 2400 × 1600 photo's luma takes 7.7 MB, whose page faults, zeroing and unmapping were
+    /// 8 % of a progressive thumbnail's CPU); larger ones are still mapped and unmapped on
+    /// their own. `HeapTrimmer` gives the pages back once decoding pauses.
+    package static let heapAllocationLimit: Int32 = 32 << 20
     /// Free memory a heap keeps mapped at its top before glibc gives it back: one full set of
     /// sixteen 1 MB in-flight bodies (`max_connections` = 16).
     package static let maxCachedBytes: Int32 = 16 << 20

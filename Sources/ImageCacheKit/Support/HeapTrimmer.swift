@@ -2,13 +2,16 @@
 import Glibc
 #endif
 
-/// Gives the heap's free pages back to the kernel after the memory tier has turned over.
+/// Gives the heap's free pages back to the kernel after the memory tier has turned over or
+/// decodes have ended.
 ///
 /// Why: thumbnails of tens of kilobytes come and go in the memory tier between larger
 /// short-lived buffers (bodies, decodes), and glibc returns free memory to the kernel only
 /// from the top of a heap (`M_TRIM_THRESHOLD`); the free holes in between stay resident. In
 /// the soak of docs/benchmarks.md (`memory_limit = 64MiB`, 10 000 thumbnails) that
-/// fragmentation was 30–45 MiB on top of the limit. `malloc_trim(0)` releases every whole free
+/// fragmentation was 30–45 MiB on top of the limit. Decode buffers up to
+/// `BodyBufferAllocator.heapAllocationLimit` come from the heap too (the next decode reuses
+/// their pages), so the ticks after a burst of decodes give those back as well. `malloc_trim(0)` releases every whole free
 /// page of every arena (`madvise`): 1–6 ms for such a heap (median 2 ms), during which other
 /// threads' allocations past their thread caches wait. Doing it at most once per tick, and
 /// only when the tier evicted since the last one, keeps an idle daemon idle and a busy one
@@ -37,6 +40,11 @@ public final class HeapTrimmer: Sendable {
         }
         if moved { trim() }
         return moved
+    }
+
+    /// The daemon's activity: the memory tier's evictions plus the decodes that ended.
+    package static func turnover(of cache: ImageCache, decodes: DecodeBudget) -> @Sendable () -> Int {
+        { cache.statistics.memory.evictions &+ decodes.ended }
     }
 
     /// Ticks every `interval` until the task is cancelled, trimming on a blocking-work thread

@@ -151,7 +151,7 @@ public final class ImageCacheDaemon: Sendable {
         let service = ServingService(daemon: self)
         let reloader = ReloadService(daemon: self, hangups: hangups)
         let cache = services.cache
-        let trimmer = HeapTrimService(trimmer: HeapTrimmer { cache.statistics.memory.evictions })
+        let trimmer = HeapTrimService(trimmer: HeapTrimmer(activity: HeapTrimmer.turnover(of: cache, decodes: services.decodes)))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
@@ -331,8 +331,8 @@ private struct ReloadService: Service {
     }
 }
 
-/// Gives free heap pages back once a second while the memory tier turns over (`HeapTrimmer`
-/// says why), until shutdown.
+/// Gives free heap pages back once a second while the memory tier turns over or decodes end
+/// (`HeapTrimmer` says why), until shutdown.
 private struct HeapTrimService: Service {
     let trimmer: HeapTrimmer
 

@@ -30,6 +30,24 @@ struct HeapTrimmerTests {
         #expect(trims.count == 1)
     }
 
+    @Test("the daemon's ticks trim after decodes ended too, not while one is still running")
+    func trimsAfterDecodes() async throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try ImageCache(configuration: CacheConfiguration.Cache(), directory: folder.path, logger: CacheTesting.logger)
+        defer { cache.close() }
+        let decodes = DecodeBudget(memory: 64 << 20, slots: 2)
+        let trims = Counter()
+        let trimmer = HeapTrimmer(activity: HeapTrimmer.turnover(of: cache, decodes: decodes), trim: { trims.add() })
+
+        let permit = try await decodes.acquire(DecodeCost(bytes: 8 << 20, work: 1))
+        #expect(!trimmer.tick())  // a decode running has freed nothing yet
+        decodes.release(permit)
+        #expect(trimmer.tick())
+        #expect(!trimmer.tick())  // nothing ended since
+        #expect(trims.count == 1 && cache.statistics.memory.evictions == 0)
+    }
+
     @Test("the real trim is found in glibc and runs, and the heap still serves allocations after it")
     func realTrim() {
         var blocks = (0..<64).map { _ in [UInt8](repeating: 1, count: 64 << 10) }

@@ -39,6 +39,7 @@ public final class DecodeBudget: Sendable {
         var heavyBytes = 0
         var heavySlots = 0
         var waiters: Deque<Waiter> = []
+        var ended = 0
     }
 
     /// What an admitted decode holds; give it back with `release(_:)`. Its lane is fixed at
@@ -62,6 +63,10 @@ public final class DecodeBudget: Sendable {
         self.slots = max(2, slots)
         state = LockedState(State(memory: max(1, memory)))
     }
+
+    /// Decodes that ended (permits given back) since the budget was made: after them the
+    /// heap holds their freed buffers, which `HeapTrimmer` gives back once decoding pauses.
+    package var ended: Int { state.withLock { $0.ended } }
 
     /// The bytes all decodes together may hold.
     public var memory: Int { state.withLock { $0.memory } }
@@ -146,6 +151,7 @@ public final class DecodeBudget: Sendable {
         state.withLock { state in
             state.usedBytes -= permit.cost.bytes
             state.usedSlots -= 1
+            state.ended &+= 1
             if permit.heavy {
                 state.heavyBytes -= permit.cost.bytes
                 state.heavySlots -= 1
