@@ -34,15 +34,21 @@ enum JPEGCodec: ImageCodec {
     }
 
     /// Decoded at the DCT scale `JPEGDecoder` will use (`thumbnailScale`, or 1/8 for a
-    /// validation); refused over the scan or work limit.
+    /// validation), with the copy of the scans a thumbnail keeps of a progressive body
+    /// (`JPEGDecoder.thumbnailEnd`); refused over the scan or work limit.
     static func decodeCost(_ body: UnsafeRawBufferPointer, header: ImageHeader, survey: JPEGScanSurvey,
                            thumbnailWidth: Int?) throws(ImagingError) -> DecodeCost.Decode {
         try DecodeCost.checkLimits(scanCount: survey.scanCount, blockVisits: survey.blockVisits)
         let (width, height) = thumbnailWidth.map {
             JPEGDecoder.thumbnailScale(width: header.storedWidth, height: header.storedHeight, targetWidth: $0)
         } ?? JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
+        var bytes = DecodeCost.jpegDecode(survey, scaledWidth: width, scaledHeight: height)
+        if thumbnailWidth != nil,
+           let end = JPEGDecoder.thumbnailEnd(survey, eighths: JPEGDecoder.eighths(scaledWidth: width, of: header.storedWidth)) {
+            bytes = bytes.addingClamped(end.addingClamped(2))
+        }
         return DecodeCost.Decode(width: width, height: height, channels: survey.components.count == 1 ? 1 : 3,
-                                 bytes: DecodeCost.jpegDecode(survey, scaledWidth: width, scaledHeight: height),
+                                 bytes: bytes,
                                  work: survey.blockVisits,
                                  colourBytes: ColourTransform.memoryBytes(profileBytes: survey.app2Bytes))
     }

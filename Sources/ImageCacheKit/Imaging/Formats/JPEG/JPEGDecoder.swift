@@ -103,9 +103,40 @@ enum JPEGDecoder {
         let (scaledWidth, scaledHeight) = thumbnailWidth.map {
             thumbnailScale(width: header.storedWidth, height: header.storedHeight, targetWidth: $0)
         } ?? scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
-        return try body(Frame(handle: handle, bytes: bytes, metadata: metadata, hasEndOfImage: hasEndOfImage,
-                              colorspace: Int(colorspace), subsampling: Int(subsampling), components: header.components,
-                              scaledWidth: scaledWidth, scaledHeight: scaledHeight))
+        let frame = { (bytes: UnsafeRawBufferPointer, hasEndOfImage: Bool) in
+            Frame(handle: handle, bytes: bytes, metadata: metadata, hasEndOfImage: hasEndOfImage,
+                  colorspace: Int(colorspace), subsampling: Int(subsampling), components: header.components,
+                  scaledWidth: scaledWidth, scaledHeight: scaledHeight)
+        }
+        guard thumbnailWidth != nil,
+              let end = thumbnailEnd(structure, eighths: eighths(scaledWidth: scaledWidth, of: header.storedWidth)),
+              end > scan, end <= bytes.count else {
+            return try body(frame(bytes, hasEndOfImage))
+        }
+        // The scans the thumbnail needs, closed by an EOI: the decoder stops there.
+        var shortened = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
+        shortened += [0xFF, JPEGMarkerWalker.eoi]
+        let outcome = shortened.withUnsafeBytes { short in
+            Result { () throws(ImagingError) in try body(frame(short, true)) }
+        }
+        return try outcome.get()
+    }
+
+    /// Where a thumbnail decoded at `eighths`/8 of the full size may end a progressive body
+    /// (`JPEGScanSurvey.droppableTail`), or nil to decode it whole. Only at 1/8 and 1/4, the
+    /// scales of thumbnails from photos, where leaving out the last bit of AC coefficients was
+    /// measured (docs/benchmarks.md); at 1/8 the IDCT uses the DC coefficient alone, at 1/4 it
+    /// uses AC coefficients all over the block (libjpeg's 2×2 IDCT reads rows and columns 0, 1,
+    /// 3, 5 and 7).
+    static func thumbnailEnd(_ structure: JPEGScanSurvey, eighths: Int) -> Int? {
+        guard eighths <= 2 else { return nil }
+        return structure.droppableTail(usedCoefficients: eighths == 1 ? 0 : 63)
+    }
+
+    /// The IDCT size, in eighths of the full one, of a decode `scaledWidth` wide of a frame
+    /// `width` wide (TurboJPEG's scaled width is the width times k/8, rounded up).
+    static func eighths(scaledWidth: Int, of width: Int) -> Int {
+        (1...8).first { (width.multipliedClamped(by: $0) + 7) / 8 >= scaledWidth } ?? 8
     }
 
     /// The frame decoded to interleaved pixels: grey, RGB, or CMYK made RGB; converted to sRGB

@@ -44,6 +44,23 @@ struct JPEGScanSurvey {
     /// nil = never scanned.
     private var finestPrecision: [[Int?]] = []
 
+    /// The progressive scans after the last one that carries DC coefficients, in order: the
+    /// ones a thumbnail's decode may leave out (`droppableTail`). At most `trailingLimit`.
+    private var trailingACScans: [TrailingScan] = []
+    /// Whether more AC scans followed the last DC scan than `trailingACScans` keeps.
+    private var trailingOverflow = false
+    private static let trailingLimit = 64
+
+    /// Where one progressive AC scan starts (its SOS marker) and what it brings: the band of
+    /// coefficients `start...end` (zig-zag order) and the successive-approximation bits
+    /// (`high` 0 for a first scan, else a refinement down to bit `low`).
+    private struct TrailingScan {
+        var offset: Int
+        var start: Int
+        var high: Int
+        var low: Int
+    }
+
     /// Offset of the first SOS marker whose segment is whole (where the first scan starts).
     private(set) var firstScanOffset: Int?
     /// Where the current scan's entropy-coded data started, while the walk is inside it.
@@ -94,7 +111,7 @@ struct JPEGScanSurvey {
         case JPEGMarkerWalker.sos:
             scanCount += 1
             if firstScanOffset == nil { firstScanOffset = segment.offset }
-            readScan(payload)
+            track(readScan(payload), at: segment.offset)
             scanDataStart = segment.payload.upperBound
         case JPEGMarkerWalker.eoi:
             walkEnded = true
@@ -209,9 +226,10 @@ struct JPEGScanSurvey {
 
     /// Counts the blocks one scan visits (those of the frame components it names; a component
     /// named twice, or one the frame lacks, counts as the largest, since libjpeg refuses such
-    /// scans anyway) and records the precision its coefficients reach.
-    private mutating func readScan(_ payload: ByteReader) {
-        guard let count = payload.u8(0).map(Int.init), !components.isEmpty else { return }
+    /// scans anyway) and records the precision its coefficients reach. Returns the scan's band
+    /// and approximation bits when it is a progressive scan whose header reads whole.
+    private mutating func readScan(_ payload: ByteReader) -> (start: Int, high: Int, low: Int)? {
+        guard let count = payload.u8(0).map(Int.init), !components.isEmpty else { return nil }
         let largest = components.map { blocks(of: $0, roundedToMCU: true) }.max() ?? 0
         var named: [Int?] = []
         for index in 0..<count {
@@ -220,19 +238,57 @@ struct JPEGScanSurvey {
             named.append(component)
             blockVisits = blockVisits.addingClamped(component.map { blocks(of: components[$0], roundedToMCU: true) } ?? largest)
         }
-        guard payload.count >= 1 + 2 * count + 3 else { return }
+        guard payload.count >= 1 + 2 * count + 3 else { return nil }
         let tail = 1 + 2 * count
         guard let start = payload.u8(tail).map(Int.init), let end = payload.u8(tail + 1).map(Int.init),
-              let approximation = payload.u8(tail + 2) else { return }
+              let approximation = payload.u8(tail + 2) else { return nil }
         let low = Int(approximation & 15)
         // A sequential scan carries all of its components' coefficients whatever its Ss/Se say.
-        guard !isProgressive || (start <= end && end <= 63) else { return }
+        guard !isProgressive || (start <= end && end <= 63) else { return nil }
         let range = isProgressive ? start...end : 0...0
         for component in named.compactMap({ $0 }) {
             for coefficient in range {
                 finestPrecision[component][coefficient] = min(finestPrecision[component][coefficient] ?? low, low)
             }
         }
+        return isProgressive ? (start, Int(approximation >> 4), low) : nil
+    }
+
+    /// Keeps the run of AC scans since the last DC scan (a scan it cannot read ends the run,
+    /// as a DC scan does: nothing before it may be left out).
+    private mutating func track(_ scan: (start: Int, high: Int, low: Int)?, at offset: Int) {
+        guard let scan, scan.start > 0 else {
+            trailingACScans.removeAll()
+            trailingOverflow = false
+            return
+        }
+        guard trailingACScans.count < Self.trailingLimit else {
+            trailingOverflow = true
+            return
+        }
+        trailingACScans.append(TrailingScan(offset: offset, start: scan.start, high: scan.high, low: scan.low))
+    }
+
+    // MARK: A thumbnail's scans
+
+    /// Where a thumbnail's decode of this progressive Huffman-coded body may end it (its
+    /// offset, before which an EOI is put), or nil when it must read every scan.
+    ///
+    /// Only the last scans go, and only those after the last DC scan that bring nothing the
+    /// scaled IDCT uses (a band starting past `usedCoefficients`, in zig-zag order) or only
+    /// the final bit of AC coefficients (a refinement to `Al` = 0): the picture then lacks at
+    /// most the lowest bit of the AC coefficients it uses. Such trailing refinements are about
+    /// half of a typical progressive file (libjpeg's default script ends with three of them),
+    /// so their entropy decoding, the floor of any decode, is half the work; at a thumbnail's
+    /// scale the lost bit costs a few ten-thousandths of SSIM (docs/benchmarks.md).
+    func droppableTail(usedCoefficients: Int) -> Int? {
+        guard isProgressive, !isArithmetic, !trailingOverflow else { return nil }
+        var offset: Int?
+        for scan in trailingACScans.reversed() {
+            guard scan.start > usedCoefficients || (scan.high > 0 && scan.low == 0) else { break }
+            offset = scan.offset
+        }
+        return offset
     }
 
     private static func ceilDiv(_ value: Int, _ divisor: Int) -> Int {
