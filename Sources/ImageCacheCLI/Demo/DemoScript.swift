@@ -122,9 +122,14 @@ public enum DemoScript {
                 recycledCount += 1
                 Output.out(await bars.end(slot: slot, outcome: "recycled"))
             }
-            if case .success = await task.result {
+            switch await task.result {
+            case .success:
                 finishedFirst += 1
                 Output.out(await bars.end(slot: slot, outcome: "done"))
+            case .failure(let error):
+                // Answered with an error before the recycle reached it: its bar says which
+                // (a bar the recycle ended keeps `recycled`).
+                Output.out(await bars.end(slot: slot, outcome: ProgressBar.outcome(of: error)))
             }
         }
         let shown = try await visibleLoads.value
