@@ -4,7 +4,7 @@
 # and socket), drives it with the `imagecache` CLI over its socket, and stops it with SIGTERM.
 #
 #   prefetch  one `imagecache prefetch` of 204 distinct URLs at --size 256 into an empty cache:
-#             the 17 photos 2400 px wide that prepare_photos.py makes (baseline JPEG), each
+#             the 17 photos 2400 px wide that prepare_photos.py makes (baseline JPEG, or KIND), each
 #             hard-linked under 12 names, served by a loopback nginx. The CLI returns once every
 #             image's prefetch.finished has arrived, so its wall time covers every fetch, decode
 #             and thumbnail; it must report 204 ok and none failed.
@@ -25,7 +25,8 @@
 #
 # Usage: Benchmarks/scripts/daemon-ab.sh ROUNDS BINARY_A BINARY_B
 #   CONNECTIONS (default 16) sets the daemons' max_connections and max_connections_per_host;
-#   SIZE (default 256) the thumbnail width; CLI the imagecache binary (default .build/debug).
+#   SIZE (default 256) the thumbnail width; KIND (default baseline; progressive) the prefetch's
+#   photos; CLI the imagecache binary (default .build/debug).
 #   PHOTOS (default /tmp/imagecached-thumbnail-bench/photos, thumbnails.sh's folder) is made by
 #   prepare_photos.py when its baseline folder is missing; it must be on the same file system
 #   as /tmp (the prefetch names are hard links).
@@ -40,6 +41,8 @@ source Benchmarks/scripts/loopback-nginx.sh
 source Benchmarks/scripts/loopback-daemon.sh
 connections=${CONNECTIONS:-16}
 size=${SIZE:-256}
+kind=${KIND:-baseline}
+case $kind in baseline|progressive) ;; *) echo "KIND is baseline or progressive" >&2; exit 64 ;; esac
 CLI=${CLI:-.build/debug/imagecache}
 cli=$CLI
 bench=${BENCH:-Benchmarks/.build/release/imagecache-bench}
@@ -66,7 +69,7 @@ python3 -c 'from PIL import ImageCms' 2>/dev/null || python=/usr/bin/python3
 [[ -d "$photos/baseline" ]] || "$python" Benchmarks/scripts/prepare_photos.py "$photos"
 [[ -x "$bench" ]] || swift build -c release --package-path Benchmarks --product imagecache-bench
 mkdir -p "$work/www/prefetch"
-for photo in "$photos/baseline"/*.jpg; do
+for photo in "$photos/$kind"/*.jpg; do
   for copy in $(seq -w "$names_per_photo"); do
     ln "$photo" "$work/www/prefetch/$copy-$(basename "$photo")"
   done
@@ -123,7 +126,7 @@ PY
 
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== $(nproc) cores, load average $load_start; A = ${binaries[0]}, B = ${binaries[1]}"
-echo "== prefetch: $prefetch_count URLs ($(ls "$photos/baseline" | wc -l) photos × $names_per_photo names) at $size px;" \
+echo "== prefetch: $prefetch_count URLs ($(ls "$photos/$kind" | wc -l) $kind photos × $names_per_photo names) at $size px;" \
   "download: $download_count photos, $download_bytes bytes; $connections connections"
 results=$work/results.tsv
 : > "$results"
