@@ -168,23 +168,20 @@ final class MemcachedNode: Sendable {
     private func connection() -> (UInt64, EventLoopFuture<any Channel>, Bool) {
         let caller = MultiThreadedEventLoopGroup.currentEventLoop
         return state.withLock { s in
+            var index = 0
+            let existing: Slot?
             if let caller {
-                let id = ObjectIdentifier(caller)
-                if let slot = s.onLoops[id] { return (slot.generation, slot.channel, false) }
-                s.generation &+= 1
-                let generation = s.generation
-                let future = connect(on: caller)
-                s.onLoops[id] = Slot(generation: generation, channel: future)
-                return (generation, future, true)
+                existing = s.onLoops[ObjectIdentifier(caller)]
+            } else {
+                index = s.next % s.slots.count
+                s.next = (s.next &+ 1) % s.slots.count
+                existing = s.slots[index]
             }
-            let index = s.next % s.slots.count
-            s.next = (s.next &+ 1) % s.slots.count
-            if let slot = s.slots[index] { return (slot.generation, slot.channel, false) }
+            if let existing { return (existing.generation, existing.channel, false) }
             s.generation &+= 1
-            let generation = s.generation
-            let future = connect(on: group)
-            s.slots[index] = Slot(generation: generation, channel: future)
-            return (generation, future, true)
+            let made = Slot(generation: s.generation, channel: connect(on: caller ?? group))
+            if let caller { s.onLoops[ObjectIdentifier(caller)] = made } else { s.slots[index] = made }
+            return (made.generation, made.channel, true)
         }
     }
 

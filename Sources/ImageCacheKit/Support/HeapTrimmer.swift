@@ -42,11 +42,6 @@ public final class HeapTrimmer: Sendable {
         return moved
     }
 
-    /// The daemon's activity: the memory tier's evictions plus the decodes that ended.
-    package static func turnover(of cache: ImageCache, decodes: DecodeBudget) -> @Sendable () -> Int {
-        { cache.statistics.memory.evictions &+ decodes.ended }
-    }
-
     /// Ticks every `interval` until the task is cancelled, trimming on a blocking-work thread
     /// (a trim walks every arena: it never runs on the cooperative pool or an event loop).
     public func run(every interval: Duration) async {
