@@ -11,11 +11,12 @@ import Glibc
 /// the soak of docs/benchmarks.md (`memory_limit = 64MiB`, 10 000 thumbnails) that
 /// fragmentation was 30–45 MiB on top of the limit. Decode buffers up to
 /// `BodyBufferAllocator.heapAllocationLimit` come from the heap too (the next decode reuses
-/// their pages), so the ticks after a burst of decodes give those back as well. `malloc_trim(0)` releases every whole free
-/// page of every arena (`madvise`): 1–6 ms for such a heap (median 2 ms), during which other
-/// threads' allocations past their thread caches wait. Doing it at most once per tick, and
-/// only when the tier evicted since the last one, keeps an idle daemon idle and a busy one
-/// close to `memory_limit`.
+/// their pages), so the ticks after a burst of decodes give those back as well.
+/// `malloc_trim(0)` releases every whole free page of every arena (`madvise`): 1–6 ms for such
+/// a heap (median 2 ms), during which other threads' allocations past their thread caches
+/// wait. Doing it at most once per tick, and only when there was turnover since the last one
+/// (the `activity` counter moved), keeps an idle daemon idle and a busy one close to
+/// `memory_limit`.
 public final class HeapTrimmer: Sendable {
     private let activity: @Sendable () -> Int
     private let trim: @Sendable () -> Void

@@ -53,6 +53,10 @@ struct ProgressiveThumbnailScanTests {
         #expect(JPEGDecoder.eighths(scaledWidth: 361, of: 1443) == 2)
         #expect(JPEGDecoder.eighths(scaledWidth: 181, of: 1443) == 1)
         #expect(JPEGDecoder.eighths(scaledWidth: 1443, of: 1443) == 8)
+        // Where two scales round to the same size, TurboJPEG decodes at the larger one: a
+        // 4-pixel frame asked 1 pixel wide is decoded at 1/4, unless the height does not fit.
+        #expect(JPEGDecoder.eighths(scaledWidth: 1, of: 4, scaledHeight: 1, height: 4) == 2)
+        #expect(JPEGDecoder.eighths(scaledWidth: 1, of: 4, scaledHeight: 1, height: 8) == 1)
     }
 
     @Test("the thumbnail's decode stops after those scans and shows the picture the whole file shows")

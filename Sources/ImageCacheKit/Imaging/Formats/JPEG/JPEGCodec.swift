@@ -44,7 +44,8 @@ enum JPEGCodec: ImageCodec {
         } ?? JPEGDecoder.scaledSize(width: header.storedWidth, height: header.storedHeight, covering: 1)
         var bytes = DecodeCost.jpegDecode(survey, scaledWidth: width, scaledHeight: height)
         if thumbnailWidth != nil,
-           let end = JPEGDecoder.thumbnailEnd(survey, eighths: JPEGDecoder.eighths(scaledWidth: width, of: header.storedWidth)) {
+           let end = JPEGDecoder.thumbnailEnd(survey, eighths: JPEGDecoder.eighths(scaledWidth: width, of: header.storedWidth,
+                                                                                   scaledHeight: height, height: header.storedHeight)) {
             bytes = bytes.addingClamped(end.addingClamped(2))
         }
         return DecodeCost.Decode(width: width, height: height, channels: survey.components.count == 1 ? 1 : 3,

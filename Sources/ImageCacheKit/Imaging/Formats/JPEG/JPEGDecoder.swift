@@ -109,7 +109,8 @@ enum JPEGDecoder {
                   scaledWidth: scaledWidth, scaledHeight: scaledHeight)
         }
         guard thumbnailWidth != nil,
-              let end = thumbnailEnd(structure, eighths: eighths(scaledWidth: scaledWidth, of: header.storedWidth)),
+              let end = thumbnailEnd(structure, eighths: eighths(scaledWidth: scaledWidth, of: header.storedWidth,
+                                                                  scaledHeight: scaledHeight, height: header.storedHeight)),
               end > scan, end <= bytes.count else {
             return try body(frame(bytes, hasEndOfImage))
         }
@@ -133,10 +134,13 @@ enum JPEGDecoder {
         return structure.droppableTail(usedCoefficients: eighths == 1 ? 0 : 63)
     }
 
-    /// The IDCT size, in eighths of the full one, of a decode `scaledWidth` wide of a frame
-    /// `width` wide (TurboJPEG's scaled width is the width times k/8, rounded up).
-    static func eighths(scaledWidth: Int, of width: Int) -> Int {
-        (1...8).first { (width.multipliedClamped(by: $0) + 7) / 8 >= scaledWidth } ?? 8
+    /// The IDCT size, in eighths of the full one, that TurboJPEG picks for a decode to
+    /// `scaledWidth` × `scaledHeight` of a frame `width` × `height`: the largest scale whose
+    /// size (each side times k/8, rounded up) fits both, so where two scales round to the same
+    /// width (a frame a few pixels wide) it is the larger one, as TurboJPEG decodes it.
+    static func eighths(scaledWidth: Int, of width: Int, scaledHeight: Int = .max, height: Int = 0) -> Int {
+        let fits = { (side: Int, scaled: Int, k: Int) in (side.multipliedClamped(by: k) + 7) / 8 <= scaled }
+        return (1...8).last { fits(width, scaledWidth, $0) && fits(height, scaledHeight, $0) } ?? 1
     }
 
     /// The frame decoded to interleaved pixels: grey, RGB, or CMYK made RGB; converted to sRGB

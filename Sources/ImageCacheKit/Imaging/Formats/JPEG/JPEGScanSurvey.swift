@@ -51,9 +51,9 @@ struct JPEGScanSurvey {
     private var trailingOverflow = false
     private static let trailingLimit = 64
 
-    /// Where one progressive AC scan starts (its SOS marker) and what it brings: the band of
-    /// coefficients `start...end` (zig-zag order) and the successive-approximation bits
-    /// (`high` 0 for a first scan, else a refinement down to bit `low`).
+    /// Where one progressive AC scan starts (its SOS marker) and what it brings: its band's
+    /// first coefficient `start` (zig-zag order) and the successive-approximation bits (`high`
+    /// 0 for a first scan, else a refinement down to bit `low`).
     private struct TrailingScan {
         var offset: Int
         var start: Int
