@@ -390,6 +390,4 @@ const char *ic_png_stream_message(const ic_png_stream *stream) { return stream->
 
 size_t ic_png_stream_peak_heap(const ic_png_stream *stream) { return stream->heap.peak; }
 
-int ic_png_stream_in_image_data(const ic_png_stream *stream) {
-    return png_get_io_chunk_type(stream->png) == 0x49444154u; // "IDAT"
-}
+size_t ic_png_idat_read_size(void) { return PNG_IDAT_READ_SIZE; }

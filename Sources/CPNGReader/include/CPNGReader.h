@@ -65,6 +65,11 @@ const char *ic_png_reader_message(const ic_png_reader *reader);
 /// The most libpng's heap held at once, in bytes (never more than its limit,
 /// `IC_PNG_METADATA_HEAP` plus two rows).
 size_t ic_png_reader_peak_heap(const ic_png_reader *reader);
+/// How many bytes of an IDAT chunk's data the pull reader inflates at a time (libpng's
+/// `PNG_IDAT_READ_SIZE`): each read starts where the chunk's data or the previous read ends.
+/// The progressive stream is given the same pieces, so that a damaged zlib stream after the
+/// last row (its checksum) meets the same inflate calls and so the same verdict.
+size_t ic_png_idat_read_size(void);
 /// libpng's progressive reader (`png_process_data`), fed a body in chunks as they arrive, with
 /// the same error handling, limits and output layout as the reader above. It keeps no row:
 /// it proves that every row of every pass decodes, for verifying a download as it is written.
@@ -80,8 +85,6 @@ int ic_png_stream_feed(ic_png_stream *stream, const void *data, size_t size);
 int ic_png_stream_header(const ic_png_stream *stream, ic_png_info *info);
 /// 1 once every row of every pass has been decoded.
 int ic_png_stream_rows_complete(const ic_png_stream *stream);
-/// 1 while the chunk libpng is reading is an IDAT (image data) chunk.
-int ic_png_stream_in_image_data(const ic_png_stream *stream);
 /// Rows decoded so far (over all passes).
 unsigned long long ic_png_stream_rows_seen(const ic_png_stream *stream);
 /// libpng's message for the error that stopped the stream ("" when none).

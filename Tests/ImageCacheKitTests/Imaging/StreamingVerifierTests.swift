@@ -293,4 +293,22 @@ struct StreamingVerifierFuzzTests {
             #expect(streamed.verdict == whole, "chunks of \(chunk): \(String(describing: streamed.error))")
         }
     }
+
+    /// Found by `scripts/fuzz stream-verify` on CI (2026-11-30): a 1×1 grey PNG whose zlib
+    /// checksum is wrong. `validate` met the checksum in the inflate call that completed the
+    /// row and refused it ("IDAT: incorrect data check"); fed in small pieces, the progressive
+    /// reader completed the row first and met the checksum in a later call, where libpng only
+    /// warns, and accepted it. CI kept no copy of the input: this one (32×32, rows stored, the
+    /// checksum inverted) fails the same way. The streaming verifier now gives libpng the pull
+    /// reader's reads of the image data (`PNGImageDataReads`).
+    @Test("a PNG with a bad zlib checksum beside its last row: streaming and validate agree, whatever the chunks")
+    func pngChecksumWithTheLastRow() throws {
+        let bytes = try FuzzRegressionTests.input("stream-verify-png-checksum-with-last-row")
+        let whole = wholeFileVerdict(bytes)
+        #expect(whole == .refused(.decodeFailed, format: "png"))
+        for chunk in [1, 2, 3, 5, 64, bytes.count] {
+            let streamed = streamedVerdict(bytes) { chunk }
+            #expect(streamed.verdict == whole, "chunks of \(chunk): \(String(describing: streamed.error))")
+        }
+    }
 }

@@ -18,6 +18,10 @@ import ImageCacheProtocol
 /// cost time quadratic in its size and memory up to its size; the verdict never depended on
 /// those chunks. From the first image data chunk on, every chunk is given to libpng, as the
 /// pull reader reads every one of them there.
+///
+/// An IDAT chunk's data is given in the pull reader's reads (`PNGImageDataReads`), whatever
+/// pieces the body arrived in: where a damaged zlib stream after the last row is met, in the
+/// inflate call that completes that row (an error) or later (a warning), depends on them.
 final class StreamingPNGVerifier: StreamingFormatVerifier {
     private let stream: OpaquePointer
     private var chunks = PNGChunkTracker()
@@ -27,6 +31,8 @@ final class StreamingPNGVerifier: StreamingFormatVerifier {
     private var skipping = false
     /// Whether an IDAT chunk has begun.
     private var sawImageData = false
+    /// The IDAT chunk now arriving, regrouped into the pull reader's reads.
+    private var imageDataReads: PNGImageDataReads?
     /// Chunk headers seen (IHDR must be the first).
     private var chunksSeen = 0
     /// Decode memory, decided from IHDR before libpng allocates anything.
@@ -38,9 +44,10 @@ final class StreamingPNGVerifier: StreamingFormatVerifier {
         }
         self.stream = stream
         // Rows only (no band, no picture): at most 4 channels out, libpng's two source rows.
+        // Plus one read of image data gathered across pieces of the body.
         memoryCost = DecodeCost.pngDecode(width: header.storedWidth, height: 1, channels: 4,
                                           bitDepth: bitDepth ?? 16, interlaced: false)
-            .addingClamped(DecodeCost.fixedOverhead)
+            .addingClamped(DecodeCost.fixedOverhead).addingClamped(Int(ic_png_idat_read_size()))
     }
 
     deinit { ic_png_stream_destroy(stream) }
@@ -55,7 +62,12 @@ final class StreamingPNGVerifier: StreamingFormatVerifier {
             let completed = chunks.consume(piece)
             if let imageEnd, chunks.count - size >= imageEnd { continue } // after the image data
             guard inHeader else {
-                if !skipping { try give(piece) }
+                if skipping { continue }
+                if imageDataReads != nil {
+                    try imageDataReads?.pass(piece) { (read) throws(ImagingError) in try give(read) }
+                } else {
+                    try give(piece)
+                }
                 continue
             }
             // A header's bytes go to libpng once the header is whole (the tracker holds them
@@ -70,7 +82,9 @@ final class StreamingPNGVerifier: StreamingFormatVerifier {
                 }
             }
             chunksSeen += 1
-            if completed.type == PNGChunkHeader.imageData { sawImageData = true }
+            let isImageData = completed.type == PNGChunkHeader.imageData
+            if isImageData { sawImageData = true }
+            imageDataReads = isImageData && !skipping ? PNGImageDataReads(length: completed.length) : nil
             if !skipping {
                 let fed = completed.bytes.withUnsafeBytes { ic_png_stream_feed(stream, $0.baseAddress, $0.count) }
                 try settle(fed)
