@@ -123,3 +123,31 @@ struct DemoImageHostTests {
         #expect(await watch.sizes(of: [3]) == (received: 40, total: 100))
     }
 }
+
+@Suite("Demo slot bars", .timeLimit(.minutes(1)))
+struct DemoSlotBarsTests {
+    private static let pipe = Terminal(isTTY: false, width: 80)
+
+    @Test("a slot ended before its first progress was drawn: the late progress draws the bar already ended")
+    func endedBeforeDrawn() async {
+        let bars = SlotBars(terminal: Self.pipe)
+        #expect(await bars.end(slot: 7, outcome: "recycled") == "")
+        #expect(await bars.end(slot: 7, outcome: "cancelled") == "") // the first outcome stays
+        let drawn = await bars.progress(slot: 7, photo: "p7", received: 10, total: 60)
+        let last = drawn.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("slot 7 p7: recycled 16%"), "\(drawn)")
+        #expect(await bars.progress(slot: 7, photo: "p7", received: 30, total: 60) == "")
+        #expect(await bars.endAll("cancelled") == "")
+    }
+
+    @Test("a drawn bar ends once, with the first outcome; endAll ends only the open ones")
+    func endsOnce() async {
+        let bars = SlotBars(terminal: Self.pipe)
+        _ = await bars.progress(slot: 1, photo: "a", received: 0, total: 100)
+        _ = await bars.progress(slot: 2, photo: "b", received: 0, total: 100)
+        #expect(await bars.end(slot: 1, outcome: "recycled").hasPrefix("slot 1 a: recycled 0%"))
+        #expect(await bars.end(slot: 1, outcome: "done") == "")
+        let rest = await bars.endAll("cancelled")
+        #expect(rest.hasPrefix("slot 2 b: cancelled 0%") && !rest.contains("slot 1"), "\(rest)")
+    }
+}

@@ -227,6 +227,10 @@ actor SlotWatch {
 actor SlotBars {
     private var board: ProgressBoard
     private var bars: [Int: Int] = [:]
+    /// Outcomes of slots that ended before their first progress was drawn: the answers and
+    /// the notifications arrive on separate paths, so a progress that comes late draws the bar
+    /// already ended instead of opening one that nothing would end.
+    private var endedBeforeDrawn: [Int: String] = [:]
     private let start = MonotonicClock.now()
 
     init(terminal: Terminal) {
@@ -243,17 +247,27 @@ actor SlotBars {
             text += added.output
         }
         guard let index = bars[slot], board.items[index].outcome == nil else { return text }
+        let ended = endedBeforeDrawn.removeValue(forKey: slot)
         return text + board.update(index, now: now) { item in
             item.received = received
             item.total = total
             item.elapsed = now - start
-            if let total, received >= total { item.outcome = "done" }
+            if let ended {
+                item.outcome = ended
+            } else if let total, received >= total {
+                item.outcome = "done"
+            }
         }
     }
 
-    /// Ends a slot's bar with `outcome`, unless it has none or has already ended.
+    /// Ends a slot's bar with `outcome`, unless it has already ended; a slot without a bar yet
+    /// keeps its first outcome for the bar a late progress draws.
     func end(slot: Int, outcome: String) -> String {
-        guard let index = bars[slot], board.items[index].outcome == nil else { return "" }
+        guard let index = bars[slot] else {
+            if endedBeforeDrawn[slot] == nil { endedBeforeDrawn[slot] = outcome }
+            return ""
+        }
+        guard board.items[index].outcome == nil else { return "" }
         let now = MonotonicClock.now()
         return board.update(index, now: now) { item in
             item.elapsed = now - start
