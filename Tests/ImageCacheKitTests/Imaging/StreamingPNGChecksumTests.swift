@@ -12,7 +12,7 @@ import TestSupport
 struct StreamingPNGChecksumTests {
     /// An 8-bit grey PNG whose rows are stored uncompressed in one IDAT chunk, its Adler-32
     /// checksum inverted.
-    private static func badChecksumPNG(width: Int, height: Int) -> [UInt8] {
+    static func badChecksumPNG(width: Int, height: Int) -> [UInt8] {
         var rows: [UInt8] = []
         for y in 0..<height {
             rows.append(0) // filter: none
@@ -33,34 +33,43 @@ struct StreamingPNGChecksumTests {
         return verdicts
     }
 
-    @Test("libpng's badadler.png is refused however it arrives, one byte at a time included")
-    func libpngBadAdler() throws {
-        let bytes = try Corpus.bytes("png/libpng-crashers/badadler.png")
-        let whole = wholeFileVerdict(bytes)
-        #expect(whole == .refused(.decodeFailed, format: "png"))
-        for (chunk, verdict) in Self.streamedVerdicts(bytes) {
-            #expect(verdict == whole, "chunks of \(chunk): \(verdict)")
+    /// The bodies, each with the verdict `validate` gives it.
+    enum Body: String, CaseIterable, Sendable {
+        /// libpng's own `badadler.png` (1×1): refused.
+        case libpngBadAdler
+        /// 32×32 in one small chunk: the checksum lies in the last row's read; refused.
+        case checksumInTheLastRowsRead
+        /// 1 636 × 5 grey: 5 rows of 1 637 bytes after the zlib and block headers (7 bytes)
+        /// end the stream's first 8 192 bytes exactly, so the checksum arrives in libpng's next
+        /// read: it costs no pixel, accepted.
+        case checksumInALaterRead
+
+        var bytes: [UInt8] {
+            get throws {
+                switch self {
+                case .libpngBadAdler: try Corpus.bytes("png/libpng-crashers/badadler.png")
+                case .checksumInTheLastRowsRead: StreamingPNGChecksumTests.badChecksumPNG(width: 32, height: 32)
+                case .checksumInALaterRead: StreamingPNGChecksumTests.badChecksumPNG(width: 1636, height: 5)
+                }
+            }
+        }
+
+        var expected: VerifierVerdict {
+            switch self {
+            case .libpngBadAdler, .checksumInTheLastRowsRead: .refused(.decodeFailed, format: "png")
+            case .checksumInALaterRead:
+                .image(ImageHeader(format: .png, storedWidth: 1636, storedHeight: 5, orientation: .up,
+                                   hasAlpha: false, isProgressive: false, components: 1))
+            }
         }
     }
 
-    @Test("a bad checksum read with the last row (32×32, one small chunk) is refused however it arrives")
-    func checksumInTheLastRowsRead() throws {
-        let bytes = Self.badChecksumPNG(width: 32, height: 32)
+    @Test("validate's verdict, and the same verdict however the body arrives (one byte at a time included)",
+          arguments: Body.allCases)
+    func sameVerdictHoweverItArrives(_ body: Body) throws {
+        let bytes = try body.bytes
         let whole = wholeFileVerdict(bytes)
-        #expect(whole == .refused(.decodeFailed, format: "png"))
-        for (chunk, verdict) in Self.streamedVerdicts(bytes) {
-            #expect(verdict == whole, "chunks of \(chunk): \(verdict)")
-        }
-    }
-
-    /// 1 636 × 5 grey: 5 rows of 1 637 bytes after the zlib and block headers (7 bytes) end the
-    /// stream's first 8 192 bytes exactly, so the checksum arrives in libpng's next read.
-    @Test("a bad checksum in the read after the last row's costs no pixel: accepted however it arrives")
-    func checksumInALaterRead() throws {
-        let bytes = Self.badChecksumPNG(width: 1636, height: 5)
-        let whole = wholeFileVerdict(bytes)
-        #expect(whole == .image(ImageHeader(format: .png, storedWidth: 1636, storedHeight: 5, orientation: .up,
-                                            hasAlpha: false, isProgressive: false, components: 1)))
+        #expect(whole == body.expected)
         for (chunk, verdict) in Self.streamedVerdicts(bytes) {
             #expect(verdict == whole, "chunks of \(chunk): \(verdict)")
         }
