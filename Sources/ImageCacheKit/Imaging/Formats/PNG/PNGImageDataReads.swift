@@ -2,7 +2,7 @@ import CPNGReader
 import ImageCacheProtocol
 
 /// An IDAT chunk's bytes regrouped into the reads libpng's pull reader makes of it: its data
-/// in pieces of `ic_png_idat_read_size()` bytes from the start of the data (the last one
+/// in pieces of `readSize` bytes from the start of the data (the last one
 /// shorter), then the CRC as it comes.
 ///
 /// Why: libpng inflates each read in calls that stop when the row is full or the input runs
@@ -11,8 +11,8 @@ import ImageCacheProtocol
 /// later one, where libpng only warns, depends on where the reads end. Giving the progressive
 /// reader the pull reader's reads makes its verdict `validate`'s, however the body arrived.
 struct PNGImageDataReads {
-    /// Bytes of a full read.
-    private let readSize: Int
+    /// Bytes of a full read: libpng's own, from the build it was compiled with.
+    static let readSize = Int(ic_png_idat_read_size())
     /// Data bytes of the chunk not yet part of a read.
     private var dataLeft: Int
     /// Bytes the read being gathered still needs.
@@ -21,8 +21,7 @@ struct PNGImageDataReads {
     private var gathered: [UInt8] = []
 
     /// For a chunk declaring `length` data bytes.
-    init(length: Int, readSize: Int = Int(ic_png_idat_read_size())) {
-        self.readSize = max(1, readSize)
+    init(length: Int) {
         dataLeft = length
     }
 
@@ -37,7 +36,7 @@ struct PNGImageDataReads {
                     try give(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
                     return
                 }
-                readLeft = min(readSize, dataLeft)
+                readLeft = min(Self.readSize, dataLeft)
                 dataLeft -= readLeft
             }
             let take = min(readLeft, bytes.count - offset)

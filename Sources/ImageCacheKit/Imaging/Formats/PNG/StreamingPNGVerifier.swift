@@ -47,7 +47,7 @@ final class StreamingPNGVerifier: StreamingFormatVerifier {
         // Plus one read of image data gathered across pieces of the body.
         memoryCost = DecodeCost.pngDecode(width: header.storedWidth, height: 1, channels: 4,
                                           bitDepth: bitDepth ?? 16, interlaced: false)
-            .addingClamped(DecodeCost.fixedOverhead).addingClamped(Int(ic_png_idat_read_size()))
+            .addingClamped(DecodeCost.fixedOverhead).addingClamped(PNGImageDataReads.readSize)
     }
 
     deinit { ic_png_stream_destroy(stream) }
