@@ -8,6 +8,10 @@ struct ProgressiveThumbnailScanTests {
     /// A real progressive photo (1443×1071) with libjpeg's default script of ten scans, whose
     /// last three refine the AC coefficients to their final bit.
     static let photo = "jpeg/jpeg-decoder/crashtest/imagetestsuite_316be81dfdeeb942e904feb3a77f4f83.jpg"
+    /// libjpeg-turbo's progressive test image (227×149, the same script), written at quality
+    /// 75: its luma steps are libjpeg's at that quality, the coarsest a 1/2 decode leaves the
+    /// luma's last bit out of.
+    static let fine = "jpeg/libjpeg-turbo/testimgp.jpg"
 
     /// Where each SOS marker starts (`FF DA` appears only as a marker: entropy-coded data
     /// stuffs every `FF` it holds with a `00`).
@@ -26,30 +30,40 @@ struct ProgressiveThumbnailScanTests {
         }
     }
 
-    @Test("the trailing scans left out: final-bit refinements at 1/4, every AC scan after the last DC scan at 1/8")
+    @Test("the trailing scans left out: the luma's final-bit refinement at 1/4, every AC scan after the last DC scan at 1/8")
     func droppableTail() throws {
-        for path in ["jpeg/libjpeg-turbo/testimgp.jpg", Self.photo] {
+        for path in [Self.fine, Self.photo] {
             let bytes = try Corpus.bytes(path)
             let scans = Self.scanOffsets(bytes)
             #expect(scans.count == 10, "\(path)")
-            // Scan 7 refines the DC coefficients; 8, 9 and 10 bring the AC coefficients' last bit.
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 63) == scans[7], "\(path)")
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0) == scans[7], "\(path)")
+            // Scan 7 refines the DC coefficients; 8 and 9 bring the chroma's AC coefficients'
+            // last bit, 10 the luma's.
+            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 63, lumaLastBit: true) == scans[9], "\(path)")
+            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 63, lumaLastBit: false) == nil, "\(path)")
+            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0, lumaLastBit: true) == scans[7], "\(path)")
+            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0, lumaLastBit: false) == scans[7], "\(path)")
         }
         // Its last scans bring AC bands to full precision in one pass each: what 1/4 uses, not 1/8.
         let odd = try Corpus.bytes("jpeg/jpeg-decoder/reftest/progressive3.jpg")
-        #expect(Self.survey(odd).droppableTail(usedCoefficients: 63) == nil)
+        #expect(Self.survey(odd).droppableTail(usedCoefficients: 63, lumaLastBit: true) == nil)
         let lastDC = try #require(Self.scanOffsets(odd).last { offset in odd[offset + 4 + 1 + 2 * Int(odd[offset + 4])] == 0 })
-        #expect(Self.survey(odd).droppableTail(usedCoefficients: 0) == Self.scanOffsets(odd).first { $0 > lastDC })
+        #expect(Self.survey(odd).droppableTail(usedCoefficients: 0, lumaLastBit: true) == Self.scanOffsets(odd).first { $0 > lastDC })
         // Sequential and arithmetic-coded bodies are read whole.
         for path in ["jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo-seed-corpora/8bit_testorig_transverse_422_q95_prog_ari.jpg"] {
             let bytes = try Corpus.bytes(path)
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0) == nil, "\(path)")
+            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0, lumaLastBit: true) == nil, "\(path)")
         }
-        // Only at 1/8 and 1/4, a thumbnail's scales.
-        let survey = Self.survey(try Corpus.bytes(Self.photo))
-        #expect(JPEGDecoder.thumbnailEnd(survey, eighths: 2) != nil)
-        #expect(JPEGDecoder.thumbnailEnd(survey, eighths: 3) == nil)
+        // At 1/8 and 1/4 whatever the quantization; at 3/8 and 1/2 only from a file quantized
+        // no coarser than libjpeg's quality 75 (the photo's luma steps sum to 12 279, about
+        // quality 15); above, never.
+        let coarse = Self.survey(try Corpus.bytes(Self.photo))
+        #expect(JPEGDecoder.thumbnailEnd(coarse, eighths: 2) != nil)
+        #expect(JPEGDecoder.thumbnailEnd(coarse, eighths: 3) == nil)
+        #expect(JPEGDecoder.thumbnailEnd(coarse, eighths: 4) == nil)
+        let fine = Self.survey(try Corpus.bytes(Self.fine))
+        for eighths in 1...4 { #expect(JPEGDecoder.thumbnailEnd(fine, eighths: eighths) != nil, "\(eighths)") }
+        #expect(JPEGDecoder.thumbnailEnd(fine, eighths: 5) == nil)
+        #expect(JPEGDecoder.thumbnailEnd(fine, eighths: 8) == nil)
         #expect(JPEGDecoder.eighths(scaledWidth: 361, of: 1443) == 2)
         #expect(JPEGDecoder.eighths(scaledWidth: 181, of: 1443) == 1)
         #expect(JPEGDecoder.eighths(scaledWidth: 1443, of: 1443) == 8)
@@ -62,7 +76,7 @@ struct ProgressiveThumbnailScanTests {
     @Test("the thumbnail's decode stops after those scans and shows the picture the whole file shows")
     func sameScansSamePicture() throws {
         let bytes = try Corpus.bytes(Self.photo)
-        let end = Self.scanOffsets(bytes)[7]
+        let end = Self.scanOffsets(bytes)[9]
         let kept = Array(bytes[0..<end]) + [0xFF, 0xD9]
         // 160 px is decoded at 1/4 (361 px, at least twice the width).
         let quarter = try Self.decode(bytes, width: 160)
@@ -80,6 +94,59 @@ struct ProgressiveThumbnailScanTests {
         #expect(meanAbsoluteDifference(fromFewer, fromEvery) > 0.1)
     }
 
+    /// The segment with `marker` whose payload starts with `signature` (its marker's offset).
+    static func segment(_ bytes: [UInt8], marker: UInt8, signature: [UInt8] = []) -> Int? {
+        (0..<(bytes.count - 4 - signature.count)).first { at in
+            bytes[at] == 0xFF && bytes[at + 1] == marker && Array(bytes[(at + 4)..<(at + 4 + signature.count)]) == signature
+        }
+    }
+
+    @Test("at 1/2, a file quantized no coarser than quality 75 leaves the luma's last bit out; one step coarser reads every scan")
+    func halfScaleByQuantization() throws {
+        let bytes = try Corpus.bytes(Self.fine)
+        let cut = { (body: [UInt8]) in Array(body[0..<Self.scanOffsets(body)[9]]) + [0xFF, 0xD9] }
+        // 50 px wide is decoded at 1/2 (114 px, at least twice the width).
+        let half = try Self.decode(bytes, width: 50)
+        #expect((half.width, half.height) == (114, 75))
+        #expect(try Self.decode(cut(bytes), width: 50).pixels == half.pixels)
+        // The same body with one luma step made coarser: every scan is read at 1/2, still not at 1/4.
+        var coarser = bytes
+        let dqt = try #require(Self.segment(bytes, marker: 0xDB, signature: [0x00]))
+        coarser[dqt + 5 + 63] += 1
+        #expect(try Self.decode(coarser, width: 50).pixels != Self.decode(cut(coarser), width: 50).pixels)
+        #expect(try Self.decode(coarser, width: 25).pixels == Self.decode(cut(coarser), width: 25).pixels)
+    }
+
+    @Test("the luma's last bit goes only where the first component is luma, as libjpeg decides the colour space")
+    func firstComponentIsLuma() throws {
+        let bytes = try Corpus.bytes(Self.fine)
+        let scans = Self.scanOffsets(bytes)
+        let survey = { (body: [UInt8]) in Self.survey(body) }
+        #expect(survey(bytes).firstComponentIsLuma)
+        // Without its JFIF marker, the component ids decide: 1, 2, 3 is YCbCr, R, G, B is RGB.
+        var unmarked = bytes
+        let app0 = try #require(Self.segment(bytes, marker: 0xE0, signature: Array("JFIF".utf8)))
+        unmarked[app0 + 7] = UInt8(ascii: "X")
+        #expect(survey(unmarked).firstComponentIsLuma)
+        var rgb = unmarked
+        let sof = try #require(Self.segment(bytes, marker: 0xC2))
+        for (index, id) in "RGB".utf8.enumerated() { rgb[sof + 10 + 3 * index] = id }
+        for scan in scans {
+            for index in 0..<Int(rgb[scan + 4]) {
+                rgb[scan + 5 + 2 * index] = Array("RGB".utf8)[Int(rgb[scan + 5 + 2 * index]) - 1]
+            }
+        }
+        #expect(!survey(rgb).firstComponentIsLuma)
+        #expect(survey(rgb).droppableTail(usedCoefficients: 63, lumaLastBit: true) == nil)
+        #expect(survey(rgb).droppableTail(usedCoefficients: 0, lumaLastBit: true) == Self.scanOffsets(rgb)[7])
+        // An Adobe marker's transform, when no JFIF marker says YCbCr: 0 is RGB, 1 YCbCr.
+        for (transform, luma) in [(UInt8(0), false), (1, true)] {
+            let adobe: [UInt8] = [0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, transform]
+            #expect(survey(Array(unmarked[0..<2]) + adobe + unmarked[2...]).firstComponentIsLuma == luma, "\(transform)")
+            #expect(survey(Array(bytes[0..<2]) + adobe + bytes[2...]).firstComponentIsLuma, "JFIF says YCbCr")
+        }
+    }
+
     @Test("damage in the scans left out does not reach the thumbnail; a validation, which reads every scan, refuses it")
     func damageInScansLeftOut() throws {
         var bytes = try Corpus.bytes(Self.photo)
@@ -93,7 +160,7 @@ struct ProgressiveThumbnailScanTests {
     @Test("the decode's cost counts the copy of the scans it keeps")
     func costCountsTheCopy() throws {
         let bytes = try Corpus.bytes(Self.photo)
-        let end = Self.scanOffsets(bytes)[7]
+        let end = Self.scanOffsets(bytes)[9]
         try bytes.withUnsafeBytes { raw in
             let header = try ImageHeaderProbe.header(ofComplete: raw)
             let survey = JPEGCodec.survey(raw)

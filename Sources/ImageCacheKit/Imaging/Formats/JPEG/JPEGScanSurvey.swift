@@ -13,12 +13,13 @@
 /// The walk steps over entropy-coded data by its markers (`JPEGMarkerWalker`, with `memchr`),
 /// so it costs one pass over the bytes and no memory beyond the per-component table.
 struct JPEGScanSurvey {
-    /// One frame component: its id and sampling factors (clamped to the standard's 1…4, so a
-    /// hostile 0 cannot divide by zero or skew an estimate down).
+    /// One frame component: its id, sampling factors (clamped to the standard's 1…4, so a
+    /// hostile 0 cannot divide by zero or skew an estimate down) and quantization table slot.
     struct Component {
         var id: UInt8
         var horizontal: Int
         var vertical: Int
+        var table = 0
     }
 
     /// The first frame header's marker (SOF0…SOF15), nil when none was found.
@@ -43,6 +44,12 @@ struct JPEGScanSurvey {
     /// Per component (frame order), the finest precision (`Al`) each coefficient reaches;
     /// nil = never scanned.
     private var finestPrecision: [[Int?]] = []
+    /// The quantization tables' steps (DQT), which bound what a coefficient's last bit carries.
+    private(set) var quantization = JPEGQuantization()
+    /// What libjpeg reads a three-component frame's colour space from: a JFIF APP0 marker
+    /// (YCbCr), else an Adobe APP14 marker's transform (0: RGB), else the component ids.
+    private var sawJFIF = false
+    private var adobeTransform: UInt8?
 
     /// The progressive scans after the last one that carries DC coefficients, in order: the
     /// ones a thumbnail's decode may leave out (`droppableTail`). At most `trailingLimit`.
@@ -52,13 +59,15 @@ struct JPEGScanSurvey {
     private static let trailingLimit = 64
 
     /// Where one progressive AC scan starts (its SOS marker) and what it brings: its band's
-    /// first coefficient `start` (zig-zag order) and the successive-approximation bits (`high`
-    /// 0 for a first scan, else a refinement down to bit `low`).
+    /// first coefficient `start` (zig-zag order), the successive-approximation bits (`high`
+    /// 0 for a first scan, else a refinement down to bit `low`) and whether it names the
+    /// frame's first component alone.
     private struct TrailingScan {
         var offset: Int
         var start: Int
         var high: Int
         var low: Int
+        var firstComponentOnly: Bool
     }
 
     /// Offset of the first SOS marker whose segment is whole (where the first scan starts).
@@ -85,7 +94,8 @@ struct JPEGScanSurvey {
     /// Whether `visit` reads the payload of a segment with this marker (a streaming walk keeps
     /// only those bytes; the others count by their length alone).
     func readsPayload(of marker: UInt8) -> Bool {
-        marker == JPEGMarkerWalker.sos || (JPEGMarkerWalker.isStartOfFrame(marker) && frameMarker == nil)
+        marker == JPEGMarkerWalker.sos || marker == Self.dqt || marker == Self.app0 || marker == Self.app14
+            || (JPEGMarkerWalker.isStartOfFrame(marker) && frameMarker == nil)
     }
 
     /// Takes the walk's next segment. `payload` is its bytes (nil when the body ended inside
@@ -106,6 +116,12 @@ struct JPEGScanSurvey {
             readFrame(marker, payload)
         case 0xC4:
             definesHuffmanTables = true
+        case Self.dqt:
+            quantization.read(payload)
+        case Self.app0 where payload.matches(0, Self.jfifSignature):
+            sawJFIF = true
+        case Self.app14 where payload.count >= 12 && payload.matches(0, JPEGMetadata.adobeSignature):
+            adobeTransform = payload.u8(11)
         case 0xCC:
             definesArithmeticConditioning = true
         case JPEGMarkerWalker.sos:
@@ -141,6 +157,33 @@ struct JPEGScanSurvey {
 
     /// Whether the frame is arithmetic-coded (SOF9–11, 13–15): such data can run out silently.
     var isArithmetic: Bool { (frameMarker ?? 0) >= 0xC9 }
+
+    /// Whether the frame's first component is luma, as libjpeg decides the colour space: a
+    /// grey frame; a three-component one unless an Adobe marker says RGB (transform 0) with no
+    /// JFIF marker, or, with neither marker, its component ids spell R, G, B. Four components
+    /// (CMYK, YCCK) and the rest: no.
+    var firstComponentIsLuma: Bool {
+        switch components.count {
+        case 1: return true
+        case 3:
+            if sawJFIF { return true }
+            if let adobeTransform { return adobeTransform != 0 }
+            return components.map(\.id) != Array("RGB".utf8)
+        default: return false
+        }
+    }
+
+    /// Whether the first component's quantization is no coarser than libjpeg's at quality 75
+    /// (`JPEGQuantization.isNoCoarserThanQuality75`).
+    var firstComponentIsFinelyQuantized: Bool {
+        guard let first = components.first else { return false }
+        return quantization.isNoCoarserThanQuality75(slot: first.table)
+    }
+
+    private static let dqt: UInt8 = 0xDB
+    private static let app0: UInt8 = 0xE0
+    private static let app14: UInt8 = 0xEE
+    private static let jfifSignature: [UInt8] = Array("JFIF".utf8) + [0]
 
     /// Every block of every component, as the coefficient buffer of a progressive decode
     /// holds them (each component's block grid rounded up to whole MCUs).
@@ -219,7 +262,8 @@ struct JPEGScanSurvey {
             let offset = 6 + 3 * index
             let sampling = Int(payload.u8(offset + 1) ?? 0x11)
             components.append(Component(id: payload.u8(offset) ?? 0,
-                                        horizontal: min(4, max(1, sampling >> 4)), vertical: min(4, max(1, sampling & 15))))
+                                        horizontal: min(4, max(1, sampling >> 4)), vertical: min(4, max(1, sampling & 15)),
+                                        table: Int(payload.u8(offset + 2) ?? 0)))
         }
         finestPrecision = Array(repeating: Array(repeating: nil, count: 64), count: components.count)
     }
@@ -227,8 +271,9 @@ struct JPEGScanSurvey {
     /// Counts the blocks one scan visits (those of the frame components it names; a component
     /// named twice, or one the frame lacks, counts as the largest, since libjpeg refuses such
     /// scans anyway) and records the precision its coefficients reach. Returns the scan's band
-    /// and approximation bits when it is a progressive scan whose header reads whole.
-    private mutating func readScan(_ payload: ByteReader) -> (start: Int, high: Int, low: Int)? {
+    /// and approximation bits, and whether it names the first component alone, when it is a
+    /// progressive scan whose header reads whole.
+    private mutating func readScan(_ payload: ByteReader) -> ScanBand? {
         guard let count = payload.u8(0).map(Int.init), !components.isEmpty else { return nil }
         let largest = components.map { blocks(of: $0, roundedToMCU: true) }.max() ?? 0
         var named: [Int?] = []
@@ -251,12 +296,14 @@ struct JPEGScanSurvey {
                 finestPrecision[component][coefficient] = min(finestPrecision[component][coefficient] ?? low, low)
             }
         }
-        return isProgressive ? (start, Int(approximation >> 4), low) : nil
+        return isProgressive ? (start, Int(approximation >> 4), low, named == [0]) : nil
     }
+
+    private typealias ScanBand = (start: Int, high: Int, low: Int, firstComponentOnly: Bool)
 
     /// Keeps the run of AC scans since the last DC scan (a scan it cannot read ends the run,
     /// as a DC scan does: nothing before it may be left out).
-    private mutating func track(_ scan: (start: Int, high: Int, low: Int)?, at offset: Int) {
+    private mutating func track(_ scan: ScanBand?, at offset: Int) {
         guard let scan, scan.start > 0 else {
             trailingACScans.removeAll()
             trailingOverflow = false
@@ -266,7 +313,8 @@ struct JPEGScanSurvey {
             trailingOverflow = true
             return
         }
-        trailingACScans.append(TrailingScan(offset: offset, start: scan.start, high: scan.high, low: scan.low))
+        trailingACScans.append(TrailingScan(offset: offset, start: scan.start, high: scan.high, low: scan.low,
+                                            firstComponentOnly: scan.firstComponentOnly))
     }
 
     // MARK: A thumbnail's scans
@@ -275,17 +323,22 @@ struct JPEGScanSurvey {
     /// offset, before which an EOI is put), or nil when it must read every scan.
     ///
     /// Only the last scans go, and only those after the last DC scan that bring nothing the
-    /// scaled IDCT uses (a band starting past `usedCoefficients`, in zig-zag order) or only
-    /// the final bit of AC coefficients (a refinement to `Al` = 0): the picture then lacks at
-    /// most the lowest bit of the AC coefficients it uses. Such trailing refinements are about
-    /// half of a typical progressive file (libjpeg's default script ends with three of them),
-    /// so their entropy decoding, the floor of any decode, is half the work; at a thumbnail's
-    /// scale the lost bit costs a few ten-thousandths of SSIM (docs/benchmarks.md).
-    func droppableTail(usedCoefficients: Int) -> Int? {
+    /// scaled IDCT uses (a band starting past `usedCoefficients`, in zig-zag order) or, when
+    /// `lumaLastBit`, only the final bit of the luma's AC coefficients (a refinement to
+    /// `Al` = 0 of the first component alone, when it is luma): the picture then lacks at
+    /// most the lowest bit of the luma coefficients it uses, and its colours are whole. That
+    /// refinement is two fifths of a typical progressive file's bytes (libjpeg's default
+    /// script ends with it), and its entropy decoding, the floor of any decode, over a
+    /// quarter of the work; at a thumbnail's scale the lost bit costs at most a thousandth
+    /// of SSIM (docs/benchmarks.md). The chroma's last bit stays: leaving it out too saves
+    /// 6 % more of the bytes and costs the colour planes up to 0.02 SSIM.
+    func droppableTail(usedCoefficients: Int, lumaLastBit: Bool) -> Int? {
         guard isProgressive, !isArithmetic, !trailingOverflow else { return nil }
+        let luma = lumaLastBit && firstComponentIsLuma
         var offset: Int?
         for scan in trailingACScans.reversed() {
-            guard scan.start > usedCoefficients || (scan.high > 0 && scan.low == 0) else { break }
+            let lastBitOfLuma = luma && scan.firstComponentOnly && scan.high > 0 && scan.low == 0
+            guard scan.start > usedCoefficients || lastBitOfLuma else { break }
             offset = scan.offset
         }
         return offset
