@@ -44,12 +44,19 @@ struct JPEGQuantizationTests {
         #expect(redefined.stepSums[1] == 64 * 30)
     }
 
-    @Test("a table cut short, an unknown precision or slot ends the reading and leaves its slot as it was")
+    @Test("any precision but 0 is 16-bit, as libjpeg reads it; a table cut short is unknown; a slot past 3 ends the reading")
     func malformed() {
         let steps = Array(repeating: 2, count: 64)
         let whole = Self.table(slot: 0, steps: steps)
-        #expect(Self.read(whole + Array(Self.table(slot: 1, steps: steps).dropLast())).stepSums == [128, nil, nil, nil])
-        #expect(Self.read([0x20] + steps.map(UInt8.init)).stepSums == [nil, nil, nil, nil])
+        // Cut short: libjpeg fills the rest with 1s; here the slot is taken as coarse.
+        let cut = Self.read(whole + Array(Self.table(slot: 1, steps: steps).dropLast()))
+        #expect(cut.stepSums == [128, .max, nil, nil])
+        #expect(!cut.isNoCoarserThanQuality75(slot: 1))
+        // Precision 2 reads 16-bit steps: the fine 8-bit table is followed by a coarse
+        // redefinition, 64 steps of 0x0202.
+        let redefined = Self.read(whole + [0x20] + Array(repeating: 2, count: 128))
+        #expect(redefined.stepSums == [64 * 0x0202, nil, nil, nil])
+        #expect(!redefined.isNoCoarserThanQuality75(slot: 0))
         #expect(Self.read([0x04] + steps.map(UInt8.init) + whole).stepSums == [nil, nil, nil, nil])
         #expect(Self.read([]).stepSums == [nil, nil, nil, nil])
         #expect(!Self.read([]).isNoCoarserThanQuality75(slot: -1))

@@ -1,3 +1,4 @@
+import CTurboJPEG
 @testable import ImageCacheKit
 import ImageCacheProtocol
 import Testing
@@ -23,6 +24,19 @@ struct ProgressiveThumbnailScanTests {
         bytes.withUnsafeBytes { JPEGScanSurvey(ByteReader($0)) }
     }
 
+    /// TurboJPEG's reading of the body's colour space (its header call).
+    static func turboColourspace(_ bytes: [UInt8]) throws -> TJCS {
+        let handle = try #require(tjInitDecompress())
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = -1
+        let rc = bytes.withUnsafeBytes { raw in
+            tjDecompressHeader3(handle, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(raw.count),
+                                &width, &height, &subsampling, &colourspace)
+        }
+        #expect(rc == 0)
+        return TJCS(rawValue: UInt32(colourspace))
+    }
+
     static func decode(_ bytes: [UInt8], width: Int) throws -> PixelBuffer {
         try bytes.withUnsafeBytes { raw in
             let header = try ImageHeaderProbe.header(ofComplete: raw)
@@ -30,28 +44,34 @@ struct ProgressiveThumbnailScanTests {
         }
     }
 
-    @Test("the trailing scans left out: the luma's final-bit refinement at 1/4, every AC scan after the last DC scan at 1/8")
+    @Test("the trailing scans left out: the luma's final-bit refinement at 1/4, the AC scans of components with a 1×1 IDCT at 1/8")
     func droppableTail() throws {
         for path in [Self.fine, Self.photo] {
             let bytes = try Corpus.bytes(path)
             let scans = Self.scanOffsets(bytes)
             #expect(scans.count == 10, "\(path)")
-            // Scan 7 refines the DC coefficients; 8 and 9 bring the chroma's AC coefficients'
-            // last bit, 10 the luma's.
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 63, lumaLastBit: true) == scans[9], "\(path)")
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 63, lumaLastBit: false) == nil, "\(path)")
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0, lumaLastBit: true) == scans[7], "\(path)")
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0, lumaLastBit: false) == scans[7], "\(path)")
+            // 4:2:0. Scan 7 refines the DC coefficients; 8 and 9 bring the chroma's AC
+            // coefficients' last bit, 10 the luma's. At 1/8 the chroma is decoded with a 2×2
+            // IDCT, which reads its AC coefficients: only the luma's scan goes there too.
+            let survey = Self.survey(bytes)
+            #expect(survey.droppableTail(dcOnly: false, lumaLastBit: true) == scans[9], "\(path)")
+            #expect(survey.droppableTail(dcOnly: false, lumaLastBit: false) == nil, "\(path)")
+            #expect(survey.droppableTail(dcOnly: true, lumaLastBit: true) == scans[9], "\(path)")
+            #expect(survey.droppableTail(dcOnly: true, lumaLastBit: false) == scans[9], "\(path)")
+            #expect(!survey.readsAC(atOneEighth: survey.components[0]))
+            #expect(survey.readsAC(atOneEighth: survey.components[1]) && survey.readsAC(atOneEighth: survey.components[2]))
         }
-        // Its last scans bring AC bands to full precision in one pass each: what 1/4 uses, not 1/8.
+        // 4:4:4, its last scans bringing each chroma's AC bands to full precision in one pass
+        // each: what 1/4 uses; at 1/8 every component's IDCT is 1×1, and every AC scan after
+        // the last DC scan goes.
         let odd = try Corpus.bytes("jpeg/jpeg-decoder/reftest/progressive3.jpg")
-        #expect(Self.survey(odd).droppableTail(usedCoefficients: 63, lumaLastBit: true) == nil)
+        #expect(Self.survey(odd).droppableTail(dcOnly: false, lumaLastBit: true) == nil)
         let lastDC = try #require(Self.scanOffsets(odd).last { offset in odd[offset + 4 + 1 + 2 * Int(odd[offset + 4])] == 0 })
-        #expect(Self.survey(odd).droppableTail(usedCoefficients: 0, lumaLastBit: true) == Self.scanOffsets(odd).first { $0 > lastDC })
+        #expect(Self.survey(odd).droppableTail(dcOnly: true, lumaLastBit: true) == Self.scanOffsets(odd).first { $0 > lastDC })
         // Sequential and arithmetic-coded bodies are read whole.
         for path in ["jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo-seed-corpora/8bit_testorig_transverse_422_q95_prog_ari.jpg"] {
             let bytes = try Corpus.bytes(path)
-            #expect(Self.survey(bytes).droppableTail(usedCoefficients: 0, lumaLastBit: true) == nil, "\(path)")
+            #expect(Self.survey(bytes).droppableTail(dcOnly: true, lumaLastBit: true) == nil, "\(path)")
         }
         // At 1/8 and 1/4 whatever the quantization; at 3/8 and 1/2 only from a file quantized
         // no coarser than libjpeg's quality 75 (the photo's luma steps sum to 12 279, about
@@ -137,13 +157,52 @@ struct ProgressiveThumbnailScanTests {
             }
         }
         #expect(!survey(rgb).firstComponentIsLuma)
-        #expect(survey(rgb).droppableTail(usedCoefficients: 63, lumaLastBit: true) == nil)
-        #expect(survey(rgb).droppableTail(usedCoefficients: 0, lumaLastBit: true) == Self.scanOffsets(rgb)[7])
+        #expect(survey(rgb).droppableTail(dcOnly: false, lumaLastBit: true) == nil)
+        // At 1/8 the first component's AC scans still go: its IDCT is 1×1 whatever it holds.
+        #expect(survey(rgb).droppableTail(dcOnly: true, lumaLastBit: false) == Self.scanOffsets(rgb)[9])
         // An Adobe marker's transform, when no JFIF marker says YCbCr: 0 is RGB, 1 YCbCr.
+        let adobe = { (transform: UInt8) -> [UInt8] in
+            [0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, transform]
+        }
         for (transform, luma) in [(UInt8(0), false), (1, true)] {
-            let adobe: [UInt8] = [0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, transform]
-            #expect(survey(Array(unmarked[0..<2]) + adobe + unmarked[2...]).firstComponentIsLuma == luma, "\(transform)")
-            #expect(survey(Array(bytes[0..<2]) + adobe + bytes[2...]).firstComponentIsLuma, "JFIF says YCbCr")
+            let marked = Array(unmarked[0..<2]) + adobe(transform) + unmarked[2...]
+            #expect(survey(marked).firstComponentIsLuma == luma, "\(transform)")
+            #expect(try Self.turboColourspace(marked) == (luma ? TJCS_YCbCr : TJCS_RGB), "\(transform)")
+            #expect(survey(Array(bytes[0..<2]) + adobe(transform) + bytes[2...]).firstComponentIsLuma, "JFIF says YCbCr")
+        }
+        #expect(try Self.turboColourspace(bytes) == TJCS_YCbCr)
+        #expect(try Self.turboColourspace(rgb) == TJCS_RGB)
+        // A JFIF marker shorter than JFIF's 14 bytes says nothing, and markers after the first
+        // scan say nothing: libjpeg decided the colour space there.
+        var short = Array(bytes[0..<2]) + adobe(0) + bytes[2...]
+        let jfif = try #require(Self.segment(short, marker: 0xE0, signature: Array("JFIF".utf8)))
+        try #require(short[jfif + 2] == 0 && short[jfif + 3] == 16)
+        short[jfif + 3] = 2 + 9
+        short.removeSubrange((jfif + 4 + 9)..<(jfif + 4 + 14))
+        #expect(!survey(short).firstComponentIsLuma)
+        #expect(try Self.turboColourspace(short) == TJCS_RGB)
+        let late = Array(unmarked[0..<scans[1]]) + adobe(0) + unmarked[scans[1]...]
+        #expect(survey(late).firstComponentIsLuma)
+        #expect(try Self.turboColourspace(late) == TJCS_YCbCr)
+    }
+
+    @Test("a survey made while the body streams in, a byte at a time, decides as the whole body's does")
+    func streamedSurvey() throws {
+        let bytes = try Corpus.bytes(Self.fine)
+        let adobe: [UInt8] = [0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 0]
+        var unmarked = bytes
+        unmarked[try #require(Self.segment(bytes, marker: 0xE0, signature: Array("JFIF".utf8))) + 7] = UInt8(ascii: "X")
+        for body in [bytes, try Corpus.bytes(Self.photo), Array(unmarked[0..<2]) + adobe + unmarked[2...]] {
+            var walker = JPEGStreamWalker()
+            for index in body.indices { [body[index]].withUnsafeBytes { walker.consume($0) } }
+            walker.end()
+            let (streamed, whole) = (walker.survey, Self.survey(body))
+            #expect(streamed.quantization.stepSums == whole.quantization.stepSums)
+            #expect(streamed.firstComponentIsLuma == whole.firstComponentIsLuma)
+            #expect(streamed.firstComponentIsFinelyQuantized == whole.firstComponentIsFinelyQuantized)
+            for (dcOnly, luma) in [(false, true), (true, true), (true, false)] {
+                #expect(streamed.droppableTail(dcOnly: dcOnly, lumaLastBit: luma) == whole.droppableTail(dcOnly: dcOnly, lumaLastBit: luma))
+            }
         }
     }
 

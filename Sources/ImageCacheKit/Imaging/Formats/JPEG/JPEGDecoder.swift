@@ -124,20 +124,21 @@ enum JPEGDecoder {
     }
 
     /// Where a thumbnail decoded at `eighths`/8 of the full size may end a progressive body
-    /// (`JPEGScanSurvey.droppableTail`), or nil to decode it whole. At 1/8 the IDCT uses the
-    /// DC coefficient alone, so every AC scan after the last DC one goes; at 1/4 it uses AC
-    /// coefficients all over the block (libjpeg's 2×2 IDCT reads rows and columns 0, 1, 3, 5
-    /// and 7), and the luma's last bit goes, which cost at most 0.001 SSIM at any quality; at
-    /// 3/8 and 1/2 (a 512-px thumbnail of a photo) it goes only from a file quantized no
-    /// coarser than libjpeg's quality 75, since there it costs up to 0.012 at quality 50 and at
-    /// most 0.004 from 75 up (docs/benchmarks.md, "The luma's last bit at 1/2"). Larger scales
-    /// read every scan.
+    /// (`JPEGScanSurvey.droppableTail`), or nil to decode it whole. At 1/8 the luma's IDCT
+    /// uses the DC coefficient alone, so its AC scans after the last DC one go (a chroma
+    /// subsampled both ways keeps its own: libjpeg-turbo decodes it with a larger IDCT); at
+    /// 1/4 the IDCT uses AC coefficients all over the block (libjpeg's 2×2 IDCT reads rows and
+    /// columns 0, 1, 3, 5 and 7), and the luma's last bit goes, which cost at most 0.001 SSIM
+    /// at any quality; at 1/2 (a 512-px thumbnail of a photo) it goes only from a file
+    /// quantized no coarser than libjpeg's quality 75, since there it costs up to 0.012 at
+    /// quality 50 and under 0.004 from 75 up (docs/benchmarks.md, "The luma's last bit at
+    /// 1/2"), and at 3/8, between the two measured scales, by the same rule. Larger scales read
+    /// every scan.
     static func thumbnailEnd(_ structure: JPEGScanSurvey, eighths: Int) -> Int? {
         switch eighths {
-        case ...1: return structure.droppableTail(usedCoefficients: 0, lumaLastBit: true)
-        case 2: return structure.droppableTail(usedCoefficients: 63, lumaLastBit: true)
+        case ...2: return structure.droppableTail(dcOnly: eighths <= 1, lumaLastBit: true)
         case 3...4 where structure.firstComponentIsFinelyQuantized:
-            return structure.droppableTail(usedCoefficients: 63, lumaLastBit: true)
+            return structure.droppableTail(dcOnly: false, lumaLastBit: true)
         default: return nil
         }
     }

@@ -10,7 +10,8 @@
 struct JPEGQuantization {
     /// Per table slot (0…3), the sum of its 64 steps; where a body defines a slot more than
     /// once, the coarsest definition (libjpeg latches a table when a component's first scan
-    /// starts, so which one it used is not known here). nil: never defined whole.
+    /// starts, so which one it used is not known here). nil: never defined; `Int.max`: a
+    /// definition cut short.
     private(set) var stepSums: [Int?] = [nil, nil, nil, nil]
 
     /// The luminance table of T.81 Annex K.1, in natural (row by row) order.
@@ -31,19 +32,24 @@ struct JPEGQuantization {
     static let quality75LuminanceSum = standardLuminance.map { min(255, max(1, ($0 * 50 + 50) / 100)) }.reduce(0, +)
 
     /// Reads one DQT segment's payload: one or more tables, each a byte of precision (high
-    /// nibble: 0 for 8-bit steps, 1 for 16-bit) and slot (low nibble), then 64 steps. A table
-    /// the payload cuts short, or with an unknown precision or slot, ends the reading and
-    /// leaves its slot as it was.
+    /// nibble: 0 for 8-bit steps, anything else 16-bit, as libjpeg reads it) and slot (low
+    /// nibble), then 64 steps. A slot past 3 ends the reading (libjpeg refuses the file); a
+    /// table the payload cuts short, which libjpeg fills with steps of 1, marks its slot
+    /// unknown (`Int.max`), so nothing is left out on its account.
     mutating func read(_ payload: ByteReader) {
         var offset = 0
         while let spec = payload.u8(offset) {
-            let (precision, slot) = (Int(spec >> 4), Int(spec & 15))
-            let stepBytes = precision == 0 ? 1 : 2
-            guard precision <= 1, slot < stepSums.count, payload.has(offset + 1, 64 * stepBytes) else { return }
+            let (sixteenBit, slot) = (spec >> 4 != 0, Int(spec & 15))
+            let stepBytes = sixteenBit ? 2 : 1
+            guard slot < stepSums.count else { return }
+            guard payload.has(offset + 1, 64 * stepBytes) else {
+                stepSums[slot] = .max
+                return
+            }
             var sum = 0
             for index in 0..<64 {
                 let at = offset + 1 + index * stepBytes
-                sum += (precision == 0 ? payload.u8(at).map(Int.init) : payload.u16be(at)) ?? 0
+                sum += (sixteenBit ? payload.u16be(at) : payload.u8(at).map(Int.init)) ?? 0
             }
             stepSums[slot] = max(stepSums[slot] ?? 0, sum)
             offset += 1 + 64 * stepBytes

@@ -46,9 +46,11 @@ struct JPEGScanSurvey {
     private var finestPrecision: [[Int?]] = []
     /// The quantization tables' steps (DQT), which bound what a coefficient's last bit carries.
     private(set) var quantization = JPEGQuantization()
-    /// What libjpeg reads a three-component frame's colour space from: a JFIF APP0 marker
-    /// (YCbCr), else an Adobe APP14 marker's transform (0: RGB), else the component ids.
+    /// Whether a JFIF APP0 marker came before the first scan: libjpeg then reads a
+    /// three-component frame as YCbCr.
     private var sawJFIF = false
+    /// The transform byte of an Adobe APP14 marker before the first scan (0: RGB, else
+    /// YCbCr), which decides a three-component frame's colour space when no JFIF marker does.
     private var adobeTransform: UInt8?
 
     /// The progressive scans after the last one that carries DC coefficients, in order: the
@@ -58,16 +60,15 @@ struct JPEGScanSurvey {
     private var trailingOverflow = false
     private static let trailingLimit = 64
 
-    /// Where one progressive AC scan starts (its SOS marker) and what it brings: its band's
-    /// first coefficient `start` (zig-zag order), the successive-approximation bits (`high`
-    /// 0 for a first scan, else a refinement down to bit `low`) and whether it names the
-    /// frame's first component alone.
+    /// Where one progressive AC scan starts (its SOS marker) and what it brings: the frame
+    /// component it names (an AC scan names one; nil when it names several or one the frame
+    /// lacks) and the successive-approximation bits (`high` 0 for a first scan, else a
+    /// refinement down to bit `low`).
     private struct TrailingScan {
         var offset: Int
-        var start: Int
+        var component: Int?
         var high: Int
         var low: Int
-        var firstComponentOnly: Bool
     }
 
     /// Offset of the first SOS marker whose segment is whole (where the first scan starts).
@@ -118,9 +119,11 @@ struct JPEGScanSurvey {
             definesHuffmanTables = true
         case Self.dqt:
             quantization.read(payload)
-        case Self.app0 where payload.matches(0, Self.jfifSignature):
+        // libjpeg takes the colour space from the markers before the first scan, and a JFIF
+        // marker only when it is whole (14 bytes), an Adobe one from 12.
+        case Self.app0 where firstScanOffset == nil && payload.count >= 14 && payload.matches(0, Self.jfifSignature):
             sawJFIF = true
-        case Self.app14 where payload.count >= 12 && payload.matches(0, JPEGMetadata.adobeSignature):
+        case Self.app14 where firstScanOffset == nil && payload.count >= 12 && payload.matches(0, JPEGMetadata.adobeSignature):
             adobeTransform = payload.u8(11)
         case 0xCC:
             definesArithmeticConditioning = true
@@ -271,8 +274,8 @@ struct JPEGScanSurvey {
     /// Counts the blocks one scan visits (those of the frame components it names; a component
     /// named twice, or one the frame lacks, counts as the largest, since libjpeg refuses such
     /// scans anyway) and records the precision its coefficients reach. Returns the scan's band
-    /// and approximation bits, and whether it names the first component alone, when it is a
-    /// progressive scan whose header reads whole.
+    /// and approximation bits, and the one component it names, when it is a progressive scan
+    /// whose header reads whole.
     private mutating func readScan(_ payload: ByteReader) -> ScanBand? {
         guard let count = payload.u8(0).map(Int.init), !components.isEmpty else { return nil }
         let largest = components.map { blocks(of: $0, roundedToMCU: true) }.max() ?? 0
@@ -296,10 +299,10 @@ struct JPEGScanSurvey {
                 finestPrecision[component][coefficient] = min(finestPrecision[component][coefficient] ?? low, low)
             }
         }
-        return isProgressive ? (start, Int(approximation >> 4), low, named == [0]) : nil
+        return isProgressive ? (start, Int(approximation >> 4), low, named.count == 1 ? named[0] : nil) : nil
     }
 
-    private typealias ScanBand = (start: Int, high: Int, low: Int, firstComponentOnly: Bool)
+    private typealias ScanBand = (start: Int, high: Int, low: Int, component: Int?)
 
     /// Keeps the run of AC scans since the last DC scan (a scan it cannot read ends the run,
     /// as a DC scan does: nothing before it may be left out).
@@ -313,8 +316,7 @@ struct JPEGScanSurvey {
             trailingOverflow = true
             return
         }
-        trailingACScans.append(TrailingScan(offset: offset, start: scan.start, high: scan.high, low: scan.low,
-                                            firstComponentOnly: scan.firstComponentOnly))
+        trailingACScans.append(TrailingScan(offset: offset, component: scan.component, high: scan.high, low: scan.low))
     }
 
     // MARK: A thumbnail's scans
@@ -323,25 +325,40 @@ struct JPEGScanSurvey {
     /// offset, before which an EOI is put), or nil when it must read every scan.
     ///
     /// Only the last scans go, and only those after the last DC scan that bring nothing the
-    /// scaled IDCT uses (a band starting past `usedCoefficients`, in zig-zag order) or, when
-    /// `lumaLastBit`, only the final bit of the luma's AC coefficients (a refinement to
-    /// `Al` = 0 of the first component alone, when it is luma): the picture then lacks at
-    /// most the lowest bit of the luma coefficients it uses, and its colours are whole. That
-    /// refinement is two fifths of a typical progressive file's bytes (libjpeg's default
-    /// script ends with it), and its entropy decoding, the floor of any decode, over a
-    /// quarter of the work; at a thumbnail's scale the lost bit costs at most a thousandth
-    /// of SSIM (docs/benchmarks.md). The chroma's last bit stays: leaving it out too saves
-    /// 6 % more of the bytes and costs the colour planes up to 0.02 SSIM.
-    func droppableTail(usedCoefficients: Int, lumaLastBit: Bool) -> Int? {
+    /// scaled IDCT uses (at 1/8, `dcOnly`: the AC scans of a component whose IDCT is 1×1,
+    /// `readsAC(atOneEighth:)`) or, when `lumaLastBit`, only the final bit of the luma's AC
+    /// coefficients (a refinement to `Al` = 0 of the first component, when it is luma): the
+    /// picture then lacks at most the lowest bit of the luma coefficients it uses, and its
+    /// colours are whole. That refinement is two fifths of a typical progressive file's bytes
+    /// (libjpeg's default script ends with it), and its entropy decoding, the floor of any
+    /// decode, over a quarter of the work; at a thumbnail's scale the lost bit costs at most a
+    /// thousandth of SSIM at 1/4, and under 0.004 at 1/2 from a file quantized at libjpeg's
+    /// quality 75 or finer, where the caller allows it (docs/benchmarks.md). The chroma's last
+    /// bit stays: leaving it out too saves 6 % more of the bytes and costs the colour planes
+    /// up to 0.02 SSIM.
+    func droppableTail(dcOnly: Bool, lumaLastBit: Bool) -> Int? {
         guard isProgressive, !isArithmetic, !trailingOverflow else { return nil }
         let luma = lumaLastBit && firstComponentIsLuma
         var offset: Int?
         for scan in trailingACScans.reversed() {
-            let lastBitOfLuma = luma && scan.firstComponentOnly && scan.high > 0 && scan.low == 0
-            guard scan.start > usedCoefficients || lastBitOfLuma else { break }
+            guard let component = scan.component else { break }
+            let unused = dcOnly && !readsAC(atOneEighth: components[component])
+            let lastBitOfLuma = luma && component == 0 && scan.high > 0 && scan.low == 0
+            guard unused || lastBitOfLuma else { break }
             offset = scan.offset
         }
         return offset
+    }
+
+    /// Whether a decode at 1/8 reads this component's AC coefficients. Its luma and any
+    /// component at the frame's full sampling get a 1×1 IDCT (the DC coefficient alone), but
+    /// libjpeg-turbo scales a component subsampled both ways by a power of two up inside a
+    /// larger IDCT instead of upsampling it (`jpeg_core_output_dimensions`: 4:2:0 chroma gets
+    /// a 2×2 one), and that one reads AC coefficients.
+    func readsAC(atOneEighth component: Component) -> Bool {
+        let maxH = components.map(\.horizontal).max() ?? 1
+        let maxV = components.map(\.vertical).max() ?? 1
+        return maxH % (2 * component.horizontal) == 0 && maxV % (2 * component.vertical) == 0
     }
 
     private static func ceilDiv(_ value: Int, _ divisor: Int) -> Int {

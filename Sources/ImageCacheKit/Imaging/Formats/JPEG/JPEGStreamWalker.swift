@@ -9,8 +9,8 @@ import Darwin
 /// downloads is judged by the very survey a whole-file validation builds (scan and work
 /// limits, completeness, the first scan, EOI).
 ///
-/// It keeps only the payloads the survey reads (the frame header and each scan header, at
-/// most 64 KiB each); every other segment and all entropy-coded data is stepped over by
+/// It keeps only the payloads the survey reads (the frame header, each scan header, the
+/// quantization tables and the JFIF and Adobe markers, at most 64 KiB each); every other segment and all entropy-coded data is stepped over by
 /// length or with `memchr`. Byte-at-a-time feeding walks exactly as one whole buffer does.
 struct JPEGStreamWalker {
     private enum State {
