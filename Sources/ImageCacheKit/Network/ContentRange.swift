@@ -15,7 +15,8 @@ package struct ContentRange: Sendable, Equatable {
 
     /// Parses `bytes A-B/N` (or `bytes A-B/*`); nil for anything else: another unit, a missing
     /// or reversed range, `bytes */N` (the form of a 416), negative, signed or oversized
-    /// numbers, or a last position at or past a known total.
+    /// numbers, a last position at or past a known total, or (with `*`) a range of more than
+    /// `Int.max` bytes (`0-9223372036854775807`), whose `length` would not fit.
     public static func parse(_ value: String?) -> ContentRange? {
         guard let value else { return nil }
         var text = Substring(value).drop { $0 == " " || $0 == "\t" }
@@ -24,7 +25,7 @@ package struct ContentRange: Sendable, Equatable {
         text = text.dropFirst(6).drop { $0 == " " }
         guard let dash = text.firstIndex(of: "-"), let slash = text.firstIndex(of: "/"), dash < slash else { return nil }
         guard let first = number(text[..<dash]), let last = number(text[text.index(after: dash)..<slash]),
-              first <= last else { return nil }
+              first <= last, last - first < Int.max else { return nil }
         let totalText = text[text.index(after: slash)...].trimmingSpaces()
         if totalText == "*" { return ContentRange(first: first, last: last, total: nil) }
         guard let total = number(totalText), last < total else { return nil }

@@ -120,6 +120,18 @@ struct FuzzRegressionTests {
         #expect(ContentRange.total(of: "bytes 0-0/12345") == 12345)
     }
 
+    @Test("Content-Range of unknown total whose length is past Int.max is no range")
+    func contentRangeLengthPastIntMax() throws {
+        let value = String(decoding: try Self.input("header-values-content-range-length-past-int-max"), as: UTF8.self)
+        #expect(value == "bytes 0-9223372036854775807/*")
+        #expect(ContentRange.parse(value) == nil)
+        // One byte shorter fits: its length is Int.max.
+        #expect(ContentRange.parse("bytes 1-9223372036854775807/*")?.length == Int.max)
+        #expect(ContentRange.parse("bytes 0-9223372036854775806/*")?.length == Int.max)
+        // With a known total the last position is below it, so the length always fits.
+        #expect(ContentRange.parse("bytes 0-9223372036854775806/9223372036854775807")?.length == Int.max)
+    }
+
     @Test("a dot followed by a combining mark does not make a hidden file")
     func leadingDotWithCombiningMark() throws {
         let name = String(decoding: try Self.input("filename-dot-combining-mark"), as: UTF8.self)
