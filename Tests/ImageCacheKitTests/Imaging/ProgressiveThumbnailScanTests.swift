@@ -54,10 +54,8 @@ struct ProgressiveThumbnailScanTests {
             // coefficients' last bit, 10 the luma's. At 1/8 the chroma is decoded with a 2×2
             // IDCT, which reads its AC coefficients: only the luma's scan goes there too.
             let survey = Self.survey(bytes)
-            #expect(survey.droppableTail(dcOnly: false, lumaLastBit: true) == scans[9], "\(path)")
-            #expect(survey.droppableTail(dcOnly: false, lumaLastBit: false) == nil, "\(path)")
-            #expect(survey.droppableTail(dcOnly: true, lumaLastBit: true) == scans[9], "\(path)")
-            #expect(survey.droppableTail(dcOnly: true, lumaLastBit: false) == scans[9], "\(path)")
+            #expect(survey.droppableTail(dcOnly: false) == scans[9], "\(path)")
+            #expect(survey.droppableTail(dcOnly: true) == scans[9], "\(path)")
             #expect(!survey.readsAC(atOneEighth: survey.components[0]))
             #expect(survey.readsAC(atOneEighth: survey.components[1]) && survey.readsAC(atOneEighth: survey.components[2]))
         }
@@ -65,13 +63,13 @@ struct ProgressiveThumbnailScanTests {
         // each: what 1/4 uses; at 1/8 every component's IDCT is 1×1, and every AC scan after
         // the last DC scan goes.
         let odd = try Corpus.bytes("jpeg/jpeg-decoder/reftest/progressive3.jpg")
-        #expect(Self.survey(odd).droppableTail(dcOnly: false, lumaLastBit: true) == nil)
+        #expect(Self.survey(odd).droppableTail(dcOnly: false) == nil)
         let lastDC = try #require(Self.scanOffsets(odd).last { offset in odd[offset + 4 + 1 + 2 * Int(odd[offset + 4])] == 0 })
-        #expect(Self.survey(odd).droppableTail(dcOnly: true, lumaLastBit: true) == Self.scanOffsets(odd).first { $0 > lastDC })
+        #expect(Self.survey(odd).droppableTail(dcOnly: true) == Self.scanOffsets(odd).first { $0 > lastDC })
         // Sequential and arithmetic-coded bodies are read whole.
         for path in ["jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo-seed-corpora/8bit_testorig_transverse_422_q95_prog_ari.jpg"] {
             let bytes = try Corpus.bytes(path)
-            #expect(Self.survey(bytes).droppableTail(dcOnly: true, lumaLastBit: true) == nil, "\(path)")
+            #expect(Self.survey(bytes).droppableTail(dcOnly: true) == nil, "\(path)")
         }
         // At 1/8 and 1/4 whatever the quantization; at 3/8 and 1/2 only from a file quantized
         // no coarser than libjpeg's quality 75 (the photo's luma steps sum to 12 279, about
@@ -157,9 +155,9 @@ struct ProgressiveThumbnailScanTests {
             }
         }
         #expect(!survey(rgb).firstComponentIsLuma)
-        #expect(survey(rgb).droppableTail(dcOnly: false, lumaLastBit: true) == nil)
+        #expect(survey(rgb).droppableTail(dcOnly: false) == nil)
         // At 1/8 the first component's AC scans still go: its IDCT is 1×1 whatever it holds.
-        #expect(survey(rgb).droppableTail(dcOnly: true, lumaLastBit: false) == Self.scanOffsets(rgb)[9])
+        #expect(survey(rgb).droppableTail(dcOnly: true) == Self.scanOffsets(rgb)[9])
         // An Adobe marker's transform, when no JFIF marker says YCbCr: 0 is RGB, 1 YCbCr.
         let adobe = { (transform: UInt8) -> [UInt8] in
             [0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, transform]
@@ -200,8 +198,8 @@ struct ProgressiveThumbnailScanTests {
             #expect(streamed.quantization.stepSums == whole.quantization.stepSums)
             #expect(streamed.firstComponentIsLuma == whole.firstComponentIsLuma)
             #expect(streamed.firstComponentIsFinelyQuantized == whole.firstComponentIsFinelyQuantized)
-            for (dcOnly, luma) in [(false, true), (true, true), (true, false)] {
-                #expect(streamed.droppableTail(dcOnly: dcOnly, lumaLastBit: luma) == whole.droppableTail(dcOnly: dcOnly, lumaLastBit: luma))
+            for dcOnly in [false, true] {
+                #expect(streamed.droppableTail(dcOnly: dcOnly) == whole.droppableTail(dcOnly: dcOnly))
             }
         }
     }

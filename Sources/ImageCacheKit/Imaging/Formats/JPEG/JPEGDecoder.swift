@@ -136,9 +136,8 @@ enum JPEGDecoder {
     /// every scan.
     static func thumbnailEnd(_ structure: JPEGScanSurvey, eighths: Int) -> Int? {
         switch eighths {
-        case ...2: return structure.droppableTail(dcOnly: eighths <= 1, lumaLastBit: true)
-        case 3...4 where structure.firstComponentIsFinelyQuantized:
-            return structure.droppableTail(dcOnly: false, lumaLastBit: true)
+        case ...2: return structure.droppableTail(dcOnly: eighths <= 1)
+        case 3...4 where structure.firstComponentIsFinelyQuantized: return structure.droppableTail(dcOnly: false)
         default: return nil
         }
     }

@@ -326,19 +326,20 @@ struct JPEGScanSurvey {
     ///
     /// Only the last scans go, and only those after the last DC scan that bring nothing the
     /// scaled IDCT uses (at 1/8, `dcOnly`: the AC scans of a component whose IDCT is 1×1,
-    /// `readsAC(atOneEighth:)`) or, when `lumaLastBit`, only the final bit of the luma's AC
-    /// coefficients (a refinement to `Al` = 0 of the first component, when it is luma): the
+    /// `readsAC(atOneEighth:)`) or only the final bit of the luma's AC coefficients (a
+    /// refinement to `Al` = 0 of the first component, when it is luma): the
     /// picture then lacks at most the lowest bit of the luma coefficients it uses, and its
     /// colours are whole. That refinement is two fifths of a typical progressive file's bytes
     /// (libjpeg's default script ends with it), and its entropy decoding, the floor of any
     /// decode, over a quarter of the work; at a thumbnail's scale the lost bit costs at most a
     /// thousandth of SSIM at 1/4, and under 0.004 at 1/2 from a file quantized at libjpeg's
-    /// quality 75 or finer, where the caller allows it (docs/benchmarks.md). The chroma's last
+    /// quality 75 or finer, the only one the caller asks of at that scale
+    /// (`JPEGDecoder.thumbnailEnd`; docs/benchmarks.md). The chroma's last
     /// bit stays: leaving it out too saves 6 % more of the bytes and costs the colour planes
     /// up to 0.02 SSIM.
-    func droppableTail(dcOnly: Bool, lumaLastBit: Bool) -> Int? {
+    func droppableTail(dcOnly: Bool) -> Int? {
         guard isProgressive, !isArithmetic, !trailingOverflow else { return nil }
-        let luma = lumaLastBit && firstComponentIsLuma
+        let luma = firstComponentIsLuma
         var offset: Int?
         for scan in trailingACScans.reversed() {
             guard let component = scan.component else { break }
