@@ -19,7 +19,7 @@ struct JPEGScanSurvey {
         var id: UInt8
         var horizontal: Int
         var vertical: Int
-        var table = 0
+        var table: Int
     }
 
     /// The first frame header's marker (SOF0…SOF15), nil when none was found.
