@@ -164,9 +164,9 @@ struct FetchBenchmark: ParsableCommand {
                 guard let handle = handles[index] else { continue }
                 handles[index] = nil
                 do {
-                    let body = try await handle.result().body
-                    bytes += body.count
-                    engine.release(body)
+                    let result = try await handle.result()
+                    bytes += result.body.count
+                    engine.release(result)
                 } catch {
                     failures += 1
                     firstError = firstError ?? "\(error)"

@@ -7,6 +7,8 @@ enum EngineCommand: Sendable {
     case start(TransferRequest, TransferHandle, (@Sendable (TransferEvent) -> Void)?)
     case cancel(id: UInt64, reason: String)
     case reprioritize(id: UInt64, priority: TransferPriority)
+    /// A consumer is done with a body that awaited its release.
+    case bodyReleased
     case shutdown
 }
 

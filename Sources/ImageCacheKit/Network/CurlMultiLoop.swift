@@ -111,6 +111,9 @@ final class CurlMultiLoop: @unchecked Sendable {
             guard let job = jobs[id] else { return }
             job.priority = priority
             scheduler.reprioritize(id, to: priority)
+        case .bodyReleased:
+            scheduler.bodyReleased()
+            environment.stats.update { $0.unreleasedBodies = scheduler.unreleasedBodies }
         case .shutdown:
             break
         }
@@ -316,9 +319,14 @@ final class CurlMultiLoop: @unchecked Sendable {
         jobs[job.id] = nil
         let body = job.takeBody()
         job.events?(.progress(received: body.count, expected: body.count))
+        let awaitsRelease = job.request.awaitsRelease
+        if awaitsRelease {
+            scheduler.bodyDelivered()
+            environment.stats.update { $0.unreleasedBodies = scheduler.unreleasedBodies }
+        }
         job.handle.finish(.success(TransferResult(status: status, headers: job.headers, body: body,
                                                   finalURL: job.target.url, requests: job.requests,
-                                                  httpVersion: job.httpVersion)))
+                                                  httpVersion: job.httpVersion, awaitsRelease: awaitsRelease)))
     }
 
     /// Adds the connections curl opened for this attempt (0 when it reused one) to the stats,

@@ -13,6 +13,9 @@ public struct NetworkStats: Sendable, Equatable {
     package var bytesDiscarded = 0
     /// Requests sent again after a failure.
     package var retries = 0
+    /// Bodies delivered that their consumers have not released yet
+    /// (`TransferRequest.awaitsRelease`): past `prefetchLookAhead`, prefetches wait.
+    package var unreleasedBodies = 0
     /// TCP connections libcurl opened (`CURLINFO_NUM_CONNECTS` summed over every attempt,
     /// cancelled ones included): with reuse and HTTP/2 multiplexing this stays far below
     /// `requests`; on HTTP/1.1 every cancelled transfer costs one, since its connection cannot

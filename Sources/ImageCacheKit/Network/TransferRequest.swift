@@ -64,6 +64,10 @@ public struct TransferRequest: Sendable {
     /// Keep the whole body in memory whatever its size (API answers, benchmarks); otherwise a
     /// body past the engine's `memoryBodyLimit` streams to a temporary file.
     public var keepInMemory: Bool
+    /// The body waits for processing after the transfer (a thumbnail's decode), and its
+    /// consumer calls `TransferEngine.release` once done with it: until then it counts toward
+    /// the bodies that hold prefetches back (`TransferEngine.Options.prefetchLookAhead`).
+    package var awaitsRelease = false
 
     /// A visible image GET by default: statuses mapped to errors, large bodies to a file.
     public init(url: String, priority: TransferPriority = .visible, headers: [(String, String)] = [],

@@ -41,6 +41,9 @@ public struct TransferResult: Sendable {
     /// transfer to a host, and a cancel resets one stream instead of closing a connection), so
     /// this says whether the server agreed.
     package var httpVersion: String = ""
+    /// Whether the engine counts this body until `TransferEngine.release` (its request's
+    /// `awaitsRelease`).
+    package var awaitsRelease = false
 
     /// The value of the last header with this name (case-insensitive).
     public func header(_ name: String) -> String? {

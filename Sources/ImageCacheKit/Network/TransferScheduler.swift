@@ -7,7 +7,10 @@ import DequeModule
 /// Waiting transfers sit in three lanes per host — visible, download, prefetch — FIFO within
 /// a lane; the best head across hosts is admitted first (higher priority, then older). Part
 /// of the total is reserved for visible transfers, so a burst of prefetches can never make a
-/// thumbnail the user is looking at wait. Confined to the curl thread.
+/// thumbnail the user is looking at wait. And prefetches wait while the bodies already fetched
+/// wait for their processing (`Limits.prefetchLookAhead`): on a fast network downloads outrun
+/// decodes, and a prefetch of hundreds of images would otherwise hold hundreds of bodies, in
+/// memory or in spill files, to no one's gain. Confined to the curl thread.
 struct TransferScheduler {
     /// The limits admission enforces.
     struct Limits {
@@ -17,6 +20,9 @@ struct TransferScheduler {
         var visibleReserve: Int
         /// Waiting transfers beyond which a new one is refused with `busy`.
         var maxQueued: Int
+        /// Bodies delivered and not yet released (`TransferRequest.awaitsRelease`) at which
+        /// no prefetch is admitted: the decodes are that far behind the network.
+        var prefetchLookAhead: Int
     }
 
     private struct Entry {
@@ -33,6 +39,9 @@ struct TransferScheduler {
     private var nextSequence: UInt64 = 0
     private(set) var queuedCount = 0
     private(set) var activeCount = 0
+    /// Bodies delivered whose consumer has not released them yet (`bodyDelivered`,
+    /// `bodyReleased`).
+    private(set) var unreleasedBodies = 0
 
     init(limits: Limits) {
         self.limits = limits
@@ -80,15 +89,26 @@ struct TransferScheduler {
         if activePerHost[entry.host] == 0 { activePerHost[entry.host] = nil }
     }
 
+    /// A body that awaits its consumer's release was delivered.
+    mutating func bodyDelivered() {
+        unreleasedBodies += 1
+    }
+
+    /// Its consumer is done with it: one more prefetch may be admitted.
+    mutating func bodyReleased() {
+        unreleasedBodies = max(0, unreleasedBodies - 1)
+    }
+
     /// The transfers to start now, best first, each counted as running from here on.
     mutating func admit() -> [UInt64] {
         var admitted: [UInt64] = []
+        let prefetchRoom = unreleasedBodies < limits.prefetchLookAhead
         while activeCount < limits.maxConnections, queuedCount > 0 {
             let nonVisibleRoom = activeCount < limits.maxConnections - limits.visibleReserve
             var best: (id: UInt64, host: String, priority: TransferPriority, sequence: UInt64)?
             for host in Array(lanes.keys) {
                 guard activePerHost[host, default: 0] < limits.maxPerHost else { continue }
-                guard let head = head(of: host, allowNonVisible: nonVisibleRoom) else { continue }
+                guard let head = head(of: host, allowNonVisible: nonVisibleRoom, allowPrefetch: prefetchRoom) else { continue }
                 let entry = entries[head]!
                 if let current = best,
                    current.priority > entry.priority || (current.priority == entry.priority && current.sequence < entry.sequence) {
@@ -108,10 +128,12 @@ struct TransferScheduler {
         return admitted
     }
 
-    /// The first live id of the host's best non-empty lane, dropping stale ids on the way.
-    private mutating func head(of host: String, allowNonVisible: Bool) -> UInt64? {
+    /// The first live id of the host's best non-empty lane it may take from, dropping stale
+    /// ids on the way.
+    private mutating func head(of host: String, allowNonVisible: Bool, allowPrefetch: Bool) -> UInt64? {
         for priority in TransferPriority.allCases.reversed() {
             if priority != .visible && !allowNonVisible { return nil }
+            if priority == .prefetch && !allowPrefetch { return nil }
             while let id = lanes[host]?[priority.rawValue].first {
                 if let entry = entries[id], entry.queued, entry.priority == priority { return id }
                 lanes[host]![priority.rawValue].removeFirst()

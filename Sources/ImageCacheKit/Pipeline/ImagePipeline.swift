@@ -296,7 +296,9 @@ public final class ImagePipeline: Sendable {
     /// and a failed fetch releases the tier's claim it held, so no other host waits for it.
     func startTransfer(_ fetch: ThumbnailFetch, settings current: Settings, tier: TierWrite?) {
         let dimensions = self.dimensions
-        let handle = transfers.start(TransferRequest(url: fetch.plan.url, priority: fetch.priority, deliverChunks: true)) { event in
+        var request = TransferRequest(url: fetch.plan.url, priority: fetch.priority, deliverChunks: true)
+        request.awaitsRelease = true  // `process` releases it, whatever the outcome
+        let handle = transfers.start(request) { event in
             fetch.handle(event, dimensions: dimensions, maxPixels: current.maxPixels)
         }
         fetch.attach(handle)
@@ -336,22 +338,24 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Validates, scales and stores a fetched body, under the decode limit, off the pool;
-    /// a body the engine spooled to a file is handed back afterwards, whatever the outcome.
+    /// the body is handed back to the engine afterwards, whatever the outcome (a spill file to
+    /// be reused, and room for the next prefetch).
     private func process(_ result: TransferResult, fetch: ThumbnailFetch,
                          settings: Settings) async throws -> ThumbnailFetch.Stored {
-        guard case .file = result.body else {
-            return try await processBody(result, fetch: fetch, settings: settings)
-        }
         let outcome: Result<ThumbnailFetch.Stored, any Error>
         do {
             outcome = .success(try await processBody(result, fetch: fetch, settings: settings))
         } catch {
             outcome = .failure(error)
         }
-        // Emptying the file waits for the file system, so not on the cooperative pool; and a
-        // client waits for it, so on the lane for reads, never behind bulk decodes and fsyncs.
         let transfers = self.transfers
-        await BlockingIO.read { transfers.release(result.body) }
+        if case .file = result.body {
+            // Emptying the file waits for the file system, so not on the cooperative pool; and a
+            // client waits for it, so on the lane for reads, never behind bulk decodes and fsyncs.
+            await BlockingIO.read { transfers.release(result) }
+        } else {
+            transfers.release(result)
+        }
         return try outcome.get()
     }
 

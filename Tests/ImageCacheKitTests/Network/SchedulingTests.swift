@@ -92,6 +92,58 @@ struct NetworkSchedulingTests {
         }
     }
 
+    @Test("prefetches wait while the bodies fetched await their release; visible transfers and downloads do not")
+    func prefetchLookAhead() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine(
+            { $0.maxConnections = 4; $0.maxConnectionsPerHost = 4 },
+            options: { $0.visibleReserve = 0; $0.prefetchLookAhead = 2 })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            for name in ["p1", "p2", "p3", "p4", "d", "v", "v2", "up"] { server.serve("/\(name)", body: photo) }
+            @Sendable func request(_ name: String, _ priority: TransferPriority) -> TransferRequest {
+                var request = TransferRequest(url: server.url("/\(name)"), priority: priority)
+                request.awaitsRelease = true
+                return request
+            }
+            let first = try await withTimeout(seconds: 30) {
+                try await (engine.start(request("p1", .prefetch)).result(), engine.start(request("p2", .prefetch)).result())
+            }
+            #expect(first.0.awaitsRelease && first.1.awaitsRelease)
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.unreleasedBodies == 2 } }
+            // Two bodies in hand: the third prefetch waits; a download and a visible transfer,
+            // queued after it, are admitted past it (so admission has passed it over).
+            let third = engine.start(request("p3", .prefetch))
+            let download = try await withTimeout(seconds: 30) { try await engine.start(request("d", .download)).result() }
+            let visible = try await withTimeout(seconds: 30) { try await engine.start(request("v", .visible)).result() }
+            #expect(engine.stats.queued == 1)
+            #expect(server.counters.requests("/p3") == 0)
+            // A held prefetch a visible demand joins goes at once.
+            let upgraded = engine.start(request("up", .prefetch))
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.queued == 2 } }
+            upgraded.setPriority(.visible)
+            engine.release(try await withTimeout(seconds: 30) { try await upgraded.result() })
+            #expect(server.counters.requests("/p3") == 0)
+            // The bodies counted are those of every priority; one released lets one prefetch in.
+            engine.release(download)
+            engine.release(visible)
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.unreleasedBodies == 2 } }
+            engine.release(try await withTimeout(seconds: 30) { try await engine.start(request("v2", .visible)).result() })
+            #expect(server.counters.requests("/p3") == 0)
+            engine.release(first.0)
+            let thirdResult = try await withTimeout(seconds: 30) { try await third.result() }
+            let fourth = engine.start(request("p4", .prefetch))
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.queued == 1 } }
+            #expect(server.counters.requests("/p4") == 0)
+            engine.release(first.1)
+            engine.release(thirdResult)
+            engine.release(try await withTimeout(seconds: 30) { try await fourth.result() })
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.unreleasedBodies == 0 } }
+            #expect(server.counters.arrivals == ["/p1", "/p2", "/d", "/v", "/up", "/v2", "/p3", "/p4"]
+                || server.counters.arrivals == ["/p2", "/p1", "/d", "/v", "/up", "/v2", "/p3", "/p4"])
+        }
+    }
+
     @Test("capacity kept for visible: prefetches cannot take the last slots")
     func visibleReserve() async throws {
         let photo = try NetworkFixture.photo()

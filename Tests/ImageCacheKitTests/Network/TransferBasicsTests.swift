@@ -39,7 +39,7 @@ struct NetworkTransferTests {
                 Issue.record("expected a file body, got \(result.body.count) bytes in memory")
                 return
             }
-            defer { engine.release(result.body) }
+            defer { engine.release(result) }
             #expect(size == big.count)
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == big)
         }

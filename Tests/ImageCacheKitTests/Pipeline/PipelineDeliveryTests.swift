@@ -39,6 +39,46 @@ struct PipelineDeliveryTests {
         }
     }
 
+    @Test("a prefetch of many images fetches ahead of its decodes only by the look-ahead, and hands every body back, decoded or not",
+          arguments: [true, false])
+    func prefetchLookAheadBoundsBodies(spilled: Bool) async throws {
+        // Spilled, every body has a file, so the spill files made count the bodies held at
+        // once: at most the look-ahead's 2 waiting plus the 2 connections' transfers.
+        try await PipelineFixture.with(network: { $0.maxConnections = 2; $0.maxConnectionsPerHost = 2 },
+                                       options: { $0.memoryBodyLimit = spilled ? 1024 : 1 << 20; $0.visibleReserve = 0; $0.prefetchLookAhead = 2 }) { f in
+            let images = (0..<16).map { index in
+                let whole = SyntheticImages.jpeg(width: 1000, height: 750, seed: UInt64(index))
+                // Every fourth cut short: it fails in the decode, after its body was fetched.
+                return f.serve("/\(index).jpg", index % 4 == 3 ? Array(whole.prefix(whole.count / 2)) : whole)
+            }
+            let pipeline = f.pipeline
+            let outcomes = try await withTimeout(seconds: 60) {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for image in images {
+                        group.addTask {
+                            do {
+                                _ = try await pipeline.load(ThumbnailRequest(image: image, size: 256, priority: .prefetch))
+                                return true
+                            } catch is ImagingError {
+                                return false
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+            }
+            #expect(outcomes.filter { $0 }.count == 12)
+            try await withTimeout(seconds: 30) { try await f.engine.observedStats.wait { $0.unreleasedBodies == 0 } }
+            let files = try FileManager.default.contentsOfDirectory(atPath: f.folder + "/cache")
+                .filter { $0.hasPrefix("imagecached-body-") }
+            if spilled {
+                #expect(!files.isEmpty && files.count <= 4, "spill files: \(files.count)")
+            } else {
+                #expect(files.isEmpty)
+            }
+        }
+    }
+
     @Test("an image at least twice as wide as asked is scaled to exactly the size, then served from memory")
     func scalesWideImages() async throws {
         try await PipelineFixture.with { f in
