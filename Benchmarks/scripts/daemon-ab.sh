@@ -16,8 +16,9 @@
 #
 # Each round runs each benchmark with each binary in turn, the order of the binaries rotating
 # each round. Wall time is the CLI command's (daemon start-up excluded); CPU is the daemon's
-# utime + stime (/proc/PID/stat) over its whole life, read just before SIGTERM. The report
-# gives per binary and benchmark the median and best wall time, the median CPU, the median of
+# utime + stime (/proc/PID/stat) over its whole life, read just before SIGTERM, as is its peak
+# resident memory (VmHWM in /proc/PID/status). The report gives per binary and benchmark the
+# median and best wall time, the median CPU and peak RSS, the median of
 # the per-round ratios B ÷ A (wall and CPU) with every round's ratio, and the load average at
 # start and end. On a shared machine the wall time follows the others' load (a run takes one
 # to two seconds); the daemon's CPU time far less: an even number of rounds gives each binary
@@ -25,8 +26,10 @@
 #
 # Usage: Benchmarks/scripts/daemon-ab.sh ROUNDS BINARY_A BINARY_B
 #   CONNECTIONS (default 16) sets the daemons' max_connections and max_connections_per_host;
-#   SIZE (default 256) the thumbnail width; KIND (default baseline; progressive) the prefetch's
-#   photos; CLI the imagecache binary (default .build/debug).
+#   SIZE (default 256) the thumbnail width; KIND (default baseline; progressive, or small: the
+#   same pictures 1024 px wide, bodies under the engine's 256 KiB spill limit, so every body
+#   waiting for its decode waits in memory) the prefetch's photos; CLI the imagecache binary
+#   (default .build/debug).
 #   PHOTOS (default /tmp/imagecached-thumbnail-bench/photos, thumbnails.sh's folder) is made by
 #   prepare_photos.py when its baseline folder is missing; it must be on the same file system
 #   as /tmp (the prefetch names are hard links).
@@ -42,7 +45,7 @@ source Benchmarks/scripts/loopback-daemon.sh
 connections=${CONNECTIONS:-16}
 size=${SIZE:-256}
 kind=${KIND:-baseline}
-case $kind in baseline|progressive) ;; *) echo "KIND is baseline or progressive" >&2; exit 64 ;; esac
+case $kind in baseline|progressive|small) ;; *) echo "KIND is baseline, progressive or small" >&2; exit 64 ;; esac
 CLI=${CLI:-.build/debug/imagecache}
 cli=$CLI
 bench=${BENCH:-Benchmarks/.build/release/imagecache-bench}
@@ -66,7 +69,7 @@ trap cleanup EXIT
 # one without it (pyenv), Debian's has it.
 python=python3
 python3 -c 'from PIL import ImageCms' 2>/dev/null || python=/usr/bin/python3
-[[ -d "$photos/baseline" ]] || "$python" Benchmarks/scripts/prepare_photos.py "$photos"
+[[ -d "$photos/$kind" ]] || "$python" Benchmarks/scripts/prepare_photos.py "$photos"
 [[ -x "$bench" ]] || swift build -c release --package-path Benchmarks --product imagecache-bench
 mkdir -p "$work/www/prefetch"
 for photo in "$photos/$kind"/*.jpg; do
@@ -89,8 +92,9 @@ for name in $(ls "$work/www/prefetch"); do echo "http://127.0.0.1:$port/prefetch
 download_urls=()
 for name in $(ls "$work/www/download"); do download_urls+=("http://127.0.0.1:$port/download/$name"); done
 
-# run BENCHMARK BINARY: one run; sets wall (seconds) and cpu (the daemon's CPU seconds). It runs
-# in this shell, not a subshell, so that a failure still stops the daemon (cleanup).
+# run BENCHMARK BINARY: one run; sets wall (seconds), cpu (the daemon's CPU seconds) and peak
+# (its peak resident memory, VmHWM, in MiB). It runs in this shell, not a subshell, so that a
+# failure still stops the daemon (cleanup).
 run() {
   local benchmark=$1 binary=$2 t0 t1 status=0
   rm -rf "$out"; mkdir -p "$out"
@@ -103,6 +107,7 @@ run() {
   esac
   t1=$(date +%s%N)
   cpu=$(cpu_seconds "$DAEMON_PID")
+  peak=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$DAEMON_PID/status")
   [[ $status == 0 ]] || fail "$benchmark with $binary: the CLI exited $status: $(tail -5 "$work/cli.err")"
   stop_loopback_daemon
   case $benchmark in
@@ -137,8 +142,8 @@ for round in $(seq "$rounds"); do
       run "$benchmark" "${binaries[$which]}"
       label=$([[ $which == 0 ]] && echo A || echo B)
       load=$(cut -d' ' -f1 /proc/loadavg)
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$benchmark" "$label" "$wall" "$cpu" "$load" >> "$results"
-      printf 'round %s %-8s %s: wall %.3f s, daemon CPU %.2f s, load %s\n' "$round" "$benchmark" "$label" "$wall" "$cpu" "$load"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$benchmark" "$label" "$wall" "$cpu" "$load" "$peak" >> "$results"
+      printf 'round %s %-8s %s: wall %.3f s, daemon CPU %.2f s, peak RSS %s MiB, load %s\n' "$round" "$benchmark" "$label" "$wall" "$cpu" "$peak" "$load"
     done
   done
 done
@@ -148,10 +153,10 @@ python3 - "$results" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    rnd, bench, label, wall, cpu, load = line.split("\t")
-    runs.setdefault(bench, {}).setdefault(label, {})[int(rnd)] = (float(wall), float(cpu))
-print(f"\n| benchmark | binary | wall s (median) | wall s (best) | daemon CPU s (median) | B ÷ A wall (median; rounds) | B ÷ A CPU (median; rounds) |")
-print("|---|---|---|---|---|---|---|")
+    rnd, bench, label, wall, cpu, load, peak = line.split("\t")
+    runs.setdefault(bench, {}).setdefault(label, {})[int(rnd)] = (float(wall), float(cpu), float(peak))
+print(f"\n| benchmark | binary | wall s (median) | wall s (best) | daemon CPU s (median) | daemon peak RSS MiB (median) | B ÷ A wall (median; rounds) | B ÷ A CPU (median; rounds) |")
+print("|---|---|---|---|---|---|---|---|")
 for bench, by in runs.items():
     a, b = by["A"], by["B"]
     ks = sorted(k for k in a if k in b)
@@ -161,7 +166,8 @@ for bench, by in runs.items():
         ratio = (f" {statistics.median(wr):.3f} ({', '.join(f'{x:.2f}' for x in wr)}) |"
                  f" {statistics.median(cr):.3f} ({', '.join(f'{x:.2f}' for x in cr)}) |") if label == "B" else " | |"
         best = min(x[0] for x in by[label].values())
-        print(f"| {bench} | {label} | {w:.3f} | {best:.3f} | {c:.2f} |{ratio}")
+        peak = statistics.median(x[2] for x in by[label].values())
+        print(f"| {bench} | {label} | {w:.3f} | {best:.3f} | {c:.2f} | {peak:.1f} |{ratio}")
 PY
 echo
 echo "load average at start: $load_start; at end: $load_end"

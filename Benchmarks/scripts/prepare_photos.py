@@ -6,7 +6,10 @@ plasma-workspace-wallpapers). Each is downscaled (never upscaled) to 2400 px wid
 Lanczos filter and written three times: baseline JPEG and progressive JPEG, quality 90, 4:2:0,
 and PNG (8-bit RGB, Pillow's default compression), each kind in its own folder; plus "p3":
 the baseline JPEG's picture converted to Display P3 by ImageCms (the profile of
-Tests/Fixtures/colour) and saved with that profile embedded, for the cost of colour management.
+Tests/Fixtures/colour) and saved with that profile embedded, for the cost of colour management;
+and "small": the same pictures 1024 px wide, baseline JPEG quality 85 (90 KiB on average, at
+most 235 KiB: every one under the daemon's 256 KiB limit for a body kept in memory), for what
+bodies waiting in memory cost.
 
 usage: prepare_photos.py OUTDIR [SOURCE_DIR ...]
 """
@@ -20,6 +23,7 @@ from PIL import Image, ImageCms
 P3_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Tests/Fixtures/colour/display-p3.icc")
 
 WIDTH = 2400
+SMALL_WIDTH = 1024
 # The wallpapers that are photographs (the others are renders and paintings, which compress
 # and scale differently from what a photo search returns). Checked by eye on a contact sheet.
 PHOTOS = {
@@ -41,7 +45,7 @@ def candidates(roots):
 def main():
     out = sys.argv[1]
     roots = sys.argv[2:] or DEFAULT_SOURCES
-    for kind in ("baseline", "progressive", "png", "p3"):
+    for kind in ("baseline", "progressive", "png", "p3", "small"):
         os.makedirs(os.path.join(out, kind), exist_ok=True)
     # One file per picture: the largest of the sizes a wallpaper ships (plasma links the small
     # sizes to the large one; mate ships some pictures at two sizes).
@@ -78,8 +82,10 @@ def main():
         in_p3 = ImageCms.profileToProfile(small, ImageCms.createProfile("sRGB"), ImageCms.ImageCmsProfile(io.BytesIO(p3)),
                                           outputMode="RGB")
         in_p3.save(os.path.join(out, "p3", name + ".jpg"), quality=90, subsampling=2, icc_profile=p3)
+        smaller = small.resize((SMALL_WIDTH, round(height * SMALL_WIDTH / WIDTH)), Image.LANCZOS)
+        smaller.save(os.path.join(out, "small", name + ".jpg"), quality=85, subsampling=2)
         made += 1
-    print(f"{made} photos at {WIDTH} px in {out}/{{baseline,progressive,png,p3}}")
+    print(f"{made} photos at {WIDTH} px in {out}/{{baseline,progressive,png,p3}}, at {SMALL_WIDTH} px in {out}/small")
 
 
 if __name__ == "__main__":
