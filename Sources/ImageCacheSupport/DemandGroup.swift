@@ -83,13 +83,20 @@ public final class DemandGroup<ID: Hashable & Sendable, Priority: Comparable & S
         }
     }
 
-    /// Hands the group its work; cancels it at once when every member left meanwhile.
-    public func attach(_ work: Work) {
-        let abandoned = state.withLock { s -> Bool in
+    /// Hands the group its work, started at `priority` (read from `priority` before the work
+    /// existed); cancels it at once when every member left meanwhile, and moves it to the
+    /// group's priority when a join or withdrawal changed that in between (nothing had the
+    /// work to move then).
+    public func attach(_ work: Work, startedAt priority: Priority) {
+        let (abandoned, moved) = state.withLock { s -> (Bool, Priority?) in
             s.work = work
-            return s.abandoned
+            return (s.abandoned, s.priority != priority ? s.priority : nil)
         }
-        if abandoned { work.cancel() }
+        if abandoned {
+            work.cancel()
+        } else if let moved {
+            work.setPriority(moved)
+        }
     }
 
     /// The work has its outcome: from now on the last member out cancels nothing.

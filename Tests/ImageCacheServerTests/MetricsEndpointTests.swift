@@ -72,6 +72,7 @@ struct MetricsEndpointTests {
             #expect(afterHit.value("imagecached_decode_duration_seconds_count", ["outcome": "ok"]) == 1)
             #expect(afterHit.has("imagecached_transfers_in_flight"))
             #expect(afterHit.has("imagecached_transfers_queued"))
+            #expect(afterHit.has("imagecached_transfers_bodies_waiting"))
             #expect(afterHit.value("imagecached_sessions") == 1)
             for state in ["queued", "running", "finished", "failed", "cancelled"] {
                 #expect(afterHit.has("imagecached_downloads", ["state": state]))

@@ -18,7 +18,7 @@ struct DemandGroupTests {
     private static func attached() -> (DemandGroup<Int, Int, String>, Recorder) {
         let group = DemandGroup<Int, Int, String>(priority: 1)
         let recorder = Recorder()
-        group.attach(recorder.work)
+        group.attach(recorder.work, startedAt: 1)
         return (group, recorder)
     }
 
@@ -57,8 +57,23 @@ struct DemandGroupTests {
         group.join(1, priority: 1, member: "a")
         #expect(group.withdraw(1))
         let recorder = Recorder()
-        group.attach(recorder.work)
+        group.attach(recorder.work, startedAt: 1)
         #expect(recorder.recorded == [.cancel])
+    }
+
+    @Test("a join between reading the priority and attaching the work still moves the work")
+    func joinBeforeAttachRaises() {
+        let group = DemandGroup<Int, Int, String>(priority: 1)
+        group.join(1, priority: 1, member: "prefetch")
+        let startedAt = group.priority  // the owner starts the work at this priority…
+        group.join(2, priority: 5, member: "visible")  // …a visible demand joins before it attaches
+        let recorder = Recorder()
+        group.attach(recorder.work, startedAt: startedAt)
+        #expect(recorder.recorded == [.priority(5)])
+        let unchanged = DemandGroup<Int, Int, String>(priority: 1)
+        let quiet = Recorder()
+        unchanged.attach(quiet.work, startedAt: 1)
+        #expect(quiet.recorded.isEmpty)
     }
 
     @Test("once the work has ended, the last one out cancels nothing")
@@ -76,7 +91,7 @@ struct DemandGroupTests {
     func concurrentWithdrawals() async {
         let group = DemandGroup<Int, Int, String>(priority: 0)
         let recorder = Recorder()
-        group.attach(recorder.work)
+        group.attach(recorder.work, startedAt: 0)
         for id in 0..<200 { group.join(id, priority: id % 7, member: "\(id)") }
         let lastOut = await withTaskGroup(of: Bool.self) { tasks in
             for id in 0..<200 { tasks.addTask { group.withdraw(id) } }

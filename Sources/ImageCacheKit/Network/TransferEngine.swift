@@ -33,11 +33,12 @@ public final class TransferEngine: HTTPFetching, Sendable {
         /// (at least one when there are two or more).
         package var visibleReserve: Int?
         /// Bodies fetched and not yet processed (`TransferRequest.awaitsRelease`) at which
-        /// prefetches stop being admitted until one is released. Visible transfers and
-        /// downloads are never held. Eight keep both cores' decodes fed with a few in hand
-        /// while the prefetches already running bring more; on loopback a prefetch of 204
-        /// photos otherwise had nearly all of them fetched before the fifth decode, 139 in
-        /// spill files (measured).
+        /// prefetches stop being admitted until one is released. Visible transfers,
+        /// downloads, and a prefetch's retries and redirect hops (their deadline is running)
+        /// are never held. Eight keep both cores' decodes fed with a few in hand while the
+        /// prefetches already running bring more; on loopback a prefetch of 204 large photos
+        /// otherwise had nearly all of them fetched before the fifth decode, each waiting in
+        /// a spill file made for it (168–181 files, measured).
         package var prefetchLookAhead = 8
         /// The shortest gap between two progress events of one transfer (≤ 10 per second).
         package var progressInterval: Duration = .milliseconds(100)

@@ -30,6 +30,9 @@ struct TransferScheduler {
         var priority: TransferPriority
         var sequence: UInt64
         var queued: Bool
+        /// Queued again after it ran (a redirect hop or a retry): its deadline is running, so
+        /// the look-ahead never holds it.
+        var resumed: Bool
     }
 
     let limits: Limits
@@ -53,7 +56,7 @@ struct TransferScheduler {
         guard front || queuedCount < limits.maxQueued else { return false }
         nextSequence += 1
         let sequence = front ? (entries[id]?.sequence ?? 0) : nextSequence
-        entries[id] = Entry(host: host, priority: priority, sequence: sequence, queued: true)
+        entries[id] = Entry(host: host, priority: priority, sequence: sequence, queued: true, resumed: front)
         var hostLanes = lanes[host] ?? Array(repeating: Deque(), count: TransferPriority.allCases.count)
         if front { hostLanes[priority.rawValue].prepend(id) } else { hostLanes[priority.rawValue].append(id) }
         lanes[host] = hostLanes
@@ -96,6 +99,7 @@ struct TransferScheduler {
 
     /// Its consumer is done with it: one more prefetch may be admitted.
     mutating func bodyReleased() {
+        assert(unreleasedBodies > 0, "a body released twice, or one that never awaited its release")
         unreleasedBodies = max(0, unreleasedBodies - 1)
     }
 
@@ -133,9 +137,11 @@ struct TransferScheduler {
     private mutating func head(of host: String, allowNonVisible: Bool, allowPrefetch: Bool) -> UInt64? {
         for priority in TransferPriority.allCases.reversed() {
             if priority != .visible && !allowNonVisible { return nil }
-            if priority == .prefetch && !allowPrefetch { return nil }
             while let id = lanes[host]?[priority.rawValue].first {
-                if let entry = entries[id], entry.queued, entry.priority == priority { return id }
+                if let entry = entries[id], entry.queued, entry.priority == priority {
+                    if priority == .prefetch && !allowPrefetch && !entry.resumed { return nil }
+                    return id
+                }
                 lanes[host]![priority.rawValue].removeFirst()
             }
         }

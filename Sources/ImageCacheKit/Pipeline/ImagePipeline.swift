@@ -296,12 +296,13 @@ public final class ImagePipeline: Sendable {
     /// and a failed fetch releases the tier's claim it held, so no other host waits for it.
     func startTransfer(_ fetch: ThumbnailFetch, settings current: Settings, tier: TierWrite?) {
         let dimensions = self.dimensions
-        var request = TransferRequest(url: fetch.plan.url, priority: fetch.priority, deliverChunks: true)
+        let priority = fetch.priority
+        var request = TransferRequest(url: fetch.plan.url, priority: priority, deliverChunks: true)
         request.awaitsRelease = true  // `process` releases it, whatever the outcome
         let handle = transfers.start(request) { event in
             fetch.handle(event, dimensions: dimensions, maxPixels: current.maxPixels)
         }
-        fetch.attach(handle)
+        fetch.attach(handle, startedAt: priority)
         let started = ContinuousClock.now
         Task {
             let outcome: Result<ThumbnailFetch.Stored, any Error>
@@ -362,6 +363,9 @@ public final class ImagePipeline: Sendable {
     private func processBody(_ result: TransferResult, fetch: ThumbnailFetch,
                              settings: Settings) async throws -> ThumbnailFetch.Stored {
         let plan = fetch.plan
+        // A body nobody wants any more is not walked: it is released at once, and with it the
+        // room it held in the look-ahead.
+        guard !fetch.isAbandoned else { throw Self.cancelled }
         // The header, metadata and markers read for the cost are handed to the decode, not read again.
         let processing = try await decodeCost(of: result.body, size: plan.size, maxPixels: settings.maxPixels)
         let permit = try await decodes.acquire(processing.cost)

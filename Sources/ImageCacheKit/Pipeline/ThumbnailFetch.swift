@@ -99,10 +99,10 @@ final class ThumbnailFetch: Sendable {
     // MARK: The transfer
 
     /// Records the transfer's handle; cancels it at once if every demand left meanwhile.
-    func attach(_ handle: TransferHandle) {
+    func attach(_ handle: TransferHandle, startedAt priority: TransferPriority) {
         state.withLock { $0.handle = handle }
         demands.attach(.init(setPriority: { handle.setPriority($0) },
-                             cancel: { handle.cancel(reason: "no demand left") }))
+                             cancel: { handle.cancel(reason: "no demand left") }), startedAt: priority)
     }
 
     /// Handles one engine event (on the engine's thread): progress goes to every demand, the

@@ -166,6 +166,8 @@ public final class DaemonMetrics: Sendable {
         gauge("imagecached_transfers_in_flight", [], help: "Transfers running now").set(Int64(network.inFlight))
         gauge("imagecached_transfers_queued", [], help: "Transfers waiting for a connection slot or a retry's backoff now")
             .set(Int64(network.queued))
+        gauge("imagecached_transfers_bodies_waiting", [], help: "Fetched thumbnail bodies waiting for their decode now (no prefetch starts while 8 do)")
+            .set(Int64(network.unreleasedBodies))
 
         let pipeline = sources.services.pipeline
         gauge("imagecached_thumbnail_fetches_active", [], help: "Thumbnail fetches running now (each shared by one or more requests)")

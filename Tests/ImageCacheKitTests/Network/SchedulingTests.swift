@@ -144,6 +144,45 @@ struct NetworkSchedulingTests {
         }
     }
 
+    @Test("a retry of a prefetch is not held by the look-ahead: its transfer's deadline is already running")
+    func retryNotHeld() async throws {
+        let photo = try NetworkFixture.photo()
+        let engine = NetworkFixture.engine(
+            { $0.maxConnections = 2; $0.maxConnectionsPerHost = 2 },
+            options: {
+                $0.visibleReserve = 0
+                $0.prefetchLookAhead = 1
+                // A back-off long enough to lower the priority while the retry waits.
+                $0.retry = RetryPolicy(maxRetries: 2, baseDelay: .seconds(1), maxDelay: .seconds(1))
+            })
+        defer { engine.shutdown() }
+        try await NetworkFixture.withServer { server in
+            server.serve("/held", body: photo)
+            server.serve("/retried", body: photo, faults: [.status(503), .none])
+            server.serve("/fresh", body: photo)
+            @Sendable func request(_ name: String, _ priority: TransferPriority) -> TransferRequest {
+                var request = TransferRequest(url: server.url("/\(name)"), priority: priority)
+                request.awaitsRelease = true
+                return request
+            }
+            // One body in hand: the look-ahead of 1 is full.
+            let inHand = try await withTimeout(seconds: 30) { try await engine.start(request("held", .prefetch)).result() }
+            // A transfer admitted before (visible then) fails once and waits for its retry, a
+            // prefetch by then.
+            let retried = engine.start(request("retried", .visible))
+            try await withTimeout(seconds: 30) { try await server.waitUntil { $0.requests("/retried") == 1 } }
+            try await withTimeout(seconds: 30) { try await engine.observedStats.wait { $0.queued == 1 && $0.inFlight == 0 } }
+            retried.setPriority(.prefetch)
+            let fresh = engine.start(request("fresh", .prefetch))
+            let retriedResult = try await withTimeout(seconds: 30) { try await retried.result() }
+            #expect(server.counters.requests("/retried") == 2)
+            #expect(server.counters.requests("/fresh") == 0)
+            engine.release(inHand)
+            engine.release(retriedResult)
+            engine.release(try await withTimeout(seconds: 30) { try await fresh.result() })
+        }
+    }
+
     @Test("capacity kept for visible: prefetches cannot take the last slots")
     func visibleReserve() async throws {
         let photo = try NetworkFixture.photo()

@@ -42,8 +42,6 @@ struct PipelineDeliveryTests {
     @Test("a prefetch of many images fetches ahead of its decodes only by the look-ahead, and hands every body back, decoded or not",
           arguments: [true, false])
     func prefetchLookAheadBoundsBodies(spilled: Bool) async throws {
-        // Spilled, every body has a file, so the spill files made count the bodies held at
-        // once: at most the look-ahead's 2 waiting plus the 2 connections' transfers.
         try await PipelineFixture.with(network: { $0.maxConnections = 2; $0.maxConnectionsPerHost = 2 },
                                        options: { $0.memoryBodyLimit = spilled ? 1024 : 1 << 20; $0.visibleReserve = 0; $0.prefetchLookAhead = 2 }) { f in
             let images = (0..<16).map { index in
@@ -51,8 +49,14 @@ struct PipelineDeliveryTests {
                 // Every fourth cut short: it fails in the decode, after its body was fetched.
                 return f.serve("/\(index).jpg", index % 4 == 3 ? Array(whole.prefix(whole.count / 2)) : whole)
             }
+            f.server.serve("/probe", body: [UInt8](repeating: 7, count: 100))  // under any spill limit here
+            // Both decode slots held: no body is processed, so the fetches get as far ahead as
+            // the look-ahead lets them: 2 bodies in hand close it, and a transfer running
+            // then still arrives, so 3 at most (with 2 connections).
+            let cheap = DecodeCost(bytes: 1, work: 1)
+            let held = [try await f.decodes.acquire(cheap), try await f.decodes.acquire(cheap)]
             let pipeline = f.pipeline
-            let outcomes = try await withTimeout(seconds: 60) {
+            let loads = Task {
                 try await withThrowingTaskGroup(of: Bool.self) { group in
                     for image in images {
                         group.addTask {
@@ -67,15 +71,21 @@ struct PipelineDeliveryTests {
                     return try await group.reduce(into: [Bool]()) { $0.append($1) }
                 }
             }
+            try await withTimeout(seconds: 30) {
+                try await f.engine.observedStats.wait { $0.inFlight == 0 && $0.unreleasedBodies >= 2 && $0.queued + $0.unreleasedBodies == 16 }
+            }
+            // A visible transfer after that: the engine has admitted since, and still holds the rest.
+            _ = try await withTimeout(seconds: 30) { try await f.engine.start(TransferRequest(url: f.server.url("/probe"))).result() }
+            let stats = f.engine.stats
+            #expect(stats.unreleasedBodies + stats.inFlight <= 3 && stats.queued >= 13, "\(stats)")
+            let files = { try FileManager.default.contentsOfDirectory(atPath: f.folder + "/cache").filter { $0.hasPrefix("imagecached-body-") } }
+            #expect(try files().count == (spilled ? stats.unreleasedBodies : 0))
+            for permit in held { f.decodes.release(permit) }
+            let outcomes = try await withTimeout(seconds: 60) { try await loads.value }
             #expect(outcomes.filter { $0 }.count == 12)
             try await withTimeout(seconds: 30) { try await f.engine.observedStats.wait { $0.unreleasedBodies == 0 } }
-            let files = try FileManager.default.contentsOfDirectory(atPath: f.folder + "/cache")
-                .filter { $0.hasPrefix("imagecached-body-") }
-            if spilled {
-                #expect(!files.isEmpty && files.count <= 4, "spill files: \(files.count)")
-            } else {
-                #expect(files.isEmpty)
-            }
+            // Every file made is kept, emptied, for the next bodies: never more than were held at once.
+            #expect(try files().count <= (spilled ? 3 : 0))
         }
     }
 

@@ -13,6 +13,8 @@ final class PipelineFixture: Sendable {
     let engine: TransferEngine
     let registry = PhotoRegistry()
     let dimensions = ImageDimensionsStore()
+    /// The pipeline's decode budget: a test holds its slots to keep bodies waiting.
+    let decodes: DecodeBudget
     let pipeline: ImagePipeline
 
     init(server: ImageServer, folder: String? = nil, network: (inout CacheConfiguration.Network) -> Void = { _ in },
@@ -27,8 +29,9 @@ final class PipelineFixture: Sendable {
             o.temporaryDirectory = folder + "/cache"
             options(&o)
         })
+        decodes = DecodeBudget(memory: configuration.network.decodeMemory, slots: 2)
         pipeline = ImagePipeline(cache: cache, transfers: engine, registry: registry, dimensions: dimensions,
-                                 decodes: DecodeBudget(memory: configuration.network.decodeMemory, slots: 2), settings: { ImagePipeline.Settings(configuration) })
+                                 decodes: decodes, settings: { ImagePipeline.Settings(configuration) })
     }
 
     /// Stops the engine and releases the folder (kept, so a second fixture can reopen it).
