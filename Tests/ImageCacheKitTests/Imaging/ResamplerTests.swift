@@ -89,6 +89,27 @@ struct ResamplerTests {
         }
     }
 
+    @Test("weights kept for a geometry are those computed afresh; the cache keeps its capacity and no huge table")
+    func recentWeightsAreTheComputedOnes() {
+        let cache = ResamplerWeightsCache(capacity: 3)
+        func same(_ a: Resampler.Weights, _ b: Resampler.Weights) -> Bool {
+            a.starts == b.starts && a.taps == b.taps && a.stride == b.stride && a.values == b.values
+        }
+        let geometries = [(600, 256, Resampler.Filter.lanczos3), (600, 256, .cubic), (400, 171, .lanczos3),
+                          (300, 128, .lanczos3), (600, 256, .lanczos3), (17, 16, .triangle)]
+        for (source, target, filter) in geometries + geometries {
+            let fresh = Resampler.weights(source: source, target: target, filter: filter)
+            #expect(same(cache.weights(source: source, target: target, filter: filter), fresh), "\(source) → \(target) \(filter)")
+            #expect(cache.count <= 3)
+        }
+        // 8192 outputs of a 3-to-1 Lanczos window (32 taps a window) take 512 KiB: computed, not kept.
+        let before = cache.count
+        let huge = cache.weights(source: 24576, target: 8192, filter: .lanczos3)
+        #expect(same(huge, Resampler.weights(source: 24576, target: 8192, filter: .lanczos3)))
+        #expect(huge.values.count * 2 > ResamplerWeightsCache.largestTable)
+        #expect(cache.count == before)
+    }
+
     @Test("Lanczos-3 over a window, its sine advanced by rotation, is the kernel evaluated tap by tap")
     func windowWeightsMatchTheKernel() {
         // The scales the filter meets (after the box pre-shrink, under 6), windows that start

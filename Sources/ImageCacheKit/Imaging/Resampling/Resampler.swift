@@ -104,6 +104,9 @@ enum Resampler {
         }
     }
 
+    /// The weights of the axes resized lately, shared by every resize (`ResamplerWeightsCache`).
+    static let recentWeights = ResamplerWeightsCache()
+
     static func weights(source: Int, target: Int, filter: Filter) -> Weights {
         let scale = Double(source) / Double(target)
         let filterScale = max(scale, 1)

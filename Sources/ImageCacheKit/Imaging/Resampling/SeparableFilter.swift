@@ -77,9 +77,9 @@ struct SeparableFilter {
         filteredHeight = (sourceHeight + factors.y - 1) / factors.y
         // An axis kept at its size passes through with one tap of weight 1: the same bytes.
         across = width == filteredWidth ? .identity(filteredWidth)
-            : Resampler.weights(source: filteredWidth, target: width, filter: filter)
+            : Resampler.recentWeights.weights(source: filteredWidth, target: width, filter: filter)
         down = height == filteredHeight ? .identity(filteredHeight)
-            : Resampler.weights(source: filteredHeight, target: height, filter: filter)
+            : Resampler.recentWeights.weights(source: filteredHeight, target: height, filter: filter)
         planeStride = filteredWidth + Resampler.Weights.lanes
         planes = [UInt8](repeating: 0, count: planeStride * channels * Self.group)
         columnStride = filteredHeight + Resampler.Weights.lanes
