@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import CLinux
-import Synchronization
 
 /// The files large bodies spill to, reused instead of created and deleted per body. Creating a
 /// file allocates an inode, and on a file system with much recent churn ext4's allocator
@@ -53,7 +52,7 @@ final class SpillFiles: Sendable {
     /// The folder the files are made in.
     let directory: String
     private let idleLimit: Int
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// Spill files made in `directory`, at most `idleLimit` of them kept while no body uses them.
     init(directory: String, idleLimit: Int = 16) {

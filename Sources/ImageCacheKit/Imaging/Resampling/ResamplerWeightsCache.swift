@@ -1,5 +1,4 @@
 import DequeModule
-import Synchronization
 
 /// The filter weights of the axes resized lately, by source length, target length and filter.
 ///
@@ -9,7 +8,8 @@ import Synchronization
 /// and a grid asks one size. A table is a function of its key alone, so a kept one is exactly
 /// what computing it again would give. A few recent tables are kept (`capacity`, oldest
 /// dropped first) and none past `largestTable` bytes: a thumbnail's tables take a few KiB, a
-/// huge target's would not be worth keeping. Thread-safe: decodes run on several threads.
+/// huge target's would not be worth keeping. Thread-safe (`LockedState`): decodes run on several
+/// threads.
 final class ResamplerWeightsCache: Sendable {
     private struct Key: Hashable {
         var source: Int
@@ -26,7 +26,7 @@ final class ResamplerWeightsCache: Sendable {
     let capacity: Int
     /// The largest table kept, in bytes of weights.
     static let largestTable = 64 << 10
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     /// A cache keeping at most `capacity` tables.
     init(capacity: Int = 16) {
