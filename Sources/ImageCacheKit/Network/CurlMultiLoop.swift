@@ -113,7 +113,6 @@ final class CurlMultiLoop: @unchecked Sendable {
             scheduler.reprioritize(id, to: priority)
         case .bodyReleased:
             scheduler.bodyReleased()
-            environment.stats.update { $0.unreleasedBodies = scheduler.unreleasedBodies }
         case .shutdown:
             break
         }
@@ -320,10 +319,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         let body = job.takeBody()
         job.events?(.progress(received: body.count, expected: body.count))
         let awaitsRelease = job.request.awaitsRelease
-        if awaitsRelease {
-            scheduler.bodyDelivered()
-            environment.stats.update { $0.unreleasedBodies = scheduler.unreleasedBodies }
-        }
+        if awaitsRelease { scheduler.bodyDelivered() }
         job.handle.finish(.success(TransferResult(status: status, headers: job.headers, body: body,
                                                   finalURL: job.target.url, requests: job.requests,
                                                   httpVersion: job.httpVersion, awaitsRelease: awaitsRelease)))
@@ -444,9 +440,14 @@ final class CurlMultiLoop: @unchecked Sendable {
         return Int32(max(0, min(1000, TransferEnvironment.milliseconds(wait))))
     }
 
+    /// The queue's figures, in one update so a reader sees them together (every turn of the
+    /// loop, after its commands, admissions and completions).
     private func publishQueueStats() {
-        let queued = scheduler.queuedCount + delayed.count
-        environment.stats.update { $0.queued = queued }
+        let queued = scheduler.queuedCount + delayed.count, unreleased = scheduler.unreleasedBodies
+        environment.stats.update {
+            $0.queued = queued
+            $0.unreleasedBodies = unreleased
+        }
     }
 }
 
