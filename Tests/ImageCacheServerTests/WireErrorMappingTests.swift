@@ -285,7 +285,6 @@ struct WireErrorMappingTests {
         // A file operation's own error (the job table's, a body's) keeps its errno's kind.
         #expect(Self.wire(StorageError("cannot write /s/jobs.json.tmp", errno: EROFS))
                 == Wire(.storageUnavailable, "cannot write /s/jobs.json.tmp: Read-only file system"))
-        #expect(Self.wire(PipelineError.bodyUnreadable) == Wire(.internal, "the downloaded body could not be read back"))
     }
 
     @Test("the server's own refusals: engine errors by kind (a recycled slot is a cancellation), on the wire as the contract has them")

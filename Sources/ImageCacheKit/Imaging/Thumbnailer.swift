@@ -39,14 +39,7 @@ public enum Thumbnailer {
 
     /// `validated` of a body whose validation cost was read already (`surveyed`, with `width`
     /// nil): its header and survey are not read again.
-    static func validated(_ bytes: [UInt8], surveyed: Surveyed, maxPixels: Int,
-                          placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
-        try withRawBytes(bytes) { (raw) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) in
-            try validated(raw, surveyed: surveyed, maxPixels: maxPixels, placeholder: placeholder)
-        }
-    }
-
-    private static func validated(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, maxPixels: Int,
+    static func validated(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, maxPixels: Int,
                                   placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
         let header = surveyed.header
         let pixels = try proof(raw, surveyed: surveyed, codec: header.format.codec, maxPixels: maxPixels, placeholder: placeholder)
@@ -87,13 +80,11 @@ public enum Thumbnailer {
 
     /// `makeThumbnail` of a body whose cost for this `width` was read already (`surveyed`):
     /// its header and survey are not read again.
-    static func makeThumbnail(from bytes: [UInt8], surveyed: Surveyed, width: Int, quality: Int, maxPixels: Int,
+    static func makeThumbnail(from raw: UnsafeRawBufferPointer, surveyed: Surveyed, width: Int, quality: Int, maxPixels: Int,
                               placeholder: Bool) throws(ImagingError) -> Thumbnail {
         guard width >= 1 else { throw ImagingError.invalidWidth }
-        return try withRawBytes(bytes) { (raw) throws(ImagingError) -> Thumbnail in
-            try thumbnail(raw, surveyed: surveyed, width: width, quality: quality, maxPixels: maxPixels, fast: false,
-                          placeholder: placeholder)
-        }
+        return try thumbnail(raw, surveyed: surveyed, width: width, quality: quality, maxPixels: maxPixels, fast: false,
+                             placeholder: placeholder)
     }
 
     private static func thumbnail(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, width: Int, quality: Int, maxPixels: Int,

@@ -15,11 +15,16 @@ public enum TransferBody: Sendable, Equatable {
         }
     }
 
-    /// The body's bytes, read from its file when it was spilled to one.
-    func bytes() throws(StorageError) -> [UInt8] {
+    /// Runs `body` over the body's bytes: those in memory, or its file's mapped for the call
+    /// (`WholeFile.withMapped`: no copy, no heap buffer, and nothing held while a body waits
+    /// between calls). Throws what `body` throws, or a `StorageError` when the file cannot be
+    /// opened or mapped.
+    func withBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws -> T {
         switch self {
-        case .memory(let bytes): return bytes
-        case .file(let path, _): return try WholeFile.read(path, what: "the downloaded body")
+        case .memory(let bytes):
+            return try withRawBytes(bytes, body)
+        case .file(let path, _):
+            return try WholeFile.withMapped(path, what: "the downloaded body", body)
         }
     }
 }

@@ -379,12 +379,13 @@ public final class ImagePipeline: Sendable {
             work.async {
                 let started = ContinuousClock.now
                 let outcome = Result { () throws -> ThumbnailFetch.Stored in
-                    let body = try result.body.bytes()
                     // The placeholder from the pixels decoded anyway, unless the provider sent it or
                     // an earlier decode of the image did (the first one is kept; a lookup, not a scan).
                     let remembered = plan.hasOwnPlaceholder ? nil : Self.rememberedPlaceholder(plan, in: dimensions)
-                    let output = try ThumbnailProcessing.process(body, plan: processing, quality: settings.quality,
-                                                                 placeholder: !plan.hasOwnPlaceholder && remembered == nil)
+                    let output = try result.body.withBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Output in
+                        try ThumbnailProcessing.process(raw, plan: processing, quality: settings.quality,
+                                                        placeholder: !plan.hasOwnPlaceholder && remembered == nil)
+                    }
                     return try Self.storeLocally(output.bytes, width: output.width, height: output.height, mime: output.mime,
                                                  original: (output.original.width, output.original.height),
                                                  placeholder: output.placeholder, source: .network,
@@ -405,24 +406,15 @@ public final class ImagePipeline: Sendable {
     /// What processing `body` will cost, and the plan its processing then follows (the header,
     /// census and survey read here), on the work queue (it walks the whole body): a body
     /// spooled to a file is mapped, not read, so bodies waiting for the budget hold no memory.
+    /// - Throws: also a `StorageError` when a spooled body cannot be opened or mapped.
     /// - Throws: what the cost computation refuses before any decode (`too_large` over the
     ///   pixel limit, `decode_failed` for a scan bomb or an undecodable header).
     private func decodeCost(of body: TransferBody, size: Int, maxPixels: Int) async throws -> ThumbnailProcessing.Plan {
         try await withCheckedThrowingContinuation { continuation in
             work.async {
                 continuation.resume(with: Result { () throws -> ThumbnailProcessing.Plan in
-                    switch body {
-                    case .memory(let bytes):
-                        return try bytes.withUnsafeBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Plan in
-                            try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
-                        }
-                    case .file(let path, _):
-                        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
-                            throw PipelineError.bodyUnreadable
-                        }
-                        return try data.withUnsafeBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Plan in
-                            try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
-                        }
+                    try body.withBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Plan in
+                        try ThumbnailProcessing.cost(of: raw, size: size, maxPixels: maxPixels)
                     }
                 })
             }

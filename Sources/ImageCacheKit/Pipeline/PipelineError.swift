@@ -9,14 +9,11 @@ public enum PipelineError: EngineError {
     /// this takes (`storage_unavailable`, `busy`, `internal`); nil when the cache gave no path
     /// and no reason.
     case cacheWriteFailed(CacheWriteError?)
-    /// The fetched body, spilled to a file, could not be read back (`internal`).
-    case bodyUnreadable
 
     public var kind: ErrorKind {
         switch self {
         case .unknownPhoto: return .notFound
         case .cacheWriteFailed(let error): return error?.kind ?? .internal
-        case .bodyUnreadable: return .internal
         }
     }
 
@@ -26,7 +23,6 @@ public enum PipelineError: EngineError {
         case .unknownPhoto(let id): return "unknown photo id \(id): search for it first"
         case .cacheWriteFailed(let error):
             return "the thumbnail could not be written to the cache folder (\(error.map { "\($0)" } ?? "no path"))"
-        case .bodyUnreadable: return "the downloaded body could not be read back"
         }
     }
 }

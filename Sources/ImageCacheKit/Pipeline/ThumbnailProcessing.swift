@@ -69,16 +69,31 @@ enum ThumbnailProcessing {
 
     /// `process` of a body by the plan its `cost` made (the same bytes).
     static func process(_ body: [UInt8], plan: Plan, quality: Int, placeholder: Bool = false) throws(ImagingError) -> Output {
+        try withRawBytes(body) { (raw) throws(ImagingError) -> Output in
+            try process(raw, plan: plan, quality: quality, placeholder: placeholder, whole: body)
+        }
+    }
+
+    /// `process` of a body's bytes wherever they are (a spilled body's mapped file): copied
+    /// only when delivered as they are.
+    static func process(_ raw: UnsafeRawBufferPointer, plan: Plan, quality: Int, placeholder: Bool = false) throws(ImagingError) -> Output {
+        try process(raw, plan: plan, quality: quality, placeholder: placeholder, whole: nil)
+    }
+
+    /// `whole`: the same bytes as an array when the caller has one, so delivering them as
+    /// they are needs no copy.
+    private static func process(_ raw: UnsafeRawBufferPointer, plan: Plan, quality: Int, placeholder: Bool,
+                                whole: [UInt8]?) throws(ImagingError) -> Output {
         let header = plan.surveyed.header
         if let width = plan.width {
-            let thumbnail = try Thumbnailer.makeThumbnail(from: body, surveyed: plan.surveyed, width: width, quality: quality,
+            let thumbnail = try Thumbnailer.makeThumbnail(from: raw, surveyed: plan.surveyed, width: width, quality: quality,
                                                           maxPixels: plan.maxPixels, placeholder: placeholder)
             return Output(bytes: thumbnail.bytes, width: thumbnail.width, height: thumbnail.height,
                           mime: thumbnail.mimeType, original: header, placeholder: thumbnail.placeholder)
         }
-        let (validated, computed) = try Thumbnailer.validated(body, surveyed: plan.surveyed, maxPixels: plan.maxPixels,
+        let (validated, computed) = try Thumbnailer.validated(raw, surveyed: plan.surveyed, maxPixels: plan.maxPixels,
                                                               placeholder: placeholder)
-        return Output(bytes: body, width: validated.width, height: validated.height,
+        return Output(bytes: whole ?? [UInt8](raw), width: validated.width, height: validated.height,
                       mime: validated.format.mimeType, original: header, placeholder: computed)
     }
 }

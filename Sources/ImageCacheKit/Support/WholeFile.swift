@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// Reads a whole regular file the engine wrote itself (a body spilled to disk, a download
-/// about to be verified): the pipeline and the downloads both need it, and neither owns it.
+/// Reads (or maps) a whole regular file the engine wrote itself (a body spilled to disk, a
+/// download about to be verified): the pipeline and the downloads both need it, and neither
+/// owns it.
 enum WholeFile {
     /// The file's bytes, never through a symlink at its last component. A file shorter than
     /// its size said when opened gives what is there. Errors keep their `errno`'s kind
@@ -33,5 +34,27 @@ enum WholeFile {
         }
         guard failure == 0 else { throw StorageError("cannot read \(what) \(path)", errno: failure) }
         return bytes
+    }
+
+    /// Runs `body` over the file's bytes mapped read-only for the call, never through a
+    /// symlink at its last component: a body just spilled is still in the page cache, so
+    /// mapping it costs neither a copy nor a heap buffer the size of the body (reading it
+    /// back cost both, for every spilled body decoded). The length is the file's when opened.
+    /// The file must not shrink during the call (the engine's spill files are emptied only
+    /// once their body is released). Errors as `read`.
+    static func withMapped<T, E: Error>(_ path: String, what: String,
+                                        _ body: (UnsafeRawBufferPointer) throws(E) -> T) throws -> T {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageError("cannot read \(what) \(path)", errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StorageError("cannot read \(what) \(path)", errno: errno) }
+        let size = Int(info.st_size)
+        guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED else {
+            throw StorageError("cannot map \(what) \(path)", errno: errno)
+        }
+        defer { munmap(map, size) }
+        return try body(UnsafeRawBufferPointer(start: map, count: size))
     }
 }

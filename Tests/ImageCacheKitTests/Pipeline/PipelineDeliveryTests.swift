@@ -39,6 +39,33 @@ struct PipelineDeliveryTests {
         }
     }
 
+    @Test("a spooled body whose file is gone before its decode fails the request with storage_unavailable, and the next body goes through")
+    func spooledBodyGone() async throws {
+        try await PipelineFixture.with(options: { $0.memoryBodyLimit = 1024 }) { f in
+            let image = f.serve("/gone.jpg", SyntheticImages.jpeg(width: 400, height: 300, seed: 8))
+            // Both decode slots held: the body waits, spooled, for one.
+            let cheap = DecodeCost(bytes: 1, work: 1)
+            let held = [try await f.decodes.acquire(cheap), try await f.decodes.acquire(cheap)]
+            let pipeline = f.pipeline
+            let load = Task { try await pipeline.load(ThumbnailRequest(image: image, size: 256)) }
+            try await withTimeout(seconds: 30) { try await f.engine.observedStats.wait { $0.unreleasedBodies == 1 } }
+            let folder = f.folder + "/cache"
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("imagecached-body-") {
+                try FileManager.default.removeItem(atPath: folder + "/" + name)
+            }
+            for permit in held { f.decodes.release(permit) }
+            do {
+                _ = try await withTimeout(seconds: 30) { try await load.value }
+                Issue.record("a body whose file was removed made a thumbnail")
+            } catch let error as StorageError {
+                #expect(error.code == ENOENT && error.kind == .storageUnavailable, "\(error)")
+            }
+            try await withTimeout(seconds: 30) { try await f.engine.observedStats.wait { $0.unreleasedBodies == 0 } }
+            let next = f.serve("/next.jpg", SyntheticImages.jpeg(width: 400, height: 300, seed: 9))
+            #expect(try await f.pipeline.load(ThumbnailRequest(image: next, size: 256)).source == .network)
+        }
+    }
+
     @Test("a prefetch of many images fetches ahead of its decodes only by the look-ahead, and hands every body back, decoded or not",
           arguments: [true, false])
     func prefetchLookAheadBoundsBodies(spilled: Bool) async throws {
