@@ -40,7 +40,7 @@ public enum Thumbnailer {
     /// `validated` of a body whose validation cost was read already (`surveyed`, with `width`
     /// nil): its header and survey are not read again.
     static func validated(_ raw: UnsafeRawBufferPointer, surveyed: Surveyed, maxPixels: Int,
-                                  placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
+                          placeholder: Bool) throws(ImagingError) -> (header: ImageHeader, placeholder: ImagePlaceholder?) {
         let header = surveyed.header
         let pixels = try proof(raw, surveyed: surveyed, codec: header.format.codec, maxPixels: maxPixels, placeholder: placeholder)
         guard placeholder, let pixels else { return (header, nil) }

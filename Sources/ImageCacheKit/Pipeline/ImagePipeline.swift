@@ -382,10 +382,8 @@ public final class ImagePipeline: Sendable {
                     // The placeholder from the pixels decoded anyway, unless the provider sent it or
                     // an earlier decode of the image did (the first one is kept; a lookup, not a scan).
                     let remembered = plan.hasOwnPlaceholder ? nil : Self.rememberedPlaceholder(plan, in: dimensions)
-                    let output = try result.body.withBytes { (raw) throws(ImagingError) -> ThumbnailProcessing.Output in
-                        try ThumbnailProcessing.process(raw, plan: processing, quality: settings.quality,
-                                                        placeholder: !plan.hasOwnPlaceholder && remembered == nil)
-                    }
+                    let output = try ThumbnailProcessing.process(result.body, plan: processing, quality: settings.quality,
+                                                                 placeholder: !plan.hasOwnPlaceholder && remembered == nil)
                     return try Self.storeLocally(output.bytes, width: output.width, height: output.height, mime: output.mime,
                                                  original: (output.original.width, output.original.height),
                                                  placeholder: output.placeholder, source: .network,
@@ -406,9 +404,9 @@ public final class ImagePipeline: Sendable {
     /// What processing `body` will cost, and the plan its processing then follows (the header,
     /// census and survey read here), on the work queue (it walks the whole body): a body
     /// spooled to a file is mapped, not read, so bodies waiting for the budget hold no memory.
-    /// - Throws: also a `StorageError` when a spooled body cannot be opened or mapped.
     /// - Throws: what the cost computation refuses before any decode (`too_large` over the
-    ///   pixel limit, `decode_failed` for a scan bomb or an undecodable header).
+    ///   pixel limit, `decode_failed` for a scan bomb or an undecodable header), and a
+    ///   `StorageError` when a spooled body cannot be opened or mapped.
     private func decodeCost(of body: TransferBody, size: Int, maxPixels: Int) async throws -> ThumbnailProcessing.Plan {
         try await withCheckedThrowingContinuation { continuation in
             work.async {

@@ -74,10 +74,17 @@ enum ThumbnailProcessing {
         }
     }
 
-    /// `process` of a body's bytes wherever they are (a spilled body's mapped file): copied
-    /// only when delivered as they are.
-    static func process(_ raw: UnsafeRawBufferPointer, plan: Plan, quality: Int, placeholder: Bool = false) throws(ImagingError) -> Output {
-        try process(raw, plan: plan, quality: quality, placeholder: placeholder, whole: nil)
+    /// `process` of a fetched body where it lives: in memory, delivered as it is without a
+    /// copy; spilled to a file, mapped for the call (`TransferBody.withBytes`) and copied only
+    /// when delivered as it is.
+    /// - Throws: also a `StorageError` when a spilled body's file cannot be opened or mapped.
+    static func process(_ body: TransferBody, plan: Plan, quality: Int, placeholder: Bool) throws -> Output {
+        if case .memory(let bytes) = body {
+            return try process(bytes, plan: plan, quality: quality, placeholder: placeholder)
+        }
+        return try body.withBytes { (raw) throws(ImagingError) -> Output in
+            try process(raw, plan: plan, quality: quality, placeholder: placeholder, whole: nil)
+        }
     }
 
     /// `whole`: the same bytes as an array when the caller has one, so delivering them as

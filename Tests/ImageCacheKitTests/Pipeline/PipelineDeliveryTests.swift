@@ -48,7 +48,10 @@ struct PipelineDeliveryTests {
             let held = [try await f.decodes.acquire(cheap), try await f.decodes.acquire(cheap)]
             let pipeline = f.pipeline
             let load = Task { try await pipeline.load(ThumbnailRequest(image: image, size: 256)) }
-            try await withTimeout(seconds: 30) { try await f.engine.observedStats.wait { $0.unreleasedBodies == 1 } }
+            // Its cost read (the file mapped once), it waits for a decode slot: the decode maps
+            // it again, and finds it gone.
+            let decodes = f.decodes
+            try await withTimeout(seconds: 30) { try await decodes.queueChanges.wait { _ in decodes.waiting == 1 } }
             let folder = f.folder + "/cache"
             for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("imagecached-body-") {
                 try FileManager.default.removeItem(atPath: folder + "/" + name)
