@@ -48,10 +48,7 @@ public final class DaemonProcess: Sendable {
         case answers(socketPath: String)
         /// A helper server of this process (the demo's provider simulator): it writes one line
         /// on stdout once it serves, what it announces (its addresses), which
-        /// `waitForAnnouncement` returns. Its stdin is a pipe this process holds open while it
-        /// lives: when this process ends, however it ends (SIGKILL included), the child reads
-        /// the end of its input and can exit. Linux's PR_SET_PDEATHSIG would follow the
-        /// spawning *thread*, which a thread pool may end at any time.
+        /// `waitForAnnouncement` returns. Its stdin is always the lifeline (see `init`).
         case announces
     }
 
@@ -65,8 +62,9 @@ public final class DaemonProcess: Sendable {
     /// Stdout's lines with `.announces`, and their reader (its end: every line is in).
     private let announcements: CapturedLog?
     private let announcementDrain: PipeDrain?
-    /// The write end of the child's stdin with `.announces`, closed when this helper goes away.
-    private let lifeline: Int32?
+    /// The write end of the child's stdin with a lifeline, closed when this helper goes away
+    /// (or by `cutLifeline`); nil once closed.
+    private let lifeline: LockedState<Int32?>
     /// The executable's file name, for messages about a helper server.
     private let program: String
 
@@ -74,9 +72,12 @@ public final class DaemonProcess: Sendable {
     ///
     /// `executable` is the daemon or a wrapper that execs it (`prlimit`, `setpriv`,
     /// `systemd-socket-activate`). With `.answers`, `environment` must not name a
-    /// `NOTIFY_SOCKET`: the daemon's is this process's.
+    /// `NOTIFY_SOCKET`: the daemon's is this process's. With `lifeline` (and always with
+    /// `.announces`) the child's stdin is a pipe this process holds open while it lives: when
+    /// this process ends, however it ends (SIGKILL included), the child reads the end of its
+    /// input and can stop (`--watch-stdin`: `StdinLifeline`); otherwise stdin is /dev/null.
     public init(executable: String, arguments: [String], environment: [String: String],
-                output: Output, readiness: Readiness = .none) throws {
+                output: Output, readiness: Readiness = .none, lifeline: Bool = false) throws {
         program = URL(fileURLWithPath: executable).lastPathComponent
         var environment = environment
         if case .answers = readiness {
@@ -107,6 +108,8 @@ public final class DaemonProcess: Sendable {
         var stdinPipe: CloseOnExecPipe?
         if case .announces = readiness {
             announced = try pipe()
+            stdinPipe = try pipe()
+        } else if lifeline {
             stdinPipe = try pipe()
         }
         let stderrPipe: CloseOnExecPipe?
@@ -154,7 +157,7 @@ public final class DaemonProcess: Sendable {
             announcements = nil
             announcementDrain = nil
         }
-        lifeline = stdinPipe?.write
+        self.lifeline = LockedState(stdinPipe?.write)
         self.output = output
         self.readiness = readiness
     }
@@ -277,6 +280,16 @@ public final class DaemonProcess: Sendable {
         return nil
     }
 
+    /// Closes this process's end of the child's stdin now, as this process's end would: the
+    /// child sees its lifeline end (the tests' way to stand for a parent that is gone).
+    package func cutLifeline() {
+        let end: Int32? = lifeline.withLock { end in
+            defer { end = nil }
+            return end
+        }
+        if let end { close(end) }
+    }
+
     /// Kills the daemon at once (SIGKILL): a failed test or run must not leave one behind.
     public func kill() {
         child.signal(SIGKILL)
@@ -296,7 +309,7 @@ public final class DaemonProcess: Sendable {
     }
 
     deinit {
-        if let lifeline { close(lifeline) }
+        cutLifeline()
     }
 
     // MARK: Racing the daemon's exit

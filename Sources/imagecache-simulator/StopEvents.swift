@@ -20,10 +20,8 @@ struct StopEvents {
 
     private let reasons: AsyncStream<Reason>
 
-    /// Starts watching: the signals from now on, and stdin's end when `watchingStdin` (read by
-    /// a thread of its own, never one of the cooperative pool, blocked in `read` until its
-    /// end; the process exits after, which ends it). Made once, first thing, so that a signal
-    /// during the start is not lost.
+    /// Starts watching: the signals from now on, and stdin's end when `watchingStdin`
+    /// (`StdinLifeline`). Made once, first thing, so that a signal during the start is not lost.
     init(watchingStdin: Bool) {
         let (reasons, feed) = AsyncStream.makeStream(of: Reason.self)
         self.reasons = reasons
@@ -31,15 +29,10 @@ struct StopEvents {
         _ = signals.subscribe { feed.yield(.signal($0)) }
         signals.catchSignals([SIGTERM, SIGINT])
         if watchingStdin {
-            Thread {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                    if count < 0, errno == EINTR { continue }
-                    if count <= 0 { break }
-                }
-                feed.yield(.stdinEnded)
-            }.start()
+            let ended = StdinLifeline.ended()
+            Task {
+                for await _ in ended { feed.yield(.stdinEnded) }
+            }
         }
     }
 

@@ -47,7 +47,8 @@ enum DaemonHelp {
           cache.conf.
 
         SIGNALS
-          SIGTERM, SIGINT  finish in-flight writes, then exit 0.
+          SIGTERM, SIGINT  finish in-flight writes, then exit 0 (so does the end
+                           of stdin, with --watch-stdin).
           SIGHUP           re-read the configuration (limits, keys, log level,
                            [network]); the log names the file and the keys that
                            changed; a bad file is reported and the running

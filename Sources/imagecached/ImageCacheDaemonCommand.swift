@@ -20,7 +20,7 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
         abstract: "Search photo providers, download images and serve a shared thumbnail cache over a Unix socket.",
         usage: """
             imagecached [--config FILE] [--socket PATH] [--log-level LEVEL]
-                        [--check-config]
+                        [--watch-stdin] [--check-config]
             """,
         discussion: DaemonHelp.discussion,
         version: ImageCacheVersion.current
@@ -34,6 +34,9 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Log at LEVEL and above (overrides log_level = in cache.conf).", valueName: "LEVEL"))
     var logLevel: LogLevelArgument?
+
+    @Flag(name: .long, help: "Stop as on SIGTERM when stdin ends: for a parent that holds a pipe there while it lives (the demo).")
+    var watchStdin = false
 
     @Flag(name: .long, help: "Validate the configuration, print 'FILE: ok' or the first error, and exit.")
     var checkConfig = false
@@ -108,7 +111,7 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
             return
         }
         let explicitPath = config
-        try await runDaemon(configuration: configuration) {
+        try await runDaemon(configuration: configuration, watchStdin: watchStdin) {
             var fresh = try CacheConfiguration.load(explicitPath: explicitPath, environment: environment)
             overrides.apply(to: &fresh)
             return fresh

@@ -9,6 +9,7 @@ import Logging
 ///
 /// - Parameters:
 ///   - configuration: the configuration with the command line's overrides applied.
+///   - watchStdin: `--watch-stdin`: the end of stdin stops the daemon as SIGTERM does.
 ///   - reload: reads the configuration again for SIGHUP, with the same file and the same
 ///     command-line overrides (so `--socket` and `--log-level` survive a reload).
 /// - Throws: `ExitCode(78)` after printing why when the configuration keeps the daemon from
@@ -16,7 +17,7 @@ import Logging
 ///   cache index's path that cannot be moved aside), `ExitCode(1)` when something else does
 ///   (socket in use, cache folder or its job table held by another daemon). A clean stop
 ///   returns, and the process exits 0.
-func runDaemon(configuration: CacheConfiguration,
+func runDaemon(configuration: CacheConfiguration, watchStdin: Bool = false,
                reload: (@Sendable () throws -> CacheConfiguration)? = nil) async throws {
     // Before any other thread reads the environment: systemd's variables are for us alone.
     let inherited: ListeningSocket?
@@ -37,14 +38,13 @@ func runDaemon(configuration: CacheConfiguration,
                        metadata: ["limit": "\(descriptors)", "recommended": "\(DescriptorLimit.recommended)"])
     }
     do {
-        let daemon = try ImageCacheDaemon(
-            configuration: configuration,
-            logger: logger,
-            options: ImageCacheDaemon.Options(
-                environment: ProcessInfo.processInfo.environment,
-                reload: reload,
-                logLevel: level,
-                inheritedSocket: inherited))
+        var options = ImageCacheDaemon.Options(
+            environment: ProcessInfo.processInfo.environment,
+            reload: reload,
+            logLevel: level,
+            inheritedSocket: inherited)
+        options.watchStdin = watchStdin
+        let daemon = try ImageCacheDaemon(configuration: configuration, logger: logger, options: options)
         // One daemon per process here: its registry may be the global swift-metrics backend.
         daemon.metrics.bootstrapProcessWide()
         try await daemon.run()

@@ -32,6 +32,23 @@ struct DaemonChildTests {
         #expect(daemon.logTail(lines: 2).split(separator: "\n").count <= 2)
     }
 
+    @Test("with --watch-stdin a real daemon that is serving stops with 0 once its lifeline ends, as when the demo that started it is killed")
+    func stopsWhenLifelineEnds() async throws {
+        let place = DaemonProcessTests.Place()
+        defer { place.remove() }
+        let daemon = try DaemonProcess(executable: DaemonProcess.executable.path,
+                                       arguments: ["--socket", place.socket, "--log-level", "info", "--watch-stdin"],
+                                       environment: DaemonProcess.environment(home: place.folder),
+                                       output: .captured, readiness: .answers(socketPath: place.socket), lifeline: true)
+        defer { daemon.kill() }
+        let connection = try await daemon.waitUntilReady(timeout: 60 * timeoutScale)
+        _ = try await connection.hello()
+        await connection.close()
+        daemon.cutLifeline()
+        #expect(await daemon.exit(within: 60 * timeoutScale) == 0)
+        #expect(daemon.log.contains { $0.contains("stdin ended") }, "\(daemon.logTail())")
+    }
+
     @Test("a daemon that exits before it is ready fails the wait at once, quoting its log")
     func exitsFirst() async throws {
         let place = DaemonProcessTests.Place()

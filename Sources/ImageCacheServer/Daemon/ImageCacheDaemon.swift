@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ImageCacheConfig
 import ImageCacheKit
+import ImageCacheSupport
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -32,6 +33,9 @@ public final class ImageCacheDaemon: Sendable {
         /// A socket inherited from systemd, if `main` already took it; otherwise `run()`
         /// looks for one itself.
         public var inheritedSocket: ListeningSocket?
+        /// `--watch-stdin`: the end of stdin stops the daemon as SIGTERM does
+        /// (`StdinLifeline`), for a parent that holds a pipe open there while it lives.
+        public var watchStdin = false
 
         /// Defaults: no overrides, an empty environment (no systemd notification), no reload,
         /// ten seconds of grace on shutdown.
@@ -157,7 +161,10 @@ public final class ImageCacheDaemon: Sendable {
                 .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: reloader, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
                 .init(service: trimmer, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
-            ],
+            ] + (options.watchStdin
+                ? [.init(service: StdinLifelineService(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup,
+                         failureTerminationBehavior: .gracefullyShutdownGroup)]
+                : []),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
@@ -314,6 +321,18 @@ private struct ServingService: Service {
         try? await gracefulShutdown()
         heartbeat.stop()
         await daemon.stop(listener: listener)
+    }
+}
+
+/// With `--watch-stdin`: once stdin ends (the parent holding it is gone), returns, and the
+/// group stops gracefully, as on SIGTERM; returns too when the group stops for another reason.
+private struct StdinLifelineService: Service {
+    let logger: Logger
+
+    func run() async throws {
+        for await _ in StdinLifeline.ended().cancelOnGracefulShutdown() {
+            logger.notice("stdin ended (--watch-stdin): stopping as on SIGTERM")
+        }
     }
 }
 
