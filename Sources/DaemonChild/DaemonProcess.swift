@@ -91,8 +91,8 @@ public final class DaemonProcess: Sendable {
             listener = nil
         }
         let variables = environment.map { "\($0.key)=\($0.value)" }
-        // The pipes the child's ends are made from: stderr's with `.captured`, stdout's and
-        // stdin's with `.announces`. Each is closed here if the start fails.
+        // The pipes the child's ends are made from: stderr's with `.captured`, stdout's with
+        // `.announces`, stdin's with a lifeline. Each is closed here if the start fails.
         var pipes: [CloseOnExecPipe] = []
         func pipe() throws -> CloseOnExecPipe {
             do {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageCacheProtocol
+import ImageCacheSupport
 
 /// `imagecache-simulator`: the provider APIs and the image host of `imagecache demo`, as a
 /// program of its own, so that the command line links none of the image libraries the
@@ -30,6 +31,12 @@ struct ImageCacheSimulatorCommand: AsyncParsableCommand {
 
     @Flag(help: "Exit when stdin ends: the parent holds a pipe's other end, so its death, however it dies, ends this too.")
     var watchStdin = false
+
+    func validate() throws {
+        if watchStdin, !StdinLifeline.stdinIsPipe {
+            throw ValidationError("--watch-stdin needs stdin to be a pipe that the parent holds open while it lives")
+        }
+    }
 
     func run() async throws {
         let stop = StopEvents(watchingStdin: watchStdin)

@@ -3,6 +3,7 @@ import Foundation
 import ImageCacheConfig
 import ImageCacheKit
 import ImageCacheProtocol
+import ImageCacheSupport
 import Logging
 
 /// `imagecached`: reads the configuration, applies the command line's overrides, then either
@@ -61,6 +62,9 @@ struct ImageCacheDaemonCommand: AsyncParsableCommand {
     }
 
     mutating func validate() throws {
+        if watchStdin, !StdinLifeline.stdinIsPipe {
+            throw ValidationError("--watch-stdin needs stdin to be a pipe that the parent holds open while it lives")
+        }
         // Absolute from here on: the path is what the log and `--check-config` name, and the
         // reload (SIGHUP) reads it again whatever the working folder is then.
         if let config, !config.hasPrefix("/"), !config.isEmpty {

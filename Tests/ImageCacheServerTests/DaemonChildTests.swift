@@ -49,6 +49,19 @@ struct DaemonChildTests {
         #expect(daemon.log.contains { $0.contains("stdin ended") }, "\(daemon.logTail())")
     }
 
+    @Test("--watch-stdin with stdin that is not a pipe (here /dev/null) is refused at the start with status 64 and why")
+    func watchStdinNeedsAPipe() async throws {
+        let place = DaemonProcessTests.Place()
+        defer { place.remove() }
+        let daemon = try DaemonProcess(executable: DaemonProcess.executable.path, arguments: ["--socket", place.socket, "--watch-stdin"],
+                                       environment: DaemonProcess.environment(home: place.folder),
+                                       output: .captured, readiness: .answers(socketPath: place.socket))
+        defer { daemon.kill() }
+        _ = try await #require(throws: DaemonProcess.Failure.self) { _ = try await daemon.waitUntilReady(timeout: 600) }
+        #expect(daemon.exitStatus == 64)
+        #expect(daemon.log.contains { $0.contains("--watch-stdin needs stdin to be a pipe") }, "\(daemon.logTail())")
+    }
+
     @Test("a daemon that exits before it is ready fails the wait at once, quoting its log")
     func exitsFirst() async throws {
         let place = DaemonProcessTests.Place()

@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// The daemon as a whole: socket, server, methods, systemd integration, signals.
 ///
 /// `main` builds one from the parsed configuration and calls `run()`, which returns when the
-/// daemon has stopped after SIGTERM/SIGINT (the process then exits 0) and throws when it
+/// daemon has stopped after SIGTERM/SIGINT, or the end of stdin with `Options.watchStdin`
+/// (the process then exits 0), and throws when it
 /// cannot start (socket in use, bad group…; the process prints the error and exits non-zero).
 ///
 /// Later features register their methods and stats sections on `router` / `stats` before
@@ -38,7 +39,7 @@ public final class ImageCacheDaemon: Sendable {
         public var watchStdin = false
 
         /// Defaults: no overrides, an empty environment (no systemd notification), no reload,
-        /// ten seconds of grace on shutdown.
+        /// ten seconds of grace on shutdown, stdin not watched.
         public init(socketPath: String? = nil, environment: [String: String] = [:],
                     reload: (@Sendable () throws -> CacheConfiguration)? = nil, logLevel: LogLevelControl? = nil,
                     shutdownGracePeriod: Duration = .seconds(10), inheritedSocket: ListeningSocket? = nil) {
@@ -143,7 +144,8 @@ public final class ImageCacheDaemon: Sendable {
         options.socketPath ?? configuration.current.resolvedSocketPath
     }
 
-    /// Binds (or inherits) the socket, serves until SIGTERM/SIGINT, then stops cleanly.
+    /// Binds (or inherits) the socket, serves until SIGTERM/SIGINT (or stdin's end with
+    /// `Options.watchStdin`), then stops cleanly.
     ///
     /// - Throws: `DaemonStartError` when it cannot start serving.
     public func run() async throws {
@@ -161,6 +163,8 @@ public final class ImageCacheDaemon: Sendable {
                 .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
                 .init(service: reloader, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
                 .init(service: trimmer, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore),
+            // Last: the group asks services to stop in reverse order, so this one is asked
+            // first and its return during a stop is the one awaited, not a failure.
             ] + (options.watchStdin
                 ? [.init(service: StdinLifelineService(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup,
                          failureTerminationBehavior: .gracefullyShutdownGroup)]
