@@ -38,13 +38,15 @@ func runDaemon(configuration: CacheConfiguration, watchStdin: Bool = false,
                        metadata: ["limit": "\(descriptors)", "recommended": "\(DescriptorLimit.recommended)"])
     }
     do {
-        var options = ImageCacheDaemon.Options(
-            environment: ProcessInfo.processInfo.environment,
-            reload: reload,
-            logLevel: level,
-            inheritedSocket: inherited)
-        options.watchStdin = watchStdin
-        let daemon = try ImageCacheDaemon(configuration: configuration, logger: logger, options: options)
+        let daemon = try ImageCacheDaemon(
+            configuration: configuration,
+            logger: logger,
+            options: ImageCacheDaemon.Options(
+                environment: ProcessInfo.processInfo.environment,
+                reload: reload,
+                logLevel: level,
+                inheritedSocket: inherited,
+                watchStdin: watchStdin))
         // One daemon per process here: its registry may be the global swift-metrics backend.
         daemon.metrics.bootstrapProcessWide()
         try await daemon.run()

@@ -53,6 +53,38 @@ struct DemoSimulatorTests {
         #expect(line.hasPrefix("{\"api\":\"http://127.0.0.1:") && line.hasSuffix("}\n"), "\(line)")
     }
 
+    @Test("with --watch-stdin on a pipe left non-blocking it waits for the pipe's end instead of taking EAGAIN for it")
+    func nonBlockingStdinIsWaitedOn() async throws {
+        let path = try DemoSimulator.locate()
+        let stdin = try CloseOnExecPipe()
+        let stdout = try CloseOnExecPipe()
+        // The flag belongs to the open pipe, so the child's stdin is non-blocking too.
+        #expect(fcntl(stdin.read, F_SETFL, fcntl(stdin.read, F_GETFL) | O_NONBLOCK) == 0)
+        let child = try ChildProcess(path, arguments: ["--watch-stdin"], environment: [], stdin: .descriptor(stdin.read),
+                                     stdout: .descriptor(stdout.write), stderr: .discard)
+        defer { child.signal(SIGKILL) }
+        close(stdin.read)
+        close(stdout.write)
+        let (chunks, feed) = AsyncStream.makeStream(of: [UInt8].self)
+        let drain = PipeDrain(stdout.read) { feed.yield($0) }
+        let line = try await withTimeout(seconds: 60 * timeoutScale) { () -> String in
+            var bytes: [UInt8] = []
+            for await chunk in chunks {
+                bytes += chunk
+                if bytes.last == UInt8(ascii: "\n") { break }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        _ = drain
+        let api = try #require(URL(string: try SimulatorAnnouncement(line: line.trimmingCharacters(in: .newlines)).api)?.port, "\(line)")
+        // Had an empty non-blocking read been its end, it would have stopped on announcing.
+        let log = try await RawHTTP.get(port: api, "/_log", headers: [("Host", "127.0.0.1")])
+        #expect(log.status == 200)
+        #expect(child.exitStatus == nil)
+        close(stdin.write)
+        #expect(await child.exit(within: 60 * timeoutScale) == 0)
+    }
+
     @Test("it is looked for beside this program, then in ../libexec/imagecached/, and a miss names both")
     func locating() throws {
         #expect(DemoSimulator.candidates(executable: "/opt/ic/bin/imagecache")

@@ -36,19 +36,21 @@ public final class ImageCacheDaemon: Sendable {
         public var inheritedSocket: ListeningSocket?
         /// `--watch-stdin`: the end of stdin stops the daemon as SIGTERM does
         /// (`StdinLifeline`), for a parent that holds a pipe open there while it lives.
-        public var watchStdin = false
+        public var watchStdin: Bool
 
         /// Defaults: no overrides, an empty environment (no systemd notification), no reload,
         /// ten seconds of grace on shutdown, stdin not watched.
         public init(socketPath: String? = nil, environment: [String: String] = [:],
                     reload: (@Sendable () throws -> CacheConfiguration)? = nil, logLevel: LogLevelControl? = nil,
-                    shutdownGracePeriod: Duration = .seconds(10), inheritedSocket: ListeningSocket? = nil) {
+                    shutdownGracePeriod: Duration = .seconds(10), inheritedSocket: ListeningSocket? = nil,
+                    watchStdin: Bool = false) {
             self.socketPath = socketPath
             self.environment = environment
             self.reload = reload
             self.logLevel = logLevel
             self.shutdownGracePeriod = shutdownGracePeriod
             self.inheritedSocket = inheritedSocket
+            self.watchStdin = watchStdin
         }
     }
 

@@ -40,6 +40,16 @@ struct WholeFileTests {
         }
     }
 
+    @Test("a folder at the name is refused with its errno: read says it cannot read it, the map that it cannot map it")
+    func folderRefused() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(throws: StorageError("cannot read the body \(dir)", errno: EISDIR)) { try WholeFile.read(dir, what: "the body") }
+        #expect(throws: StorageError("cannot map the body \(dir)", errno: ENODEV)) {
+            try WholeFile.withMapped(dir, what: "the body") { _ in }
+        }
+    }
+
     @Test("a symlink at the name is refused, and a missing file says so with its errno's kind", arguments: Way.allCases)
     func refusals(way: Way) throws {
         let dir = try folder()
